@@ -1,0 +1,375 @@
+/*
+ * conf.c -- option values and the MALLOC_CONF grammar (see conf.h).
+ *
+ * Owns hp_opt and the source of each value.  Runs at init, before
+ * sampling starts; must not call the host allocator or stdio.
+ *
+ * Grammar (jemalloc's): key:value[,key:value]*, a key is [A-Za-z0-9_]+, a
+ * value is anything but ','.  Nothing is trimmed.  Unlike jemalloc, a
+ * malformed pair does not end parsing of its source: we report it once and
+ * resume after the next comma.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+#include "fmt.h"
+#include "log.h"
+#include "banned.h"
+
+const struct hp_opt_desc hp_opt_table[HP_NOPTS] = {
+#define HP_OPT(n, t, d, mn, mx, ch, fl, h) \
+	{ #n, HP_OT_##t, d, mn, mx, ch, fl, h, __builtin_offsetof(struct hp_opts, n) },
+#include "options.def"
+#undef HP_OPT
+};
+
+struct hp_opts hp_opt;
+uint8_t hp_opt_source[HP_NOPTS];
+
+/* jemalloc's options that are not about profiling, and its profiling
+ * options that heapprof has no use for: accepted silently. */
+static const char *const jemalloc_keys[] = {
+	"abort", "abort_conf", "cache_oblivious", "metadata_thp", "trust_madvise",
+	"retain", "dss", "narenas", "percpu_arena", "oversize_threshold",
+	"background_thread", "max_background_threads", "dirty_decay_ms",
+	"muzzy_decay_ms", "lg_extent_max_active_fit", "junk", "zero", "utrace",
+	"xmalloc", "tcache", "tcache_max", "lg_tcache_max", "tcache_nslots_small_min",
+	"tcache_nslots_small_max", "tcache_nslots_large", "lg_tcache_nslots_mul",
+	"tcache_gc_incr_bytes", "tcache_gc_delay_bytes", "lg_tcache_flush_small_div",
+	"lg_tcache_flush_large_div", "thp", "stats_print", "stats_print_opts",
+	"stats_interval", "stats_interval_opts", "slab_sizes", "hpa", "hpa_slab_max_alloc",
+	"hpa_hugification_threshold", "hpa_hugification_threshold_ratio",
+	"hpa_dirty_mult", "hpa_sec_nshards", "hpa_sec_max_alloc", "hpa_sec_max_bytes",
+	"hpa_sec_bytes_after_flush", "hpa_sec_batch_fill_extra", "hpa_strict_min_purge_interval",
+	"hpa_min_purge_interval_ms", "huge_arena_pind_limit", "experimental_infallible_new",
+	"mutex_max_spin", "lg_san_uaf_align", "san_guard_small", "san_guard_large",
+	"disable_large_size_classes", "process_madvise_max_batch", "zero_realloc",
+	"prof_log", "prof_recent_alloc_max", "prof_stats", "prof_sys_thread_name",
+	"prof_time_resolution", "prof_unbias", "prof_pid_namespace", "prof_experimental_use_sys_thread_name",
+};
+
+static const char *const source_names[HP_NSOURCES] = {
+	"default", "MALLOC_CONF", "HEAPPROF_CONF", "API",
+};
+
+const char *hp_conf_source_name(enum hp_conf_source src)
+{
+	return src < HP_NSOURCES ? source_names[src] : "?";
+}
+
+static bool key_is(const char *name, const char *key, size_t len)
+{
+	return strlen(name) == len && !memcmp(name, key, len);
+}
+
+const struct hp_opt_desc *hp_conf_find(const char *key, size_t len)
+{
+	for (size_t i = 0; i < HP_NOPTS; i++)
+		if (key_is(hp_opt_table[i].name, key, len))
+			return &hp_opt_table[i];
+	return NULL;
+}
+
+bool hp_conf_is_jemalloc_key(const char *key, size_t len)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(jemalloc_keys); i++)
+		if (key_is(jemalloc_keys[i], key, len))
+			return true;
+	return false;
+}
+
+/* Optimal string alignment distance, capped: enough for typo hints. */
+static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	unsigned d[64 + 1][64 + 1];
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < best)
+				best = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+const char *hp_conf_suggest(const char *key, size_t len)
+{
+	const char *best = NULL;
+	unsigned best_d = 3;   /* at most two edits */
+
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		const char *n = hp_opt_table[i].name;
+		unsigned d = edit_distance(key, len, n, strlen(n));
+		if (d < best_d) {
+			best_d = d;
+			best = n;
+		}
+	}
+	return best;
+}
+
+/* ---- values --------------------------------------------------------- */
+
+static int parse_bool(const char *v, size_t len, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < HP_ARRAY_LEN(yes); i++) {
+		if (strlen(yes[i]) == len && !strncasecmp(v, yes[i], len)) {
+			*out = true;
+			return 0;
+		}
+		if (strlen(no[i]) == len && !strncasecmp(v, no[i], len)) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A whole-string integer in base 10, 16 (0x) or 8 (leading 0), as
+ * jemalloc's malloc_strtoumax accepts; leading '-' allowed. */
+static int parse_int(const char *v, size_t len, int64_t *out)
+{
+	char buf[32];
+	char *end;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	long long x = strtoll(buf, &end, 0);
+	if (*end != '\0' || end == buf)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int enum_index(const char *choices, const char *v, size_t len)
+{
+	int idx = 0;
+
+	for (const char *c = choices; *c; idx++) {
+		const char *bar = strchrnul(c, '|');
+		if ((size_t)(bar - c) == len && !strncasecmp(c, v, len))
+			return idx;
+		c = *bar ? bar + 1 : bar;
+	}
+	return -1;
+}
+
+enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
+				const char *val, size_t len)
+{
+	char *field = (char *)o + d->offset;
+
+	switch (d->type) {
+	case HP_OT_BOOL: {
+		bool b;
+		if (parse_bool(val, len, &b))
+			return HP_CONF_BAD_VALUE;
+		*(bool *)field = b;
+		return HP_CONF_OK;
+	}
+	case HP_OT_INT: {
+		int64_t x;
+		if (parse_int(val, len, &x))
+			return HP_CONF_BAD_VALUE;
+		if (x < d->min || x > d->max)
+			return HP_CONF_OUT_OF_RANGE;
+		*(int64_t *)field = x;
+		return HP_CONF_OK;
+	}
+	case HP_OT_STR:
+		if ((int64_t)len > d->max || memchr(val, '\0', len))
+			return HP_CONF_OUT_OF_RANGE;
+		memcpy(field, val, len);
+		field[len] = '\0';
+		return HP_CONF_OK;
+	case HP_OT_ENUM: {
+		int i = enum_index(d->choices, val, len);
+		if (i < 0)
+			return HP_CONF_BAD_VALUE;
+		*(int *)field = i;
+		return HP_CONF_OK;
+	}
+	}
+	return HP_CONF_BAD_VALUE;
+}
+
+size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
+		      char *buf, size_t cap)
+{
+	const char *field = (const char *)o + d->offset;
+
+	switch (d->type) {
+	case HP_OT_BOOL:
+		return hp_fmt(buf, cap, "%s", *(const bool *)field ? "true" : "false");
+	case HP_OT_INT:
+		return hp_fmt(buf, cap, "%lld", (long long)*(const int64_t *)field);
+	case HP_OT_STR:
+		return hp_fmt(buf, cap, "%s", field);
+	case HP_OT_ENUM: {
+		int want = *(const int *)field, idx = 0;
+		for (const char *c = d->choices; *c; idx++) {
+			const char *bar = strchrnul(c, '|');
+			if (idx == want)
+				return hp_fmt(buf, cap, "%.*s", (int)(bar - c), c);
+			c = *bar ? bar + 1 : bar;
+		}
+		return hp_fmt(buf, cap, "?");
+	}
+	}
+	return 0;
+}
+
+void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs)
+{
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		const struct hp_opt_desc *d = &hp_opt_table[i];
+		hp_conf_set(o, d, d->def, strlen(d->def));
+		srcs[i] = HP_SRC_DEFAULT;
+	}
+}
+
+/* ---- the MALLOC_CONF grammar ---------------------------------------- */
+
+static bool is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+static void apply_pair(struct hp_opts *o, uint8_t *srcs, const char *k, size_t kl,
+		       const char *v, size_t vl, enum hp_conf_source src)
+{
+	const char *sname = hp_conf_source_name(src);
+	const struct hp_opt_desc *d = hp_conf_find(k, kl);
+
+	if (!d) {
+		if (hp_conf_is_jemalloc_key(k, kl))
+			return;
+		const char *hint = hp_conf_suggest(k, kl);
+		if (hint)
+			hp_log(HP_LOG_WARN, "Invalid conf pair: %.*s:%.*s (%s; did you mean '%s'?)",
+			       (int)kl, k, (int)vl, v, sname, hint);
+		else
+			hp_log(HP_LOG_WARN, "Invalid conf pair: %.*s:%.*s (%s)",
+			       (int)kl, k, (int)vl, v, sname);
+		return;
+	}
+	switch (hp_conf_set(o, d, v, vl)) {
+	case HP_CONF_OK:
+		srcs[d - hp_opt_table] = (uint8_t)src;
+		break;
+	case HP_CONF_BAD_VALUE:
+		hp_log(HP_LOG_WARN, "Invalid conf value: %.*s:%.*s (%s)",
+		       (int)kl, k, (int)vl, v, sname);
+		break;
+	case HP_CONF_OUT_OF_RANGE:
+		hp_log(HP_LOG_WARN, "Out-of-range conf value: %.*s:%.*s (%s)",
+		       (int)kl, k, (int)vl, v, sname);
+		break;
+	}
+}
+
+void hp_conf_parse_string(struct hp_opts *o, uint8_t *srcs, const char *s,
+			  enum hp_conf_source src)
+{
+	const char *sname = hp_conf_source_name(src);
+	const char *p = s;
+
+	while (*p) {
+		const char *k = p;
+		while (is_key_char(*p))
+			p++;
+		size_t kl = (size_t)(p - k);
+		if (*p == ':' && kl) {
+			const char *v = ++p;
+			p = strchrnul(p, ',');
+			apply_pair(o, srcs, k, kl, v, (size_t)(p - v), src);
+			if (*p == ',') {
+				p++;
+				if (!*p)
+					hp_log(HP_LOG_WARN, "Conf string ends with comma (%s)", sname);
+			}
+			continue;
+		}
+		if (!*p && kl) {
+			hp_log(HP_LOG_WARN, "Conf string ends with key -- %.*s (%s)",
+			       (int)kl, k, sname);
+			return;
+		}
+		/* Malformed: report the pair and resume after the next comma. */
+		const char *e = strchrnul(p, ',');
+		hp_log(HP_LOG_WARN, "Malformed conf string -- %.*s (%s)",
+		       (int)(e - k), k, sname);
+		p = *e ? e + 1 : e;
+	}
+}
+
+void hp_conf_finish(struct hp_opts *o, uint8_t *srcs)
+{
+	if (o->prof_leak_error && !o->prof_leak) {
+		o->prof_leak = true;
+		srcs[HP_O_prof_leak] = srcs[HP_O_prof_leak_error];
+	}
+	if (o->prof_leak && !o->prof_final) {
+		if (srcs[HP_O_prof_final] != HP_SRC_DEFAULT)
+			hp_log(HP_LOG_WARN, "prof_leak needs the final dump: prof_final:false ignored");
+		o->prof_final = true;
+		srcs[HP_O_prof_final] = srcs[HP_O_prof_leak];
+	}
+	if (!o->prof_prefix[0] && o->prof_final)
+		hp_log(HP_LOG_WARN, "prof_prefix is empty: no final dump will be written");
+}
+
+/* confirm_conf: the sources, then every value that is not a default, as
+ * jemalloc's "-- Set conf value" lines. */
+static void hp_conf_confirm(const char *mc, const char *hc)
+{
+	char val[256];
+
+	hp_log(HP_LOG_ERROR, "malloc_conf #1 (MALLOC_CONF): \"%s\"", mc ? mc : "");
+	hp_log(HP_LOG_ERROR, "malloc_conf #2 (HEAPPROF_CONF): \"%s\"", hc ? hc : "");
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		if (hp_opt_source[i] == HP_SRC_DEFAULT)
+			continue;
+		hp_conf_format(&hp_opt, &hp_opt_table[i], val, sizeof(val));
+		hp_log(HP_LOG_ERROR, "-- Set conf value: %s:%s (%s)", hp_opt_table[i].name,
+		       val, hp_conf_source_name(hp_opt_source[i]));
+	}
+}
+
+void hp_conf_load(void)
+{
+	const char *mc = secure_getenv("MALLOC_CONF");
+	const char *hc = secure_getenv("HEAPPROF_CONF");
+
+	hp_conf_defaults(&hp_opt, hp_opt_source);
+	if (mc)
+		hp_conf_parse_string(&hp_opt, hp_opt_source, mc, HP_SRC_MALLOC_CONF);
+	if (hc)
+		hp_conf_parse_string(&hp_opt, hp_opt_source, hc, HP_SRC_HEAPPROF_CONF);
+	hp_conf_finish(&hp_opt, hp_opt_source);
+	hp_log_set_level(hp_opt.log_level);
+	if (hp_opt.confirm_conf || hp_opt.log_level >= HP_LOG_DEBUG)
+		hp_conf_confirm(mc, hc);
+}

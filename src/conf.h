@@ -1,0 +1,113 @@
+/*
+ * conf.h -- options: the table in options.def, their values, and the
+ * MALLOC_CONF grammar.
+ *
+ * Sources are applied in order of precedence, lowest first: built-in
+ * defaults, MALLOC_CONF, HEAPPROF_CONF (same syntax; overrides MALLOC_CONF
+ * key by key so that a program that also runs jemalloc keeps MALLOC_CONF
+ * for jemalloc).  A bad pair prints one line and parsing goes on with the
+ * next pair; nothing here can fail the host.
+ *
+ * Not thread-safe: parsing happens at init, before sampling starts.
+ */
+#ifndef HP_CONF_H
+#define HP_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_OPT_STR_MAX 4096
+#define HP_OPT_LIVE    1u
+
+enum hp_opt_type { HP_OT_BOOL, HP_OT_INT, HP_OT_STR, HP_OT_ENUM };
+
+#define HP_FIELD_BOOL(n) bool n;
+#define HP_FIELD_INT(n)  int64_t n;
+#define HP_FIELD_STR(n)  char n[HP_OPT_STR_MAX];
+#define HP_FIELD_ENUM(n) int n;
+
+struct hp_opts {
+#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_FIELD_##type(name)
+#include "options.def"
+#undef HP_OPT
+};
+
+enum hp_opt_id {
+#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_O_##name,
+#include "options.def"
+#undef HP_OPT
+	HP_NOPTS
+};
+
+/* Values of the ENUM options. */
+enum { HP_FMT_GPERFTOOLS = 0, HP_FMT_JEMALLOC = 1 };
+
+struct hp_opt_desc {
+	const char *name;
+	enum hp_opt_type type;
+	const char *def;
+	int64_t min, max;
+	const char *choices;
+	unsigned flags;
+	const char *help;
+	size_t offset;
+};
+
+/* Where a value came from, lowest precedence first. */
+enum hp_conf_source {
+	HP_SRC_DEFAULT = 0,
+	HP_SRC_MALLOC_CONF,
+	HP_SRC_HEAPPROF_CONF,
+	HP_SRC_API,
+	HP_NSOURCES
+};
+
+extern const struct hp_opt_desc hp_opt_table[HP_NOPTS];
+/* The values in force, and the source of each. */
+extern struct hp_opts hp_opt;
+extern uint8_t hp_opt_source[HP_NOPTS];
+
+const char *hp_conf_source_name(enum hp_conf_source src);
+
+/* The option named by key[0..len), or NULL. */
+const struct hp_opt_desc *hp_conf_find(const char *key, size_t len);
+
+enum hp_conf_status {
+	HP_CONF_OK = 0,
+	HP_CONF_BAD_VALUE,     /* "Invalid conf value" */
+	HP_CONF_OUT_OF_RANGE,  /* "Out-of-range conf value" */
+};
+
+/* Parses val[0..len) for option d into o.  On error o is unchanged. */
+enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
+				const char *val, size_t len);
+
+/* Formats the value of option d in o as it would be written in
+ * MALLOC_CONF.  Returns the length. */
+size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
+		      char *buf, size_t cap);
+
+/* True if key names one of jemalloc's own (non-heapprof) options, which
+ * are accepted and ignored so that MALLOC_CONF can be shared. */
+bool hp_conf_is_jemalloc_key(const char *key, size_t len);
+
+/* The closest option name to key if one is near, else NULL. */
+const char *hp_conf_suggest(const char *key, size_t len);
+
+/* Applies a MALLOC_CONF-syntax string from src to o, recording sources
+ * in srcs.  Prints one message per bad pair and continues. */
+void hp_conf_parse_string(struct hp_opts *o, uint8_t *srcs, const char *s,
+			  enum hp_conf_source src);
+
+/* Fills o with the defaults. */
+void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs);
+
+/* Applies implications between options (prof_leak_error implies
+ * prof_leak, which implies prof_final) and warns about conflicts. */
+void hp_conf_finish(struct hp_opts *o, uint8_t *srcs);
+
+/* Reads defaults and the environment into hp_opt.  Called once at init. */
+void hp_conf_load(void);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * dump.c -- writers for the dump formats and automatic dump names (see
+ * dump.h).
+ *
+ * Owns the dump lock and the sequence counters.  Runs on the thread that
+ * asked for the dump (the exit handler, the helper thread, an API caller)
+ * inside the guard.  It reads counters without stopping anyone: no lock
+ * that malloc or free takes is held while a dump runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "dump.h"
+#include "file.h"
+#include "fmt.h"
+#include "pages.h"
+#include "prof.h"
+#include "snapshot.h"
+#include "stacktab.h"
+#include "thread.h"
+#include "tls.h"
+#include "banned.h"
+
+#define OUT_BUF (64u << 10)
+
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned seq;
+static unsigned letter_seq[26];
+
+void hp_dump_preimage(double cnt, double bytes, double rate,
+		      uint64_t *cnt_in, uint64_t *bytes_in)
+{
+	if (!(cnt > 0) || !(bytes > 0)) {
+		*cnt_in = 0;
+		*bytes_in = 0;
+		return;
+	}
+	double avg = bytes / cnt;
+	double y = bytes * -expm1(-avg / rate);
+	double c = y / avg;
+	*bytes_in = (uint64_t)llround(y);
+	*cnt_in = (uint64_t)llround(c);
+	/* Readers reject a count of 0 with bytes, and divide by bytes. */
+	if (*bytes_in == 0)
+		*bytes_in = 1;
+	if (*cnt_in == 0)
+		*cnt_in = 1;
+}
+
+struct row {
+	uint64_t c, b, ac, ab;
+};
+
+static void row_of(const struct hp_counts *k, double rate, int accum, struct row *r)
+{
+	hp_dump_preimage(hp_counts_objects(k->live_cnt), (double)k->live_bytes, rate,
+			 &r->c, &r->b);
+	r->ac = r->ab = 0;
+	if (accum)
+		hp_dump_preimage(hp_counts_objects((int64_t)k->accum_cnt),
+				 (double)k->accum_bytes, rate, &r->ac, &r->ab);
+}
+
+static int row_empty(const struct row *r)
+{
+	return !r->c && !r->ac;
+}
+
+static void put_counts(struct hp_out *o, const struct row *r)
+{
+	hp_out_u64(o, r->c);
+	hp_out_str(o, ": ");
+	hp_out_u64(o, r->b);
+	hp_out_str(o, " [");
+	hp_out_u64(o, r->ac);
+	hp_out_str(o, ": ");
+	hp_out_u64(o, r->ab);
+	hp_out_char(o, ']');
+}
+
+static void put_frames(struct hp_out *o, uint32_t stack_id)
+{
+	const struct hp_stack *st = hp_stacktab_get(stack_id);
+
+	hp_out_char(o, '@');
+	for (uint32_t i = 0; st && i < st->depth; i++) {
+		hp_out_char(o, ' ');
+		hp_out_hex(o, st->frames[i]);
+	}
+	hp_out_char(o, '\n');
+}
+
+static void put_maps(struct hp_out *o)
+{
+	char buf[4096];
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	hp_out_str(o, "\nMAPPED_LIBRARIES:\n");
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		hp_out_write(o, buf, (size_t)n);
+	}
+	close(fd);
+}
+
+static void write_gperftools(struct hp_out *o, const struct hp_snapshot *s,
+			     double rate, int accum)
+{
+	struct row tot = { 0, 0, 0, 0 }, r;
+
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		row_of(&s->by_stack[st], rate, accum, &r);
+		tot.c += r.c;
+		tot.b += r.b;
+		tot.ac += r.ac;
+		tot.ab += r.ab;
+	}
+	hp_out_str(o, "heap profile: ");
+	put_counts(o, &tot);
+	hp_out_str(o, " @ heap_v2/");
+	hp_out_u64(o, (uint64_t)rate);
+	hp_out_char(o, '\n');
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		row_of(&s->by_stack[st], rate, accum, &r);
+		if (row_empty(&r))
+			continue;
+		put_counts(o, &r);
+		hp_out_char(o, ' ');
+		put_frames(o, st);
+	}
+}
+
+/* Thread names go on the header rows; keep them on one printable line. */
+static void put_name(struct hp_out *o, const char *name)
+{
+	char clean[HP_NAME_MAX];
+	size_t n = strnlen(name, HP_NAME_MAX - 1);
+
+	for (size_t i = 0; i < n; i++)
+		clean[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	if (n) {
+		hp_out_char(o, ' ');
+		hp_out_write(o, clean, n);
+	}
+}
+
+static const struct hp_thread *thread_by_uid(uint32_t uid)
+{
+	for (const struct hp_thread *t = hp_thread_list(); t; t = t->next)
+		if (t->uid == uid)
+			return t;
+	return NULL;
+}
+
+static void put_thread_row(struct hp_out *o, uint32_t uid, const struct row *r)
+{
+	hp_out_str(o, "  t");
+	hp_out_u64(o, uid);
+	hp_out_str(o, ": ");
+	put_counts(o, r);
+}
+
+/* One stack's per-thread rows: its contexts merged by thread uid. */
+static void put_stack_threads(struct hp_out *o, const struct hp_snapshot *s,
+			      uint32_t st, double rate, int accum)
+{
+	uint32_t lo = s->first[st], hi = s->first[st + 1];
+
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct hp_tctx *c = hp_tctx_at(s->ctx_sorted[i]);
+		int seen = 0;
+		/* Merge contexts of the same thread (other rates, re-created
+		 * maps); print the thread at its first context only. */
+		for (uint32_t j = lo; j < i && !seen; j++)
+			seen = hp_tctx_at(s->ctx_sorted[j])->thread == c->thread;
+		if (seen)
+			continue;
+		struct hp_counts sum = { 0, 0, 0, 0 }, k;
+		for (uint32_t j = i; j < hi; j++) {
+			const struct hp_tctx *d = hp_tctx_at(s->ctx_sorted[j]);
+			if (d->thread != c->thread)
+				continue;
+			hp_tctx_read(d, &k);
+			sum.live_cnt += k.live_cnt;
+			sum.live_bytes += k.live_bytes;
+			sum.accum_cnt += k.accum_cnt;
+			sum.accum_bytes += k.accum_bytes;
+		}
+		struct row r;
+		row_of(&sum, rate, accum, &r);
+		if (row_empty(&r))
+			continue;
+		put_thread_row(o, c->thread, &r);
+		hp_out_char(o, '\n');
+	}
+}
+
+static void write_jemalloc(struct hp_out *o, const struct hp_snapshot *s,
+			   double rate, int accum)
+{
+	struct row r;
+
+	hp_out_str(o, "heap_v2/");
+	hp_out_u64(o, (uint64_t)rate);
+	hp_out_str(o, "\n  t*: ");
+	row_of(&s->total, rate, accum, &r);
+	put_counts(o, &r);
+	hp_out_char(o, '\n');
+	for (uint32_t uid = 0; uid < s->nthreads; uid++) {
+		const struct hp_thread *t = thread_by_uid(uid);
+		row_of(&s->by_thread[uid], rate, accum, &r);
+		if (row_empty(&r) && (!t || HP_LOAD(&t->exited)))
+			continue;
+		put_thread_row(o, uid, &r);
+		if (t)
+			put_name(o, t->name);
+		hp_out_char(o, '\n');
+	}
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		row_of(&s->by_stack[st], rate, accum, &r);
+		if (row_empty(&r))
+			continue;
+		put_frames(o, st);
+		hp_out_str(o, "  t*: ");
+		put_counts(o, &r);
+		hp_out_char(o, '\n');
+		put_stack_threads(o, s, st, rate, accum);
+	}
+}
+
+int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int accum)
+{
+	struct hp_file f;
+	struct hp_out o;
+	double rate = ldexp(1.0, s->lg);
+	char *buf = hp_pages_alloc(OUT_BUF);
+
+	if (!buf)
+		return ENOMEM;
+	int err = hp_file_create(&f, path);
+	if (err)
+		goto out;
+	hp_out_init(&o, f.fd, buf, OUT_BUF);
+	if (format == HP_FMT_JEMALLOC)
+		write_jemalloc(&o, s, rate, accum);
+	else
+		write_gperftools(&o, s, rate, accum);
+	put_maps(&o);
+	err = hp_out_flush(&o);
+	if (err)
+		hp_file_abort(&f);
+	else
+		err = hp_file_commit(&f);
+out:
+	hp_pages_free(buf, OUT_BUF);
+	return err;
+}
+
+/* Under dump_lock, inside the guard. */
+static int dump_locked(const char *path, struct hp_snapshot *keep)
+{
+	struct hp_snapshot s;
+
+	hp_thread_refresh_names();
+	int err = hp_snapshot_take(&s);
+	if (err)
+		return err;
+	err = hp_dump_write(path, &s, hp_opt.dump_format, hp_opt.prof_accum);
+	if (!err && keep)
+		*keep = s;
+	else
+		hp_snapshot_release(&s);
+	return err;
+}
+
+static void auto_name(char *path, size_t cap, char trigger)
+{
+	unsigned n = HP_ADD(&seq, 1);
+
+	if (trigger == 'f') {
+		hp_fmt(path, cap, "%s.%d.%u.f.heap", hp_opt.prof_prefix, (int)getpid(), n);
+		return;
+	}
+	unsigned k = 0;
+	if (trigger >= 'a' && trigger <= 'z')
+		k = HP_ADD(&letter_seq[trigger - 'a'], 1);
+	hp_fmt(path, cap, "%s.%d.%u.%c%u.heap", hp_opt.prof_prefix, (int)getpid(), n,
+	       trigger, k);
+}
+
+int hp_dump_auto(char trigger, char *path, size_t cap, struct hp_snapshot *keep)
+{
+	struct hp_tls *t = &hp_tls;
+	int err;
+
+	path[0] = '\0';
+	if (!hp_opt.prof_prefix[0])
+		return ENOENT;
+	hp_guard_enter(t);
+	pthread_mutex_lock(&dump_lock);
+	auto_name(path, cap, trigger);
+	err = dump_locked(path, keep);
+	pthread_mutex_unlock(&dump_lock);
+	hp_guard_leave(t);
+	return err;
+}
+
+int hp_dump_path(const char *path)
+{
+	struct hp_tls *t = &hp_tls;
+	int err;
+
+	hp_guard_enter(t);
+	pthread_mutex_lock(&dump_lock);
+	err = dump_locked(path, NULL);
+	pthread_mutex_unlock(&dump_lock);
+	hp_guard_leave(t);
+	return err;
+}
+
+void hp_dump_postfork_child(void)
+{
+	pthread_mutex_init(&dump_lock, NULL);
+}

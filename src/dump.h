@@ -1,0 +1,61 @@
+/*
+ * dump.h -- heap profile files.
+ *
+ * Two text layouts, both headed by the sampling rate R = 2^lg_prof_sample:
+ *
+ *   gperftools (default; read by jeprof and go tool pprof)
+ *     heap profile: <objs>: <bytes> [<objs>: <bytes>] @ heap_v2/<R>
+ *     <objs>: <bytes> [<objs>: <bytes>] @ 0x<pc> 0x<pc> ...
+ *     ...
+ *     (blank line)
+ *     MAPPED_LIBRARIES:
+ *     <the process's /proc/self/maps>
+ *
+ *   jemalloc (jemalloc's threaded heap_v2 layout, read by jeprof)
+ *     heap_v2/<R>
+ *       t*: <objs>: <bytes> [<objs>: <bytes>]
+ *       t<uid>: <objs>: <bytes> [<objs>: <bytes>] <thread name>
+ *     @ 0x<pc> ...
+ *       t*: ...
+ *       t<uid>: ...
+ *     (blank line, then MAPPED_LIBRARIES: as above)
+ *
+ * Readers scale every row by 1/(1 - exp(-(bytes/objs)/R)).  Our estimates
+ * are already unbiased per allocation, so each row holds the pre-image
+ * that this scaling maps back onto our estimate (jemalloc >= 5.3 does the
+ * same).  In exact mode (R = 1) the pre-image is the exact count whenever
+ * the average size is at least 37 bytes.  The [objs: bytes] pair is
+ * cumulative with prof_accum and 0: 0 otherwise.
+ */
+#ifndef HP_DUMP_H
+#define HP_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct hp_snapshot;
+
+/* Writes a dump of s to path (atomically, mode 0600) in the given
+ * dump_format.  Returns 0 or an errno value. */
+int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int accum);
+
+/* Takes a snapshot and writes it under an automatic name
+ * <prefix>.<pid>.<seq>.<trigger><n>.heap (no <n> for the final dump 'f').
+ * The name is copied to path.  Returns 0, ENOENT when prof_prefix is
+ * empty, or an errno value.  Dumps are serialised.  With keep non-NULL and
+ * success, the snapshot the dump was written from is handed to the caller,
+ * who releases it. */
+int hp_dump_auto(char trigger, char *path, size_t cap, struct hp_snapshot *keep);
+
+/* Writes a dump to an explicit path (the API's heapprof_dump(path)). */
+int hp_dump_path(const char *path);
+
+/* The reader's scaling, inverted: integer (objs, bytes) that jeprof's and
+ * pprof's 1/(1-exp(-avg/R)) maps back to (cnt, bytes).  Exposed for the
+ * unit tests. */
+void hp_dump_preimage(double cnt, double bytes, double rate,
+		      uint64_t *cnt_in, uint64_t *bytes_in);
+
+void hp_dump_postfork_child(void);
+
+#endif

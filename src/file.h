@@ -1,0 +1,35 @@
+/*
+ * file.h -- creating output files safely.
+ *
+ * A file is written under a hidden temporary name in its final directory
+ * (".<name>.<pid>.<n>.tmp", opened O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC,
+ * mode 0600) and renamed over its final name only when complete, so a
+ * reader never sees a partial file and a symlink planted at either name is
+ * never followed.  The descriptor is never 0, 1 or 2: if the host closed
+ * its standard streams, our file must not become its stderr (jemalloc
+ * #1977).  Nothing here allocates.
+ */
+#ifndef HP_FILE_H
+#define HP_FILE_H
+
+#include <limits.h>
+
+struct hp_file {
+	int fd;
+	char tmp[PATH_MAX];
+	char dst[PATH_MAX];
+};
+
+/* Opens a temporary file for path.  Returns 0 or an errno value. */
+int hp_file_create(struct hp_file *f, const char *path);
+/* Closes and renames into place.  Returns 0 or an errno value (the
+ * temporary is removed on failure). */
+int hp_file_commit(struct hp_file *f);
+/* Closes and removes the temporary. */
+void hp_file_abort(struct hp_file *f);
+
+/* Moves fd above the standard descriptors if it is one of them.  Returns
+ * the descriptor to use (fd itself, or a duplicate), -1 on failure. */
+int hp_fd_above_stdio(int fd);
+
+#endif

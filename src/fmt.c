@@ -1,0 +1,302 @@
+/*
+ * fmt.c -- allocation-free formatting and buffered output (see fmt.h).
+ *
+ * Owns no state.  Must not call stdio, the host allocator or anything that
+ * consults locale data: it runs inside malloc, at exit and after fork.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "banned.h"
+
+size_t hp_u64_to_dec(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static size_t u64_to_base16(char *buf, uint64_t v, int upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t hp_u64_to_hex(char *buf, uint64_t v)
+{
+	buf[0] = '0';
+	buf[1] = 'x';
+	return 2 + u64_to_base16(buf + 2, v, 0);
+}
+
+/* A bounded sink: appends while there is room, counts what it dropped. */
+struct sink {
+	char *buf;
+	size_t cap;   /* room for characters, excluding the NUL */
+	size_t len;
+};
+
+static void sink_put(struct sink *s, const char *p, size_t n)
+{
+	size_t room = s->cap - s->len;
+
+	if (n > room)
+		n = room;
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void sink_pad(struct sink *s, char c, size_t n)
+{
+	while (n-- && s->len < s->cap)
+		s->buf[s->len++] = c;
+}
+
+/* Emits a converted field honouring width, '-' and '0'. */
+static void sink_field(struct sink *s, const char *p, size_t n, int width,
+		       int left, int zero, int negative)
+{
+	size_t body = n + (negative ? 1 : 0);
+	size_t pad = width > 0 && (size_t)width > body ? (size_t)width - body : 0;
+
+	if (left) {
+		if (negative)
+			sink_put(s, "-", 1);
+		sink_put(s, p, n);
+		sink_pad(s, ' ', pad);
+		return;
+	}
+	if (zero) {
+		if (negative)
+			sink_put(s, "-", 1);
+		sink_pad(s, '0', pad);
+	} else {
+		sink_pad(s, ' ', pad);
+		if (negative)
+			sink_put(s, "-", 1);
+	}
+	sink_put(s, p, n);
+}
+
+size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	struct sink s = { buf, cap ? cap - 1 : 0, 0 };
+
+	if (!cap)
+		return 0;
+	for (const char *f = fmt; *f; f++) {
+		if (*f != '%') {
+			const char *e = strchrnul(f, '%');
+			sink_put(&s, f, (size_t)(e - f));
+			f = e - 1;
+			continue;
+		}
+		f++;
+		int left = 0, zero = 0, width = 0, prec = -1, lng = 0;
+		for (;; f++) {
+			if (*f == '-')
+				left = 1;
+			else if (*f == '0')
+				zero = 1;
+			else
+				break;
+		}
+		while (*f >= '0' && *f <= '9')
+			width = width * 10 + (*f++ - '0');
+		if (*f == '.') {
+			f++;
+			if (*f == '*') {
+				prec = va_arg(ap, int);
+				f++;
+			} else {
+				prec = 0;
+				while (*f >= '0' && *f <= '9')
+					prec = prec * 10 + (*f++ - '0');
+			}
+		}
+		while (*f == 'l' || *f == 'z' || *f == 'j') {
+			lng++;
+			f++;
+		}
+
+		char num[24];
+		switch (*f) {
+		case 'd':
+		case 'i': {
+			long long v = lng ? va_arg(ap, long long) : va_arg(ap, int);
+			uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+			size_t n = hp_u64_to_dec(num, mag);
+			sink_field(&s, num, n, width, left, zero, v < 0);
+			break;
+		}
+		case 'u':
+		case 'x':
+		case 'X': {
+			unsigned long long v = lng ? va_arg(ap, unsigned long long)
+						   : va_arg(ap, unsigned int);
+			size_t n = *f == 'u' ? hp_u64_to_dec(num, v)
+					     : u64_to_base16(num, v, *f == 'X');
+			sink_field(&s, num, n, width, left, zero, 0);
+			break;
+		}
+		case 'p': {
+			size_t n = hp_u64_to_hex(num, (uintptr_t)va_arg(ap, void *));
+			sink_field(&s, num, n, width, left, 0, 0);
+			break;
+		}
+		case 's': {
+			const char *str = va_arg(ap, const char *);
+			if (!str)
+				str = "(null)";
+			size_t n = prec >= 0 ? strnlen(str, (size_t)prec) : strlen(str);
+			sink_field(&s, str, n, width, left, 0, 0);
+			break;
+		}
+		case 'c': {
+			char c = (char)va_arg(ap, int);
+			sink_field(&s, &c, 1, width, left, 0, 0);
+			break;
+		}
+		case '%':
+			sink_put(&s, "%", 1);
+			break;
+		case '\0':
+			f--;   /* a trailing '%': stop at the NUL */
+			break;
+		default:
+			sink_put(&s, f - 1, 2);
+			break;
+		}
+	}
+	buf[s.len] = '\0';
+	return s.len;
+}
+
+size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	size_t n = hp_vfmt(buf, cap, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int hp_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (w == 0)
+			return EIO;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void hp_out_init(struct hp_out *o, int fd, char *buf, size_t cap)
+{
+	o->fd = fd;
+	o->err = 0;
+	o->buf = buf;
+	o->len = 0;
+	o->cap = cap;
+	o->total = 0;
+}
+
+int hp_out_flush(struct hp_out *o)
+{
+	if (!o->err && o->len)
+		o->err = hp_write_all(o->fd, o->buf, o->len);
+	o->len = 0;
+	return o->err;
+}
+
+void hp_out_write(struct hp_out *o, const void *p, size_t n)
+{
+	const char *c = p;
+
+	if (o->err)
+		return;
+	o->total += n;
+	while (n) {
+		if (o->len == o->cap && hp_out_flush(o))
+			return;
+		size_t room = o->cap - o->len;
+		size_t k = n < room ? n : room;
+		memcpy(o->buf + o->len, c, k);
+		o->len += k;
+		c += k;
+		n -= k;
+	}
+}
+
+void hp_out_str(struct hp_out *o, const char *s)
+{
+	hp_out_write(o, s, strlen(s));
+}
+
+void hp_out_char(struct hp_out *o, char c)
+{
+	hp_out_write(o, &c, 1);
+}
+
+void hp_out_u64(struct hp_out *o, uint64_t v)
+{
+	char num[24];
+
+	hp_out_write(o, num, hp_u64_to_dec(num, v));
+}
+
+void hp_out_i64(struct hp_out *o, int64_t v)
+{
+	if (v < 0) {
+		hp_out_char(o, '-');
+		hp_out_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		hp_out_u64(o, (uint64_t)v);
+	}
+}
+
+void hp_out_hex(struct hp_out *o, uint64_t v)
+{
+	char num[24];
+
+	hp_out_write(o, num, hp_u64_to_hex(num, v));
+}
+
+void hp_out_printf(struct hp_out *o, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	size_t n = hp_vfmt(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	hp_out_write(o, line, n);
+}

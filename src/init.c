@@ -1,0 +1,107 @@
+/*
+ * init.c -- the library's lifecycle: start-up, fork and exit.
+ *
+ * Owns the constructor, the fork handlers and the exit handler.  Start-up
+ * runs inside the guard so that whatever dlsym, libunwind and glibc
+ * allocate for us passes through unsampled; sampling starts only when
+ * hp_prof.ready is published at the very end.
+ *
+ * The exit handler is registered with on_exit() from the constructor.
+ * Preloaded libraries are initialised before the program, so ours is one
+ * of the first handlers registered and runs after the program's atexit
+ * handlers, its C++ static destructors and the shared libraries'
+ * destructors: as late as anything can run.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "conf.h"
+#include "dump.h"
+#include "leak.h"
+#include "live.h"
+#include "log.h"
+#include "prof.h"
+#include "real.h"
+#include "stack.h"
+#include "stacktab.h"
+#include "tctx.h"
+#include "thread.h"
+#include "tls.h"
+#include "version.h"
+#include "banned.h"
+
+static int prefork_locked;
+
+static void prefork(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	/* fork() from a signal handler that interrupted the profiler on this
+	 * thread: we may hold any of these locks; take none, and reset them
+	 * all in the child. */
+	prefork_locked = t->guard == 0;
+	hp_guard_enter(t);
+	if (!prefork_locked)
+		return;
+	hp_thread_prefork();
+	hp_stacktab_prefork();
+	hp_tctx_prefork();
+	hp_live_prefork();
+}
+
+static void postfork_parent(void)
+{
+	if (prefork_locked) {
+		hp_live_postfork_parent();
+		hp_tctx_postfork_parent();
+		hp_stacktab_postfork_parent();
+		hp_thread_postfork_parent();
+	}
+	hp_guard_leave(&hp_tls);
+}
+
+static void postfork_child(void)
+{
+	hp_live_postfork_child();
+	hp_tctx_postfork_child();
+	hp_stacktab_postfork_child();
+	hp_thread_postfork_child();
+	hp_dump_postfork_child();
+	hp_guard_leave(&hp_tls);
+}
+
+static void exit_handler(int status, void *arg)
+{
+	(void)arg;
+	hp_leak_at_exit(status);
+}
+
+static void apply_options(void)
+{
+	hp_prof.enabled = hp_opt.prof;
+	hp_prof.active = hp_opt.prof_active;
+	hp_prof.lg_sample = (int)hp_opt.lg_prof_sample;
+	hp_prof.bt_max = (int)hp_opt.prof_bt_max;
+	hp_prof.thread_active_init = hp_opt.prof_thread_active_init;
+}
+
+__attribute__((constructor(101))) static void hp_init(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	hp_real_resolve();
+	hp_guard_enter(t);
+	hp_conf_load();
+	apply_options();
+	if (hp_prof.enabled) {
+		hp_thread_init();
+		hp_stack_init();
+		pthread_atfork(prefork, postfork_parent, postfork_child);
+		on_exit(exit_handler, NULL);
+	}
+	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
+	       HEAPPROF_VERSION, hp_prof.enabled ? "on" : "off", hp_prof.lg_sample,
+	       hp_real_provider());
+	hp_guard_leave(t);
+	HP_STORE_REL(&hp_prof.ready, 1);
+}

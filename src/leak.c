@@ -1,0 +1,248 @@
+/*
+ * leak.c -- what leaked at exit, the summary line and the exit-status gate
+ * (see leak.h).
+ *
+ * Owns the runtime-object ranges used to classify stacks.  Runs once, in
+ * the exit handler, after the program's atexit handlers, C++ static
+ * destructors and the shared libraries' destructors.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "dump.h"
+#include "fmt.h"
+#include "leak.h"
+#include "live.h"
+#include "log.h"
+#include "pages.h"
+#include "prof.h"
+#include "sample.h"
+#include "snapshot.h"
+#include "stacktab.h"
+#include "tctx.h"
+#include "tls.h"
+#include "banned.h"
+
+#define MAX_RANGES 256
+
+struct range {
+	uintptr_t lo, hi;
+	int loader;
+};
+
+static struct range ranges[MAX_RANGES];
+static int nranges;
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The objects whose allocations are the runtime's own. */
+static int runtime_object(const char *path, int *loader)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	*loader = starts_with(base, "ld-linux") || starts_with(base, "ld64.so") ||
+		  starts_with(base, "ld-2.") || starts_with(base, "ld.so");
+	return *loader || starts_with(base, "libc.so") || starts_with(base, "libstdc++.so") ||
+	       starts_with(base, "libgcc_s.so") || starts_with(base, "libm.so") ||
+	       starts_with(base, "libpthread.so") || starts_with(base, "libdl.so");
+}
+
+static int collect_range(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	int loader;
+
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !runtime_object(info->dlpi_name, &loader))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && nranges < MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		ranges[nranges].lo = info->dlpi_addr + ph->p_vaddr;
+		ranges[nranges].hi = ranges[nranges].lo + ph->p_memsz;
+		ranges[nranges].loader = loader;
+		nranges++;
+	}
+	return 0;
+}
+
+static const struct range *range_of(uintptr_t pc)
+{
+	for (int i = 0; i < nranges; i++)
+		if (pc >= ranges[i].lo && pc < ranges[i].hi)
+			return &ranges[i];
+	return NULL;
+}
+
+static int stack_is_runtime(const struct hp_stack *st)
+{
+	if (!st || !st->depth)
+		return 0;
+	const struct range *r = range_of(st->frames[0]);
+	if (r && r->loader)
+		return 1;
+	for (uint32_t i = 0; i < st->depth; i++)
+		if (!range_of(st->frames[i]))
+			return 0;
+	return 1;
+}
+
+/* Removes one live block's weight from its stack's counts in s (a copy
+ * the summary owns). */
+static void exclude_block(const struct hp_snapshot *s, const void *p,
+			  struct hp_counts *by_stack, const uint8_t *runtime,
+			  struct hp_leak_summary *out)
+{
+	uint64_t size, cnt, bytes;
+	uint32_t cid;
+
+	if (!p || !hp_live_find(p, &size, &cid))
+		return;
+	const struct hp_tctx *c = hp_tctx_at(cid);
+	if (!c || c->gen != HP_LOAD(&hp_prof.gen) || c->stack > s->nstacks || runtime[c->stack])
+		return;
+	hp_sample_weight(size, c->lg, &cnt, &bytes);
+	by_stack[c->stack].live_cnt -= (int64_t)cnt;
+	by_stack[c->stack].live_bytes -= (int64_t)bytes;
+	out->runtime_objects += cnt;
+	out->runtime_bytes += bytes;
+}
+
+void hp_leak_summarize(const struct hp_snapshot *s, struct hp_leak_summary *out)
+{
+	size_t n = (size_t)s->nstacks + 1;
+	size_t mem = n * (sizeof(struct hp_counts) + 1);
+	struct hp_counts *by_stack = hp_pages_alloc(mem);
+	int64_t cnt = 0, bytes = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!by_stack)
+		return;
+	uint8_t *runtime = (uint8_t *)(by_stack + n);
+	nranges = 0;
+	dl_iterate_phdr(collect_range, NULL);
+	memcpy(by_stack, s->by_stack, n * sizeof(*by_stack));
+	for (uint32_t st = 1; st <= s->nstacks; st++)
+		runtime[st] = (uint8_t)stack_is_runtime(hp_stacktab_get(st));
+
+	/* stdio's buffers for the standard streams are never freed. */
+	exclude_block(s, stdin->_IO_buf_base, by_stack, runtime, out);
+	exclude_block(s, stdout->_IO_buf_base, by_stack, runtime, out);
+	exclude_block(s, stderr->_IO_buf_base, by_stack, runtime, out);
+
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		const struct hp_counts *k = &by_stack[st];
+		if (runtime[st]) {
+			out->runtime_objects += (uint64_t)(k->live_cnt > 0 ? k->live_cnt : 0);
+			out->runtime_bytes += (uint64_t)(k->live_bytes > 0 ? k->live_bytes : 0);
+			continue;
+		}
+		if (k->live_cnt <= 0)
+			continue;
+		cnt += k->live_cnt;
+		bytes += k->live_bytes > 0 ? k->live_bytes : 0;
+		out->contexts++;
+	}
+	out->objects = (uint64_t)((cnt + (int64_t)HP_CNT_ONE / 2) >> HP_CNT_SHIFT);
+	out->bytes = (uint64_t)bytes;
+	out->runtime_objects = (out->runtime_objects + HP_CNT_ONE / 2) >> HP_CNT_SHIFT;
+	if (out->contexts && !out->objects)
+		out->objects = 1;
+	hp_pages_free(by_stack, mem);
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* A path absolute, for a message the user may paste elsewhere. */
+static void absolute(char *out, size_t cap, const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		hp_fmt(out, cap, "%s", path);
+	else
+		hp_fmt(out, cap, "%s/%s", cwd, path);
+}
+
+static void print_summary(const struct hp_leak_summary *sum, const char *dump, int dump_err)
+{
+	char exe[PATH_MAX], where[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	hp_log(HP_LOG_ERROR, "Leak approximation summary: ~%llu byte%s, ~%llu object%s, >= %llu context%s",
+	       (unsigned long long)sum->bytes, plural(sum->bytes),
+	       (unsigned long long)sum->objects, plural(sum->objects),
+	       (unsigned long long)sum->contexts, plural(sum->contexts));
+	if (dump_err == ENOENT) {
+		hp_log(HP_LOG_ERROR, "No final dump (prof_prefix is empty): set prof_prefix for leak detail");
+	} else if (dump_err) {
+		hp_log(HP_LOG_ERROR, "No final dump (%s): no leak detail", strerrordesc_np(dump_err));
+	} else {
+		absolute(where, sizeof(where), dump);
+		hp_log(HP_LOG_ERROR, "Run jeprof --text %s %s for leak detail", exe, where);
+	}
+	if (HP_LOAD(&hp_prof.lg_sample) > 0)
+		hp_log(HP_LOG_ERROR, "Estimated from samples (lg_prof_sample:%d); lg_prof_sample:0 counts every block",
+		       HP_LOAD(&hp_prof.lg_sample));
+}
+
+void hp_leak_at_exit(int status)
+{
+	struct hp_tls *t = &hp_tls;
+	struct hp_snapshot snap;
+	struct hp_leak_summary sum;
+	char path[PATH_MAX];
+	int have_snap = 0, dump_err = ENOENT;
+
+	if (!hp_opt.prof_final && !hp_opt.prof_leak)
+		return;
+	hp_guard_enter(t);
+	if (hp_opt.prof_final) {
+		dump_err = hp_dump_auto('f', path, sizeof(path), &snap);
+		have_snap = dump_err == 0;
+		if (dump_err && dump_err != ENOENT)
+			hp_log(HP_LOG_ERROR, "final dump failed: %s: %s", path, strerrordesc_np(dump_err));
+	}
+	if (!hp_opt.prof_leak)
+		goto out;
+	if (!have_snap) {
+		if (hp_snapshot_take(&snap))
+			goto out;
+		have_snap = 1;
+	}
+	hp_leak_summarize(&snap, &sum);
+	if (!sum.contexts)
+		goto out;
+	print_summary(&sum, path, dump_err);
+	if (!hp_opt.prof_leak_error)
+		goto out;
+	if (status != 0) {
+		hp_log(HP_LOG_ERROR, "Memory leaks were detected; keeping the program's exit status %d", status);
+		goto out;
+	}
+	hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
+	hp_snapshot_release(&snap);
+	hp_guard_leave(t);
+	/* A nested exit: glibc runs the exit handlers that remain and flushes
+	 * stdio, then exits with the new status. */
+	exit((int)hp_opt.leak_exit_code);
+out:
+	if (have_snap)
+		hp_snapshot_release(&snap);
+	hp_guard_leave(t);
+}

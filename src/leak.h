@@ -1,0 +1,37 @@
+/*
+ * leak.h -- the leak approximation summary at exit.
+ *
+ * What is still live at exit is a leak, except memory that the C and C++
+ * runtimes allocate once and keep for the life of the process:
+ *   - blocks allocated directly by the dynamic loader (the innermost frame
+ *     is in ld.so: link maps, dlopen state, thread DTVs);
+ *   - blocks whose whole stack lies in the runtime itself (ld.so, libc,
+ *     libstdc++, libgcc_s, libm): libstdc++'s emergency exception pool,
+ *     the runtime's own initialisation;
+ *   - the buffers of stdin, stdout and stderr, found by address.
+ * These stay in the dumps; they only leave the summary and the gate.
+ */
+#ifndef HP_LEAK_H
+#define HP_LEAK_H
+
+#include <stdint.h>
+
+struct hp_snapshot;
+
+struct hp_leak_summary {
+	uint64_t bytes;
+	uint64_t objects;
+	uint64_t contexts;
+	uint64_t runtime_bytes;     /* excluded as runtime memory */
+	uint64_t runtime_objects;
+};
+
+/* Sums what leaked in s, excluding runtime memory. */
+void hp_leak_summarize(const struct hp_snapshot *s, struct hp_leak_summary *out);
+
+/* The at-exit sequence: final dump, summary, gate.  status is the exit
+ * status the program asked for.  May call exit() (nested, so the remaining
+ * exit handlers and stdio flushing still run) to change it. */
+void hp_leak_at_exit(int status);
+
+#endif

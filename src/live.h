@@ -1,0 +1,74 @@
+/*
+ * live.h -- which blocks are sampled and still live.
+ *
+ * Two layers.  The page filter is a byte per 4 KiB page (modulo 4 GiB of
+ * address space) counting live sampled blocks that start in that page; it
+ * is what free() consults on every call, one load, no lock.  When the
+ * filter says "maybe", the live table answers exactly: 256 shards of
+ * open-addressing hash tables keyed by block address, each guarded by its
+ * own spinlock, holding the block's requested size and its counter context
+ * (tctx).  In exact mode the table holds every live block the program made
+ * after heapprof started.
+ *
+ * A block is inserted before malloc returns it and removed before the next
+ * allocator frees it, so an address is never in the table twice.
+ */
+#ifndef HP_LIVE_H
+#define HP_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+
+#define HP_FILTER_BITS 20
+#define HP_FILTER_PAGE_SHIFT 12
+#define HP_LIVE_SHARDS 256
+/* Sizes are kept in 40 bits; a larger block is recorded as this size. */
+#define HP_LIVE_SIZE_MAX ((((uint64_t)1) << 40) - 1)
+#define HP_LIVE_TCTX_MAX ((((uint32_t)1) << 24) - 1)
+
+extern uint8_t hp_live_filter[1u << HP_FILTER_BITS];
+
+/* The free() fast-path test: false means "certainly not sampled". */
+HP_INLINE bool hp_live_maybe(const void *p)
+{
+	uintptr_t i = ((uintptr_t)p >> HP_FILTER_PAGE_SHIFT) &
+		      ((1u << HP_FILTER_BITS) - 1);
+	return hp_live_filter[i] != 0;
+}
+
+/* Marks [start, start+len) as "maybe" forever (the bootstrap pool). */
+void hp_live_filter_pin(const void *start, size_t len);
+
+/* Records a live sampled block.  False if the table could not grow. */
+bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx);
+
+enum hp_live_result {
+	HP_LIVE_ABSENT = 0,   /* not a sampled block */
+	HP_LIVE_REMOVED = 1,  /* removed; *size and *tctx filled in */
+	HP_LIVE_BUSY = 2,     /* this thread already holds the shard's lock:
+			       * we are inside the profiler, re-entered from a
+			       * signal handler; the caller must defer */
+};
+
+/* Removes p's record if it has one. */
+enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx);
+/* Looks p up without removing it. */
+bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx);
+
+/* Calls fn for every live record, one shard locked at a time.  fn must not
+ * allocate through malloc or touch the live table. */
+void hp_live_foreach(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
+				void *arg), void *arg);
+
+uint64_t hp_live_records(void);
+
+/* fork(): take every shard lock in the parent before fork, release them
+ * after; the child resets them. */
+void hp_live_prefork(void);
+void hp_live_postfork_parent(void);
+void hp_live_postfork_child(void);
+
+#endif

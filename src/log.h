@@ -1,0 +1,30 @@
+/*
+ * log.h -- every line the library prints goes through here.
+ *
+ * Lines start with "<heapprof>: ", end with a newline and are written with
+ * a single write(2), so lines from several threads or processes never
+ * interleave.  Nothing here allocates; hp_log may be called from any
+ * thread, inside malloc, after fork and at exit.  It is not called from
+ * signal handlers.
+ */
+#ifndef HP_LOG_H
+#define HP_LOG_H
+
+#include "compiler.h"
+
+enum hp_log_level {
+	HP_LOG_ERROR = 0,   /* something failed; the host carries on */
+	HP_LOG_WARN  = 1,   /* configuration problems, ignored settings */
+	HP_LOG_INFO  = 2,   /* dumps written, leak summaries, state changes */
+	HP_LOG_DEBUG = 3,   /* configuration sources at startup */
+};
+
+/* Prints one line if level <= the configured log level.  The message is
+ * truncated at 1 KiB.  Errors and warnings are capped per process so that
+ * a misbehaving host cannot make the library flood its log. */
+void hp_log(enum hp_log_level level, const char *fmt, ...) HP_PRINTF(2, 3);
+
+/* Sets the level (from the log_level option). */
+void hp_log_set_level(int level);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * pages.h -- the profiler's own memory: page runs straight from mmap and a
+ * bump arena on top of them.
+ *
+ * Everything the profiler keeps (stacks, counters, tables, dump buffers)
+ * comes from here and never from the host allocator, so profiler memory is
+ * never sampled and never recurses into malloc.  Page runs are zero-filled.
+ * Thread-safe; not async-signal-safe (mmap is, but the arena takes a lock).
+ */
+#ifndef HP_PAGES_H
+#define HP_PAGES_H
+
+#include <stddef.h>
+
+#include "spin.h"
+
+/* Maps n bytes (rounded up to pages), zero-filled.  NULL on failure. */
+void *hp_pages_alloc(size_t n);
+/* Unmaps a run returned by hp_pages_alloc with the same n. */
+void hp_pages_free(void *p, size_t n);
+/* Gives the pages back to the kernel but keeps the mapping readable (as
+ * zeros): for tables that lock-free readers may still be scanning. */
+void hp_pages_retire(void *p, size_t n);
+
+/* Bytes currently mapped through this module (for the profiler's own
+ * overhead figure in logs and benchmarks). */
+size_t hp_pages_mapped(void);
+
+/* A bump allocator for small records that live until exit. */
+struct hp_arena {
+	struct hp_spin lock;
+	char *cur;
+	char *end;
+	size_t chunk;   /* size of each mapping; 0 means 1 MiB */
+};
+
+/* Returns size bytes aligned to align (a power of two, at most 4096),
+ * zero-filled, or NULL when mmap fails. */
+void *hp_arena_alloc(struct hp_arena *a, size_t size, size_t align);
+
+#endif

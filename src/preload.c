@@ -1,0 +1,121 @@
+/*
+ * preload.c -- the interposed allocation functions.
+ *
+ * Owns nothing.  Each function is the fast path and only the fast path:
+ * one thread-local countdown test for allocations, one page-filter test for
+ * frees, then a tail call to the next allocator (hp_real).  Everything else
+ * is in prof.c, reached only when an allocation may be sampled or a freed
+ * pointer may be a sampled block.  No locks, no system calls, no
+ * allocation here.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "live.h"
+#include "prof.h"
+#include "real.h"
+#include "tls.h"
+
+/* n bytes fit before this thread's next sample point: count them and go. */
+HP_INLINE int fast(size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	uint64_t c = t->countdown;
+
+	if (HP_LIKELY(n < c)) {
+		t->countdown = c - n;
+		return 1;
+	}
+	return 0;
+}
+
+HP_EXPORT void *malloc(size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.malloc(n);
+	return hp_prof_malloc(n);
+}
+
+HP_EXPORT void free(void *p)
+{
+	if (HP_LIKELY(!hp_live_maybe(p))) {
+		hp_real.free(p);
+		return;
+	}
+	hp_prof_free(p);
+}
+
+HP_EXPORT void *calloc(size_t n, size_t m)
+{
+	size_t total;
+
+	if (HP_UNLIKELY(__builtin_mul_overflow(n, m, &total)))
+		return hp_real.calloc(n, m);   /* fails as the allocator fails */
+	if (HP_LIKELY(fast(total)))
+		return hp_real.calloc(n, m);
+	return hp_prof_calloc(n, m);
+}
+
+HP_EXPORT void *realloc(void *p, size_t n)
+{
+	if (HP_LIKELY(!hp_live_maybe(p) && fast(n)))
+		return hp_real.realloc(p, n);
+	return hp_prof_realloc(p, n);
+}
+
+HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, m, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.posix_memalign(out, align, n);
+	return hp_prof_posix_memalign(out, align, n);
+}
+
+HP_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.aligned_alloc(align, n);
+	return hp_prof_aligned(HP_ALIGNED_ALLOC, align, n);
+}
+
+HP_EXPORT void *memalign(size_t align, size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.memalign(align, n);
+	return hp_prof_aligned(HP_MEMALIGN, align, n);
+}
+
+HP_EXPORT void *valloc(size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.valloc(n);
+	return hp_prof_aligned(HP_VALLOC, 0, n);
+}
+
+HP_EXPORT void *pvalloc(size_t n)
+{
+	if (HP_LIKELY(fast(n)))
+		return hp_real.pvalloc(n);
+	return hp_prof_aligned(HP_PVALLOC, 0, n);
+}
+
+HP_EXPORT size_t malloc_usable_size(void *p)
+{
+	if (HP_UNLIKELY(hp_live_maybe(p)))
+		return hp_prof_usable_size(p);
+	return hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : 0;
+}

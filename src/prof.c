@@ -1,0 +1,294 @@
+/*
+ * prof.c -- sampled allocations and frees (see prof.h).
+ *
+ * Owns hp_prof and the per-thread state hp_tls.  Every function here runs
+ * on the host's threads inside malloc or free: it saves and restores
+ * errno, does its bookkeeping inside the guard (so nothing it calls is
+ * sampled or re-enters a lock it holds), takes at most one shard lock at a
+ * time and never calls the host allocator for itself.
+ *
+ * Calls to the next allocator are written (hp_real.malloc)(n): the
+ * parentheses keep banned.h's guard against plain malloc() calls intact.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "live.h"
+#include "prof.h"
+#include "real.h"
+#include "sample.h"
+#include "stack.h"
+#include "stacktab.h"
+#include "tctx.h"
+#include "thread.h"
+#include "tls.h"
+#include "banned.h"
+
+__thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+
+struct hp_prof_state hp_prof = {
+	.lg_sample = 19,
+	.bt_max = 128,
+	.thread_active_init = 1,
+	.epoch = 1,
+};
+
+void hp_prof_new_epoch(void)
+{
+	HP_ADD(&hp_prof.epoch, 1);
+}
+
+/* ---- the sampling decision ------------------------------------------ */
+
+static uint64_t draw(struct hp_tls *t, int lg)
+{
+	if (!HP_LOAD(&hp_prof.enabled))
+		return UINT64_MAX;
+	if (lg == 0)
+		return 0;
+	return hp_sample_draw(&t->rng, lg);
+}
+
+/* Called when n reached the countdown (or the thread has none yet).
+ * Returns whether this allocation is sampled, and the rate it was drawn
+ * at, and arms the next countdown. */
+static bool decide(struct hp_tls *t, size_t n, int *lg)
+{
+	if (t->guard || !HP_LOAD_ACQ(&hp_prof.ready))
+		return false;
+	uint32_t epoch = HP_LOAD(&hp_prof.epoch);
+	*lg = HP_LOAD(&hp_prof.lg_sample);
+	if (t->epoch != epoch) {
+		/* First allocation of this thread, or the rate changed: draw a
+		 * fresh wait and test this allocation against it, so that no
+		 * allocation is sampled merely for coming first. */
+		t->epoch = epoch;
+		if (!t->rng)
+			t->rng = hp_sample_seed(t);
+		t->countdown = draw(t, *lg);
+		if (n < t->countdown) {
+			t->countdown -= n;
+			return false;
+		}
+	}
+	t->countdown = draw(t, *lg);
+	return HP_LOAD(&hp_prof.active);
+}
+
+/* ---- recording ------------------------------------------------------- */
+
+static uint64_t record_size(size_t n)
+{
+	return n > HP_LIVE_SIZE_MAX ? HP_LIVE_SIZE_MAX : n;
+}
+
+/* Records p (n bytes, sampled at rate lg) with the current call stack. */
+static void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
+{
+	int saved_errno = errno;
+	uint64_t size = record_size(n);
+
+	hp_guard_enter(t);
+	struct hp_thread *th = hp_thread_self();
+	if (!th || !HP_LOAD(&th->active))
+		goto out;
+	int depth = hp_stack_capture(th->frames, HP_LOAD(&hp_prof.bt_max));
+	uint32_t sid = hp_stacktab_intern(th->frames, (uint32_t)depth);
+	uint32_t cid = sid ? hp_tctx_get(th, sid, lg, HP_LOAD(&hp_prof.gen)) : 0;
+	if (!cid) {
+		HP_ADD(&hp_prof.dropped, 1);
+		goto out;
+	}
+	struct hp_tctx *c = hp_tctx_at(cid);
+	uint64_t cnt, bytes;
+	hp_sample_weight(size, lg, &cnt, &bytes);
+	hp_tctx_add(c, cnt, bytes);
+	if (!hp_live_insert(p, size, cid)) {
+		hp_tctx_sub(c, cnt, bytes, 1);
+		HP_ADD(&hp_prof.dropped, 1);
+	}
+out:
+	hp_guard_leave(t);
+	errno = saved_errno;
+}
+
+/* Subtracts a removed record's weight from its context. */
+static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
+{
+	struct hp_tctx *c = hp_tctx_at(cid);
+	uint64_t cnt, bytes;
+
+	if (!c)
+		return;
+	hp_sample_weight(size, c->lg, &cnt, &bytes);
+	hp_tctx_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
+}
+
+/* ---- slow paths ------------------------------------------------------ */
+
+void *hp_prof_malloc(size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	int lg;
+	bool sample = decide(t, n, &lg);
+	void *p = (hp_real.malloc)(n);
+
+	if (sample && p)
+		record_alloc(t, p, n, lg);
+	return p;
+}
+
+void *hp_prof_calloc(size_t n, size_t m)
+{
+	struct hp_tls *t = &hp_tls;
+	size_t total = n * m;   /* the caller checked for overflow */
+	int lg;
+	bool sample = decide(t, total, &lg);
+	void *p = (hp_real.calloc)(n, m);
+
+	if (sample && p)
+		record_alloc(t, p, total, lg);
+	return p;
+}
+
+void *hp_prof_aligned(enum hp_align_kind kind, size_t align, size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	int lg;
+	bool sample = decide(t, n, &lg);
+	void *p = NULL;
+
+	switch (kind) {
+	case HP_MEMALIGN:
+		p = (hp_real.memalign)(align, n);
+		break;
+	case HP_ALIGNED_ALLOC:
+		p = (hp_real.aligned_alloc)(align, n);
+		break;
+	case HP_VALLOC:
+		p = (hp_real.valloc)(n);
+		break;
+	case HP_PVALLOC:
+		p = (hp_real.pvalloc)(n);
+		break;
+	}
+	if (sample && p)
+		record_alloc(t, p, n, lg);
+	return p;
+}
+
+int hp_prof_posix_memalign(void **out, size_t align, size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	int lg;
+	bool sample = decide(t, n, &lg);
+	int err = (hp_real.posix_memalign)(out, align, n);
+
+	if (sample && !err)
+		record_alloc(t, *out, n, lg);
+	return err;
+}
+
+/* Queues p for freeing when the guard is left; leaks it if the queue is
+ * full (a signal handler freeing many sampled blocks while interrupting
+ * the profiler: leaking beats corrupting). */
+static void defer_free(struct hp_tls *t, void *p)
+{
+	if (t->npending < HP_PENDING_MAX)
+		t->pending[t->npending++] = p;
+}
+
+void hp_prof_drain_pending(struct hp_tls *t)
+{
+	while (t->npending && !t->guard) {
+		void *p = t->pending[--t->npending];
+		hp_prof_free(p);
+	}
+}
+
+void hp_prof_free(void *p)
+{
+	struct hp_tls *t = &hp_tls;
+	int saved_errno = errno;
+	uint64_t size;
+	uint32_t cid;
+
+	if (hp_real_pool_owns(p))
+		return;   /* bootstrap memory is never reused */
+	hp_guard_enter(t);
+	enum hp_live_result r = hp_live_remove(p, &size, &cid);
+	if (r == HP_LIVE_REMOVED)
+		account_free(t, size, cid);
+	hp_guard_leave(t);
+	errno = saved_errno;
+	if (r == HP_LIVE_BUSY) {
+		defer_free(t, p);
+		return;
+	}
+	(hp_real.free)(p);
+}
+
+/* realloc from a signal handler that interrupted the profiler while it
+ * held p's shard: move the block by hand and free the old one later. */
+static void *realloc_deferred(struct hp_tls *t, void *p, size_t n)
+{
+	if (n == 0) {
+		defer_free(t, p);
+		return NULL;
+	}
+	void *q = (hp_real.malloc)(n);
+	if (q) {
+		size_t old = hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : n;
+		memcpy(q, p, old < n ? old : n);
+		defer_free(t, p);
+	}
+	return q;
+}
+
+void *hp_prof_realloc(void *p, size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	uint64_t old_size = 0;
+	uint32_t old_cid = 0;
+	int lg;
+
+	if (p && hp_real_pool_owns(p))
+		return hp_real_pool_realloc(p, n);
+	bool sample = decide(t, n, &lg);
+
+	/* Take the old record out before the block can be freed and its
+	 * address handed to another thread. */
+	enum hp_live_result r = HP_LIVE_ABSENT;
+	if (p && hp_live_maybe(p)) {
+		int saved_errno = errno;
+		hp_guard_enter(t);
+		r = hp_live_remove(p, &old_size, &old_cid);
+		hp_guard_leave(t);
+		errno = saved_errno;
+		if (r == HP_LIVE_BUSY)
+			return realloc_deferred(t, p, n);
+	}
+
+	void *q = (hp_real.realloc)(p, n);
+	int saved_errno = errno;
+
+	if (r == HP_LIVE_REMOVED) {
+		hp_guard_enter(t);
+		if (q || n == 0)
+			account_free(t, old_size, old_cid);   /* moved, or freed */
+		else if (!hp_live_insert(p, old_size, old_cid))
+			account_free(t, old_size, old_cid);   /* failed: p stays */
+		hp_guard_leave(t);
+	}
+	if (sample && q)
+		record_alloc(t, q, n, lg);
+	errno = saved_errno;
+	return q;
+}
+
+size_t hp_prof_usable_size(void *p)
+{
+	if (hp_real_pool_owns(p))
+		return hp_real_pool_size(p);
+	return hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : 0;
+}

@@ -1,0 +1,355 @@
+/*
+ * real.c -- resolves the next allocator and serves bootstrap allocations
+ * (see real.h).
+ *
+ * Owns hp_real, the resolution state and the bootstrap pool.  This module
+ * must not call malloc by name: until resolution completes, "malloc" is us.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "live.h"
+#include "real.h"
+
+/* glibc's own entry points: the fallback when dlsym(RTLD_NEXT) finds
+ * nothing (it always finds libc in practice). */
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+/* ---- bootstrap pool ------------------------------------------------- */
+
+#define POOL_SIZE (256u << 10)
+#define POOL_HDR  16u
+
+static char pool[POOL_SIZE] __attribute__((aligned(4096)));
+static size_t pool_used;
+static int pool_pinned;
+
+bool hp_real_pool_owns(const void *p)
+{
+	return (const char *)p >= pool && (const char *)p < pool + POOL_SIZE;
+}
+
+void *hp_real_pool_alloc(size_t size, size_t align)
+{
+	if (!HP_LOAD(&pool_pinned)) {
+		/* Route every free/realloc of pool memory to the slow path. */
+		hp_live_filter_pin(pool, POOL_SIZE);
+		HP_STORE(&pool_pinned, 1);
+	}
+	if (align < POOL_HDR)
+		align = POOL_HDR;
+	if (size > POOL_SIZE || align > 4096)
+		goto nomem;
+	for (;;) {
+		size_t old = HP_LOAD(&pool_used);
+		size_t start = (old + POOL_HDR + align - 1) & ~(align - 1);
+		size_t end = start + ((size + POOL_HDR - 1) & ~(size_t)(POOL_HDR - 1));
+		if (end > POOL_SIZE)
+			goto nomem;
+		if (HP_CAS(&pool_used, &old, end)) {
+			*(size_t *)(pool + start - POOL_HDR) = size;
+			return pool + start;
+		}
+	}
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+size_t hp_real_pool_size(const void *p)
+{
+	return *(const size_t *)((const char *)p - POOL_HDR);
+}
+
+/* ---- bootstrap entry points ----------------------------------------- */
+
+static int resolve_state;                 /* 0 none, 1 running, 2 done */
+static __thread int resolving_here;
+static char provider[256];
+
+static void *boot_malloc(size_t n)
+{
+	hp_real_resolve();
+	if (!hp_real_resolved())
+		return hp_real_pool_alloc(n, 16);
+	return hp_real.malloc(n);
+}
+
+static void boot_free(void *p)
+{
+	if (!p || hp_real_pool_owns(p))
+		return;
+	hp_real_resolve();
+	if (hp_real_resolved())
+		hp_real.free(p);
+}
+
+static void *boot_calloc(size_t n, size_t m)
+{
+	size_t sz;
+
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.calloc(n, m);
+	if (__builtin_mul_overflow(n, m, &sz)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return hp_real_pool_alloc(sz, 16);   /* static memory: already zero */
+}
+
+static void *boot_realloc(void *p, size_t n)
+{
+	if (p && hp_real_pool_owns(p))
+		return hp_real_pool_realloc(p, n);
+	hp_real_resolve();
+	if (!hp_real_resolved())
+		return p ? NULL : hp_real_pool_alloc(n, 16);
+	return hp_real.realloc(p, n);
+}
+
+static int boot_posix_memalign(void **out, size_t align, size_t n)
+{
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.posix_memalign(out, align, n);
+	void *p = hp_real_pool_alloc(n, align);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void *boot_memalign(size_t align, size_t n)
+{
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.memalign(align, n);
+	return hp_real_pool_alloc(n, align);
+}
+
+static void *boot_aligned_alloc(size_t align, size_t n)
+{
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.aligned_alloc(align, n);
+	return hp_real_pool_alloc(n, align);
+}
+
+static void *boot_valloc(size_t n)
+{
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.valloc(n);
+	return hp_real_pool_alloc(n, 4096);
+}
+
+static void *boot_pvalloc(size_t n)
+{
+	hp_real_resolve();
+	if (hp_real_resolved())
+		return hp_real.pvalloc(n);
+	return hp_real_pool_alloc((n + 4095) & ~(size_t)4095, 4096);
+}
+
+static size_t boot_malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (hp_real_pool_owns(p))
+		return hp_real_pool_size(p);
+	hp_real_resolve();
+	return hp_real_resolved() ? hp_real.malloc_usable_size(p) : 0;
+}
+
+struct hp_real hp_real = {
+	.malloc = boot_malloc,
+	.free = boot_free,
+	.calloc = boot_calloc,
+	.realloc = boot_realloc,
+	.posix_memalign = boot_posix_memalign,
+	.aligned_alloc = boot_aligned_alloc,
+	.memalign = boot_memalign,
+	.valloc = boot_valloc,
+	.pvalloc = boot_pvalloc,
+	.malloc_usable_size = boot_malloc_usable_size,
+};
+
+void *hp_real_pool_realloc(void *p, size_t n)
+{
+	size_t old = hp_real_pool_size(p);
+	void *q = hp_real.malloc(n);   /* the pool again while resolving */
+
+	if (q)
+		memcpy(q, p, old < n ? old : n);
+	return q;   /* pool memory is never reused: nothing to free */
+}
+
+/* ---- emulations on top of the next allocator's posix_memalign ------- */
+
+static int (*next_posix_memalign)(void **, size_t, size_t);
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void *emu_memalign(size_t align, size_t n)
+{
+	void *p = NULL;
+
+	/* glibc's memalign rounds odd alignments up to a power of two. */
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	if (align & (align - 1)) {
+		if (align > ((size_t)1 << (sizeof(size_t) * 8 - 2))) {
+			errno = EINVAL;
+			return NULL;
+		}
+		size_t a = sizeof(void *);
+		while (a < align)
+			a <<= 1;
+		align = a;
+	}
+	int err = next_posix_memalign(&p, align, n);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return p;
+}
+
+static void *emu_aligned_alloc(size_t align, size_t n)
+{
+	if (align == 0 || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return emu_memalign(align, n);
+}
+
+static void *emu_valloc(size_t n)
+{
+	return emu_memalign(page_size(), n);
+}
+
+static void *emu_pvalloc(size_t n)
+{
+	size_t pg = page_size();
+	size_t rounded;
+
+	if (__builtin_add_overflow(n, pg - 1, &rounded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rounded &= ~(pg - 1);
+	return emu_memalign(pg, rounded ? rounded : pg);
+}
+
+/* ---- resolution ----------------------------------------------------- */
+
+static void *same_object(void *fn, const void *base)
+{
+	Dl_info info;
+
+	if (!fn || !dladdr(fn, &info) || info.dli_fbase != base)
+		return NULL;
+	return fn;
+}
+
+static void resolve_chain(void)
+{
+	struct hp_real r;
+	Dl_info info;
+
+	r.malloc = dlsym(RTLD_NEXT, "malloc");
+	r.free = dlsym(RTLD_NEXT, "free");
+	r.calloc = dlsym(RTLD_NEXT, "calloc");
+	r.realloc = dlsym(RTLD_NEXT, "realloc");
+	if (!r.malloc || !r.free || !r.calloc || !r.realloc) {
+		r.malloc = __libc_malloc;
+		r.free = __libc_free;
+		r.calloc = __libc_calloc;
+		r.realloc = __libc_realloc;
+	}
+	const void *base = NULL;
+	if (dladdr((void *)r.malloc, &info)) {
+		base = info.dli_fbase;
+		if (info.dli_fname) {
+			size_t n = strnlen(info.dli_fname, sizeof(provider) - 1);
+			memcpy(provider, info.dli_fname, n);
+			provider[n] = '\0';
+		}
+	}
+
+	/* Aligned variants only from the object that provides malloc; the
+	 * others are emulated on its posix_memalign. */
+	r.posix_memalign = same_object(dlsym(RTLD_NEXT, "posix_memalign"), base);
+	r.memalign = same_object(dlsym(RTLD_NEXT, "memalign"), base);
+	r.aligned_alloc = same_object(dlsym(RTLD_NEXT, "aligned_alloc"), base);
+	r.valloc = same_object(dlsym(RTLD_NEXT, "valloc"), base);
+	r.pvalloc = same_object(dlsym(RTLD_NEXT, "pvalloc"), base);
+	r.malloc_usable_size = same_object(dlsym(RTLD_NEXT, "malloc_usable_size"), base);
+	if (!r.posix_memalign)
+		r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	next_posix_memalign = r.posix_memalign;
+	if (!r.memalign)
+		r.memalign = emu_memalign;
+	if (!r.aligned_alloc)
+		r.aligned_alloc = emu_aligned_alloc;
+	if (!r.valloc)
+		r.valloc = emu_valloc;
+	if (!r.pvalloc)
+		r.pvalloc = emu_pvalloc;
+	if (!r.malloc_usable_size)
+		r.malloc_usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
+
+	/* Publish free first: a block from the real malloc may be freed by
+	 * another thread the moment malloc is published. */
+	HP_STORE_REL(&hp_real.free, r.free);
+	HP_STORE_REL(&hp_real.realloc, r.realloc);
+	HP_STORE_REL(&hp_real.malloc_usable_size, r.malloc_usable_size);
+	HP_STORE_REL(&hp_real.posix_memalign, r.posix_memalign);
+	HP_STORE_REL(&hp_real.memalign, r.memalign);
+	HP_STORE_REL(&hp_real.aligned_alloc, r.aligned_alloc);
+	HP_STORE_REL(&hp_real.valloc, r.valloc);
+	HP_STORE_REL(&hp_real.pvalloc, r.pvalloc);
+	HP_STORE_REL(&hp_real.calloc, r.calloc);
+	HP_STORE_REL(&hp_real.malloc, r.malloc);
+}
+
+void hp_real_resolve(void)
+{
+	int expected = 0;
+
+	if (HP_LOAD_ACQ(&resolve_state) == 2 || resolving_here)
+		return;
+	if (HP_CAS(&resolve_state, &expected, 1)) {
+		resolving_here = 1;
+		resolve_chain();
+		resolving_here = 0;
+		HP_STORE_REL(&resolve_state, 2);
+		return;
+	}
+	while (HP_LOAD_ACQ(&resolve_state) != 2)
+		sched_yield();
+}
+
+bool hp_real_resolved(void)
+{
+	return HP_LOAD_ACQ(&resolve_state) == 2;
+}
+
+const char *hp_real_provider(void)
+{
+	return provider[0] ? provider : "(unknown)";
+}

@@ -1,0 +1,71 @@
+/*
+ * sample.c -- sample intervals and unbiasing weights (see sample.h).
+ *
+ * Owns the seed counter.  Called on the sampled slow path only.
+ */
+#include <math.h>
+#include <time.h>
+
+#include "compiler.h"
+#include "sample.h"
+#include "banned.h"
+
+static uint64_t seed_counter;
+
+static uint64_t splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint64_t hp_sample_seed(const void *salt)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t s = splitmix((uint64_t)(uintptr_t)salt ^
+			      ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+			      splitmix(HP_ADD(&seed_counter, 1)));
+	return s ? s : 0x2545f4914f6cdd1dULL;
+}
+
+/* xorshift64*: fast, good enough for sample spacing. */
+static uint64_t next_u64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+uint64_t hp_sample_draw(uint64_t *rng, int lg)
+{
+	/* u uniform in (0, 1]: log(u) is finite. */
+	double u = (double)((next_u64(rng) >> 11) + 1) * 0x1.0p-53;
+	double x = -log(u) * ldexp(1.0, lg);
+	double w = ceil(x);
+
+	if (w < 1.0)
+		return 1;
+	if (w > 0x1.0p62)
+		return (uint64_t)1 << 62;
+	return (uint64_t)w;
+}
+
+void hp_sample_weight(uint64_t size, int lg, uint64_t *cnt_fp, uint64_t *bytes)
+{
+	if (lg == 0 || size == 0) {
+		*cnt_fp = HP_CNT_ONE;
+		*bytes = size;
+		return;
+	}
+	double z = (double)size;
+	double w = 1.0 / -expm1(-z / ldexp(1.0, lg));
+	*cnt_fp = (uint64_t)llround(w * (double)HP_CNT_ONE);
+	*bytes = (uint64_t)llround(z * w);
+}

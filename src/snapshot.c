@@ -1,0 +1,95 @@
+/*
+ * snapshot.c -- per-stack and per-thread sums for dumps (see snapshot.h).
+ *
+ * Owns nothing between calls.  Runs on whichever thread dumps, inside the
+ * guard; reads counter contexts without locks and never stops the host.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "pages.h"
+#include "prof.h"
+#include "sample.h"
+#include "snapshot.h"
+#include "stacktab.h"
+#include "thread.h"
+#include "banned.h"
+
+double hp_counts_objects(int64_t cnt_fp)
+{
+	return (double)cnt_fp / (double)HP_CNT_ONE;
+}
+
+static void counts_add(struct hp_counts *a, const struct hp_counts *b)
+{
+	a->live_cnt += b->live_cnt;
+	a->live_bytes += b->live_bytes;
+	a->accum_cnt += b->accum_cnt;
+	a->accum_bytes += b->accum_bytes;
+}
+
+int hp_snapshot_take(struct hp_snapshot *s)
+{
+	uint16_t gen = HP_LOAD(&hp_prof.gen);
+
+	memset(s, 0, sizeof(*s));
+	s->lg = HP_LOAD(&hp_prof.lg_sample);
+	/* Contexts first: every context read refers to a stack that was
+	 * interned before it, so nstacks read afterwards covers them all. */
+	uint32_t end = hp_tctx_end();
+	s->nthreads = hp_thread_count();
+	s->nstacks = hp_stacktab_count();
+
+	size_t n_st = (size_t)s->nstacks + 2;
+	s->bytes = n_st * sizeof(struct hp_counts) +
+		   (size_t)(s->nthreads + 1) * sizeof(struct hp_counts) +
+		   (size_t)end * 2 * sizeof(uint32_t) + n_st * sizeof(uint32_t);
+	s->mem = hp_pages_alloc(s->bytes);
+	if (!s->mem)
+		return ENOMEM;
+	char *m = s->mem;
+	s->by_stack = (struct hp_counts *)m;
+	m += n_st * sizeof(struct hp_counts);
+	s->by_thread = (struct hp_counts *)m;
+	m += (size_t)(s->nthreads + 1) * sizeof(struct hp_counts);
+	s->ctx_sorted = (uint32_t *)m;
+	m += (size_t)end * sizeof(uint32_t);
+	uint32_t *stack_of = (uint32_t *)m;   /* pass 1's verdict per context */
+	m += (size_t)end * sizeof(uint32_t);
+	s->first = (uint32_t *)m;
+
+	/* Pass 1: sums, and how many contexts each stack has. */
+	for (uint32_t id = 1; id < end; id++) {
+		const struct hp_tctx *c = hp_tctx_at(id);
+		uint32_t st = c ? HP_LOAD_ACQ(&c->stack) : 0;
+		if (!st || st > s->nstacks || c->gen != gen)
+			continue;
+		struct hp_counts k;
+		hp_tctx_read(c, &k);
+		counts_add(&s->by_stack[st], &k);
+		if (c->thread < s->nthreads)
+			counts_add(&s->by_thread[c->thread], &k);
+		counts_add(&s->total, &k);
+		s->first[st + 1]++;
+		stack_of[id] = st;
+	}
+	/* Pass 2: counting sort of context ids by stack. */
+	for (uint32_t st = 1; st <= s->nstacks; st++)
+		s->first[st + 1] += s->first[st];
+	uint32_t *fill = s->first;   /* reuse: advance, then restore */
+	for (uint32_t id = 1; id < end; id++)
+		if (stack_of[id])
+			s->ctx_sorted[fill[stack_of[id]]++] = id;
+	for (uint32_t st = s->nstacks; st >= 1; st--)
+		s->first[st] = s->first[st - 1];
+	s->first[0] = 0;
+	s->first[1] = 0;
+	s->nctx = s->first[s->nstacks + 1];
+	return 0;
+}
+
+void hp_snapshot_release(struct hp_snapshot *s)
+{
+	hp_pages_free(s->mem, s->bytes);
+	s->mem = NULL;
+}

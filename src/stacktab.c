@@ -1,0 +1,170 @@
+/*
+ * stacktab.c -- the interned stack table (see stacktab.h).
+ *
+ * Owns the hash index, the id-to-stack directory and the stack arena.
+ * Readers probe the index without a lock; a writer holding insert_lock
+ * adds a stack, and when the index fills it builds a bigger one, publishes
+ * it, and retires the old one with hp_pages_retire: a reader still probing
+ * it reads zeros, misses, and retries under the lock.
+ */
+#include <string.h>
+
+#include "pages.h"
+#include "spin.h"
+#include "stacktab.h"
+#include "banned.h"
+
+#define DIR_SHIFT 16
+#define DIR_LEN   (1u << DIR_SHIFT)
+#define DIR_MAX   4096u        /* up to 2^28 stacks */
+#define INDEX_MIN 4096u
+
+struct index {
+	uint32_t mask;
+	uint32_t ids[];
+};
+
+static struct index *index_cur;
+static struct hp_stack **dir[DIR_MAX];
+static uint32_t count;
+static struct hp_spin insert_lock;
+static struct hp_arena arena = { .chunk = 4u << 20 };
+
+static uint64_t hash_frames(const uintptr_t *f, uint32_t depth)
+{
+	uint64_t h = 0x243f6a8885a308d3ULL ^ depth;
+
+	for (uint32_t i = 0; i < depth; i++) {
+		h ^= (uint64_t)f[i];
+		h *= 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return h ? h : 1;
+}
+
+const struct hp_stack *hp_stacktab_get(uint32_t id)
+{
+	struct hp_stack **d = HP_LOAD_ACQ(&dir[id >> DIR_SHIFT]);
+
+	return d ? HP_LOAD_ACQ(&d[id & (DIR_LEN - 1)]) : NULL;
+}
+
+uint32_t hp_stacktab_count(void)
+{
+	return HP_LOAD_ACQ(&count);
+}
+
+static int same(const struct hp_stack *s, uint64_t h, const uintptr_t *f, uint32_t depth)
+{
+	return s && s->hash == h && s->depth == depth &&
+	       !memcmp(s->frames, f, depth * sizeof(*f));
+}
+
+static uint32_t lookup(const struct index *ix, uint64_t h, const uintptr_t *f, uint32_t depth)
+{
+	if (!ix)
+		return 0;
+	for (uint32_t i = (uint32_t)h & ix->mask;; i = (i + 1) & ix->mask) {
+		uint32_t id = HP_LOAD_ACQ(&ix->ids[i]);
+		if (!id)
+			return 0;
+		if (same(hp_stacktab_get(id), h, f, depth))
+			return id;
+	}
+}
+
+static size_t index_bytes(uint32_t slots)
+{
+	return sizeof(struct index) + (size_t)slots * sizeof(uint32_t);
+}
+
+static void index_put(struct index *ix, uint32_t id, uint64_t h)
+{
+	uint32_t i = (uint32_t)h & ix->mask;
+
+	while (ix->ids[i])
+		i = (i + 1) & ix->mask;
+	HP_STORE_REL(&ix->ids[i], id);
+}
+
+/* Under insert_lock: makes room for one more id. */
+static int ensure_room(void)
+{
+	struct index *ix = index_cur;
+	uint32_t slots = ix ? ix->mask + 1 : 0;
+
+	if (ix && (uint64_t)(count + 1) * 2 <= slots)
+		return 0;
+	uint32_t nslots = slots ? slots * 2 : INDEX_MIN;
+	struct index *fresh = hp_pages_alloc(index_bytes(nslots));
+	if (!fresh)
+		return -1;
+	fresh->mask = nslots - 1;
+	for (uint32_t id = 1; id <= count; id++) {
+		const struct hp_stack *s = hp_stacktab_get(id);
+		index_put(fresh, id, s->hash);
+	}
+	HP_STORE_REL(&index_cur, fresh);
+	if (ix)
+		hp_pages_retire(ix, index_bytes(slots));
+	return 0;
+}
+
+static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
+{
+	uint32_t id = count + 1;
+
+	if ((id >> DIR_SHIFT) >= DIR_MAX || ensure_room())
+		return 0;
+	struct hp_stack **d = dir[id >> DIR_SHIFT];
+	if (!d) {
+		d = hp_pages_alloc(DIR_LEN * sizeof(*d));
+		if (!d)
+			return 0;
+		HP_STORE_REL(&dir[id >> DIR_SHIFT], d);
+	}
+	struct hp_stack *s = hp_arena_alloc(&arena, sizeof(*s) + depth * sizeof(*f), 8);
+	if (!s)
+		return 0;
+	s->hash = h;
+	s->id = id;
+	s->depth = depth;
+	memcpy(s->frames, f, depth * sizeof(*f));
+	HP_STORE_REL(&d[id & (DIR_LEN - 1)], s);
+	HP_STORE_REL(&count, id);
+	index_put(index_cur, id, h);
+	return id;
+}
+
+uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth)
+{
+	uint64_t h = hash_frames(frames, depth);
+	uint32_t id = lookup(HP_LOAD_ACQ(&index_cur), h, frames, depth);
+
+	if (id)
+		return id;
+	hp_spin_lock(&insert_lock);
+	id = lookup(index_cur, h, frames, depth);
+	if (!id)
+		id = insert(h, frames, depth);
+	hp_spin_unlock(&insert_lock);
+	return id;
+}
+
+void hp_stacktab_prefork(void)
+{
+	hp_spin_lock(&insert_lock);
+	hp_spin_lock(&arena.lock);
+}
+
+void hp_stacktab_postfork_parent(void)
+{
+	hp_spin_unlock(&arena.lock);
+	hp_spin_unlock(&insert_lock);
+}
+
+void hp_stacktab_postfork_child(void)
+{
+	hp_spin_reset(&insert_lock);
+	hp_spin_reset(&arena.lock);
+}

@@ -1,0 +1,31 @@
+/*
+ * stacktab.h -- interned call stacks.
+ *
+ * Each distinct stack is stored once and named by a dense id (1, 2, 3...).
+ * Lookups are lock-free; inserting a new stack takes one lock, which is
+ * never held while unwinding.  Stacks are kept until exit.
+ */
+#ifndef HP_STACKTAB_H
+#define HP_STACKTAB_H
+
+#include <stdint.h>
+
+struct hp_stack {
+	uint64_t hash;
+	uint32_t id;
+	uint32_t depth;
+	uintptr_t frames[];   /* innermost first, see stack.h */
+};
+
+/* The id of this stack, inserting it if new; 0 when memory ran out. */
+uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth);
+
+/* The stack with this id, 1 <= id <= hp_stacktab_count(). */
+const struct hp_stack *hp_stacktab_get(uint32_t id);
+uint32_t hp_stacktab_count(void);
+
+void hp_stacktab_prefork(void);
+void hp_stacktab_postfork_parent(void);
+void hp_stacktab_postfork_child(void);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * tctx.c -- counter contexts (see tctx.h).
+ *
+ * Owns the context array and id allocation.  Lookups go through the
+ * owning thread's private map, so the common case takes no lock; a new
+ * context costs one atomic increment and, once per 16384 contexts, a
+ * mapping.
+ */
+#include <string.h>
+
+#include "pages.h"
+#include "tctx.h"
+#include "thread.h"
+#include "live.h"
+#include "banned.h"
+
+#define CHUNK_SHIFT 14
+#define CHUNK_LEN   (1u << CHUNK_SHIFT)
+#define NCHUNKS     ((HP_LIVE_TCTX_MAX + 1) >> CHUNK_SHIFT)
+#define MAP_MIN     64u
+
+static struct hp_tctx *chunks[NCHUNKS];
+static uint32_t next_id = 1;   /* id 0 means "none" */
+static struct hp_spin chunk_lock;
+
+struct hp_tctx *hp_tctx_at(uint32_t id)
+{
+	struct hp_tctx *c = HP_LOAD_ACQ(&chunks[id >> CHUNK_SHIFT]);
+
+	return c ? &c[id & (CHUNK_LEN - 1)] : NULL;
+}
+
+uint32_t hp_tctx_end(void)
+{
+	uint32_t n = HP_LOAD_ACQ(&next_id);
+
+	return n > HP_LIVE_TCTX_MAX + 1 ? HP_LIVE_TCTX_MAX + 1 : n;
+}
+
+static struct hp_tctx *slot_for(uint32_t id)
+{
+	struct hp_tctx **cp = &chunks[id >> CHUNK_SHIFT];
+	struct hp_tctx *c = HP_LOAD_ACQ(cp);
+
+	if (c)
+		return &c[id & (CHUNK_LEN - 1)];
+	hp_spin_lock(&chunk_lock);
+	c = HP_LOAD(cp);
+	if (!c) {
+		c = hp_pages_alloc(CHUNK_LEN * sizeof(struct hp_tctx));
+		if (c)
+			HP_STORE_REL(cp, c);
+	}
+	hp_spin_unlock(&chunk_lock);
+	return c ? &c[id & (CHUNK_LEN - 1)] : NULL;
+}
+
+static uint32_t new_context(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
+{
+	uint32_t id = HP_ADD(&next_id, 1);
+
+	if (id > HP_LIVE_TCTX_MAX)
+		return 0;
+	struct hp_tctx *c = slot_for(id);
+	if (!c)
+		return 0;
+	c->thread = t->uid;
+	c->lg = (uint8_t)lg;
+	c->gen = gen;
+	HP_STORE_REL(&c->stack, stack);   /* publishes the context */
+	return id;
+}
+
+static uint64_t map_key(uint32_t stack, int lg, uint16_t gen)
+{
+	return (uint64_t)stack | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
+}
+
+static uint32_t map_slot(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+static int map_grow(struct hp_thread *t)
+{
+	uint32_t cap = t->map_keys ? t->map_mask + 1 : 0;
+	uint32_t ncap = cap ? cap * 2 : MAP_MIN;
+	uint64_t *keys = hp_pages_alloc((size_t)ncap * sizeof(*keys));
+	uint32_t *vals = hp_pages_alloc((size_t)ncap * sizeof(*vals));
+
+	if (!keys || !vals) {
+		hp_pages_free(keys, (size_t)ncap * sizeof(*keys));
+		hp_pages_free(vals, (size_t)ncap * sizeof(*vals));
+		return -1;
+	}
+	for (uint32_t i = 0; i < cap; i++) {
+		if (!t->map_keys[i])
+			continue;
+		uint32_t j = map_slot(t->map_keys[i], ncap - 1);
+		while (keys[j])
+			j = (j + 1) & (ncap - 1);
+		keys[j] = t->map_keys[i];
+		vals[j] = t->map_vals[i];
+	}
+	if (cap) {
+		hp_pages_free(t->map_keys, (size_t)cap * sizeof(*keys));
+		hp_pages_free(t->map_vals, (size_t)cap * sizeof(*vals));
+	}
+	t->map_keys = keys;
+	t->map_vals = vals;
+	t->map_mask = ncap - 1;
+	return 0;
+}
+
+uint32_t hp_tctx_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
+{
+	uint64_t key = map_key(stack, lg, gen);
+
+	if (t->map_keys) {
+		uint32_t i = map_slot(key, t->map_mask);
+		for (; t->map_keys[i]; i = (i + 1) & t->map_mask)
+			if (t->map_keys[i] == key)
+				return t->map_vals[i];
+	}
+	if ((!t->map_keys || (t->map_count + 1) * 2 > t->map_mask + 1) && map_grow(t))
+		return 0;
+	uint32_t id = new_context(t, stack, lg, gen);
+	if (!id)
+		return 0;
+	uint32_t i = map_slot(key, t->map_mask);
+	while (t->map_keys[i])
+		i = (i + 1) & t->map_mask;
+	t->map_keys[i] = key;
+	t->map_vals[i] = id;
+	t->map_count++;
+	return id;
+}
+
+/* The owner's plain read-modify-write: only it writes these fields, and
+ * relaxed atomic loads and stores keep concurrent dump readers tear-free. */
+static void own_add(uint64_t *field, uint64_t v)
+{
+	HP_STORE(field, HP_LOAD(field) + v);
+}
+
+void hp_tctx_add(struct hp_tctx *c, uint64_t cnt, uint64_t bytes)
+{
+	own_add(&c->alloc_cnt, cnt);
+	own_add(&c->alloc_bytes, bytes);
+}
+
+void hp_tctx_sub(struct hp_tctx *c, uint64_t cnt, uint64_t bytes, int own)
+{
+	if (own) {
+		own_add(&c->own_free_cnt, cnt);
+		own_add(&c->own_free_bytes, bytes);
+	} else {
+		HP_ADD(&c->remote_free_cnt, cnt);
+		HP_ADD(&c->remote_free_bytes, bytes);
+	}
+}
+
+void hp_tctx_read(const struct hp_tctx *c, struct hp_counts *out)
+{
+	uint64_t rc = HP_LOAD(&c->remote_free_cnt), rb = HP_LOAD(&c->remote_free_bytes);
+	uint64_t oc = HP_LOAD(&c->own_free_cnt), ob = HP_LOAD(&c->own_free_bytes);
+	uint64_t ac = HP_LOAD(&c->alloc_cnt), ab = HP_LOAD(&c->alloc_bytes);
+
+	/* Frees are read before allocations, so a racing allocate-then-free
+	 * can only make live look larger, never wrap it around. */
+	out->live_cnt = (int64_t)(ac - oc - rc);
+	out->live_bytes = (int64_t)(ab - ob - rb);
+	if (out->live_cnt < 0 || out->live_bytes < 0)
+		out->live_cnt = out->live_bytes = 0;
+	out->accum_cnt = ac;
+	out->accum_bytes = ab;
+}
+
+void hp_tctx_prefork(void)
+{
+	hp_spin_lock(&chunk_lock);
+}
+
+void hp_tctx_postfork_parent(void)
+{
+	hp_spin_unlock(&chunk_lock);
+}
+
+void hp_tctx_postfork_child(void)
+{
+	hp_spin_reset(&chunk_lock);
+}

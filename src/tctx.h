@@ -1,0 +1,66 @@
+/*
+ * tctx.h -- counter contexts: the estimates for one (thread, stack,
+ * sampling rate, reset generation).
+ *
+ * Splitting counters by allocating thread keeps exact mode free of
+ * cache-line ping-pong and gives the jemalloc format its per-thread rows.
+ * The allocating thread is the only writer of alloc_* and own_free_*, so
+ * it updates them without atomic read-modify-writes; frees on other threads
+ * go to remote_free_* atomically.  live = alloc - own_free - remote_free.
+ *
+ * Contexts live in one global chunked array, indexed by a 24-bit id that
+ * the live table stores with each block, and are never freed.  Dump
+ * writers read them lock-free and may see a momentarily negative live
+ * count, which they clamp.
+ */
+#ifndef HP_TCTX_H
+#define HP_TCTX_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+
+struct hp_thread;
+
+struct hp_tctx {
+	uint32_t stack;        /* stack id; 0 until the context is published */
+	uint32_t thread;       /* allocating thread's uid */
+	uint8_t lg;            /* lg_prof_sample its samples were drawn with */
+	uint8_t pad;
+	uint16_t gen;          /* reset generation */
+	uint64_t alloc_cnt;    /* fixed point, see sample.h */
+	uint64_t alloc_bytes;
+	uint64_t own_free_cnt;
+	uint64_t own_free_bytes;
+	uint64_t remote_free_cnt;
+	uint64_t remote_free_bytes;
+} __attribute__((aligned(HP_CACHELINE)));
+
+/* The calling thread's context for (stack, lg, gen), created on first use.
+ * Returns the id, or 0 when ids or memory ran out.  Inside the guard. */
+uint32_t hp_tctx_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen);
+
+/* The context with this id (1 <= id < hp_tctx_end()). */
+struct hp_tctx *hp_tctx_at(uint32_t id);
+/* One past the highest id handed out. */
+uint32_t hp_tctx_end(void);
+
+/* Counting.  add is called by the owning thread; sub by any thread, with
+ * own = 1 when the caller is the owning thread. */
+void hp_tctx_add(struct hp_tctx *c, uint64_t cnt, uint64_t bytes);
+void hp_tctx_sub(struct hp_tctx *c, uint64_t cnt, uint64_t bytes, int own);
+
+/* Snapshot of one context: live and cumulative, fixed-point counts. */
+struct hp_counts {
+	int64_t live_cnt;
+	int64_t live_bytes;
+	uint64_t accum_cnt;
+	uint64_t accum_bytes;
+};
+void hp_tctx_read(const struct hp_tctx *c, struct hp_counts *out);
+
+void hp_tctx_prefork(void);
+void hp_tctx_postfork_parent(void);
+void hp_tctx_postfork_child(void);
+
+#endif

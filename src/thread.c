@@ -1,0 +1,181 @@
+/*
+ * thread.c -- the registry of sampling threads (see thread.h).
+ *
+ * Owns the registry list, the uid counter, the thread-exit key and the
+ * free list of capture buffers.  Runs inside the guard on the sampled slow
+ * path, in the exit hook and in dump writers; never calls the host
+ * allocator (records come from an arena, buffers from mmap).
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "pages.h"
+#include "prof.h"
+#include "thread.h"
+#include "tls.h"
+#include "banned.h"
+
+#define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
+
+static struct hp_thread *head;
+static uint32_t uids;
+static struct hp_arena arena;
+static pthread_key_t exit_key;
+static int exit_key_ok;
+
+/* Released capture buffers, chained through their first word. */
+static struct hp_spin spare_lock;
+static uintptr_t *spare_frames;
+
+static uintptr_t *take_frames(void)
+{
+	uintptr_t *f;
+
+	hp_spin_lock(&spare_lock);
+	f = spare_frames;
+	if (f)
+		spare_frames = (uintptr_t *)f[0];
+	hp_spin_unlock(&spare_lock);
+	return f ? f : hp_pages_alloc(FRAMES_BYTES);
+}
+
+static void give_frames(uintptr_t *f)
+{
+	if (!f)
+		return;
+	hp_spin_lock(&spare_lock);
+	f[0] = (uintptr_t)spare_frames;
+	spare_frames = f;
+	hp_spin_unlock(&spare_lock);
+}
+
+static void read_comm(struct hp_thread *t)
+{
+	char path[64], buf[HP_NAME_MAX + 1];
+
+	hp_fmt(path, sizeof(path), "/proc/self/task/%d/comm", (int)t->tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, HP_NAME_MAX);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\0'))
+		n--;
+	buf[n] = '\0';
+	memcpy(t->name, buf, (size_t)n + 1);
+}
+
+static void on_thread_exit(void *arg)
+{
+	struct hp_thread *t = arg;
+	struct hp_tls *tls = &hp_tls;
+
+	hp_guard_enter(tls);
+	if (!t->name_set)
+		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	HP_STORE(&t->exited, 1);
+	give_frames(t->frames);
+	t->frames = NULL;
+	if (t->map_keys) {
+		size_t cap = (size_t)t->map_mask + 1;
+		hp_pages_free(t->map_keys, cap * sizeof(*t->map_keys));
+		hp_pages_free(t->map_vals, cap * sizeof(*t->map_vals));
+		t->map_keys = NULL;
+		t->map_vals = NULL;
+		t->map_mask = 0;
+		t->map_count = 0;
+	}
+	hp_guard_leave(tls);
+}
+
+struct hp_thread *hp_thread_self(void)
+{
+	struct hp_tls *tls = &hp_tls;
+	struct hp_thread *t = tls->thread;
+
+	if (HP_LIKELY(t && t->frames))
+		return t;
+	if (!t) {
+		t = hp_arena_alloc(&arena, sizeof(*t), HP_CACHELINE);
+		if (!t)
+			return NULL;
+		t->uid = HP_ADD(&uids, 1);
+		t->tid = gettid();
+		t->active = hp_prof.thread_active_init;
+		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+		struct hp_thread *old = HP_LOAD(&head);
+		do {
+			t->next = old;
+		} while (!HP_CAS(&head, &old, t));
+		tls->thread = t;
+	}
+	/* New, or sampling again after the exit hook released its buffer. */
+	t->frames = take_frames();
+	if (!t->frames)
+		return NULL;
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, t);
+	return t;
+}
+
+struct hp_thread *hp_thread_list(void)
+{
+	return HP_LOAD_ACQ(&head);
+}
+
+uint32_t hp_thread_count(void)
+{
+	return HP_LOAD(&uids);
+}
+
+void hp_thread_refresh_names(void)
+{
+	for (struct hp_thread *t = hp_thread_list(); t; t = t->next)
+		if (!HP_LOAD(&t->exited) && !t->name_set)
+			read_comm(t);
+}
+
+void hp_thread_set_name(struct hp_thread *t, const char *name)
+{
+	size_t n = strnlen(name, HP_NAME_MAX - 1);
+
+	memcpy(t->name, name, n);
+	t->name[n] = '\0';
+	t->name_set = 1;
+}
+
+void hp_thread_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
+
+void hp_thread_prefork(void)
+{
+	hp_spin_lock(&arena.lock);
+	hp_spin_lock(&spare_lock);
+}
+
+void hp_thread_postfork_parent(void)
+{
+	hp_spin_unlock(&spare_lock);
+	hp_spin_unlock(&arena.lock);
+}
+
+void hp_thread_postfork_child(void)
+{
+	struct hp_tls *tls = &hp_tls;
+
+	hp_spin_reset(&spare_lock);
+	hp_spin_reset(&arena.lock);
+	for (struct hp_thread *t = hp_thread_list(); t; t = t->next)
+		if (t != tls->thread)
+			HP_STORE(&t->exited, 1);
+	if (tls->thread)
+		tls->thread->tid = gettid();
+}

@@ -1,0 +1,65 @@
+/*
+ * thread.h -- the registry of threads that have sampled.
+ *
+ * A thread gets a record on its first sampled allocation: a uid (0, 1, 2...
+ * in order of first sample, as jemalloc numbers its t<uid> rows), its kernel
+ * tid, its name, its capture buffer and its private map from (stack, rate,
+ * reset generation) to counter context.  Records are never freed: an exited
+ * thread's live blocks and name stay in dumps.  Its capture buffer and map
+ * go back to a free list at thread exit for the next thread to reuse.
+ *
+ * Records are created on the sampled slow path (inside the guard); the list
+ * is read lock-free by dump writers.
+ */
+#ifndef HP_THREAD_H
+#define HP_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HP_BT_LIMIT 1024     /* hard cap on prof_bt_max */
+#define HP_BT_SLACK 32       /* room for our own frames above the caller */
+#define HP_NAME_MAX 16       /* as pthread names: 15 characters + NUL */
+
+struct hp_thread {
+	uint32_t uid;
+	pid_t tid;
+	int exited;                 /* set by the exit hook (relaxed) */
+	int active;                 /* thread.prof.active */
+	int name_set;               /* named through the API: keep it */
+	char name[HP_NAME_MAX];
+	uintptr_t *frames;          /* capture buffer: HP_BT_LIMIT + slack */
+	/* Owner-only open-addressing map: key -> tctx id. */
+	uint64_t *map_keys;
+	uint32_t *map_vals;
+	uint32_t map_mask;
+	uint32_t map_count;
+	struct hp_thread *next;     /* registry list, newest first */
+};
+
+/* The calling thread's record, created on first use.  NULL when memory
+ * ran out.  Must be called inside the guard. */
+struct hp_thread *hp_thread_self(void);
+
+/* Head of the registry (newest first) and the number of uids handed out. */
+struct hp_thread *hp_thread_list(void);
+uint32_t hp_thread_count(void);
+
+/* Refreshes the names of threads that still run, from the kernel's comm
+ * (pthread names).  Called by dump writers. */
+void hp_thread_refresh_names(void);
+
+/* Sets the calling thread's name in dumps (the API's set_thread_name). */
+void hp_thread_set_name(struct hp_thread *t, const char *name);
+
+/* Installs the thread-exit hook.  Called once at init. */
+void hp_thread_init(void);
+
+/* fork(): locks taken before, released after; in the child only the
+ * calling thread survives. */
+void hp_thread_prefork(void);
+void hp_thread_postfork_parent(void);
+void hp_thread_postfork_child(void);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * tls.h -- the per-thread state the fast path reads, and the re-entrancy
+ * guard.
+ *
+ * The countdown is the fast path's only input: malloc(n) forwards at once
+ * when n < countdown.  The guard reuses it: while a thread is inside the
+ * profiler (unwinding, interning a stack, writing a dump) its countdown is
+ * parked at UINT64_MAX, so every allocation made by libunwind, by the
+ * dynamic loader on our behalf, or by a signal handler that interrupts us
+ * takes the unsampled fast path without a flag test.  The real countdown
+ * waits in saved_countdown.
+ *
+ * Zero-initialised TLS means countdown 0, which sends a thread's first
+ * allocation to the slow path, where its sampling state is set up.
+ */
+#ifndef HP_TLS_H
+#define HP_TLS_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+
+#define HP_PENDING_MAX 16
+
+struct hp_thread;
+
+struct hp_tls {
+	uint64_t countdown;         /* bytes until the next sample */
+	uint64_t saved_countdown;   /* the countdown while guarded */
+	uint32_t guard;             /* nesting depth inside the profiler */
+	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
+	uint64_t rng;
+	struct hp_thread *thread;   /* created on the first sample */
+	/* Sampled blocks freed by a signal handler while this thread held the
+	 * live-table shard they live in: freed when the guard is left. */
+	uint32_t npending;
+	void *pending[HP_PENDING_MAX];
+};
+
+extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+
+void hp_prof_drain_pending(struct hp_tls *t);
+
+HP_INLINE void hp_guard_enter(struct hp_tls *t)
+{
+	if (t->guard++ == 0) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->saved_countdown = t->countdown;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->countdown = UINT64_MAX;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+HP_INLINE void hp_guard_leave(struct hp_tls *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->guard == 1) {
+		t->countdown = t->saved_countdown;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->guard = 0;
+		if (HP_UNLIKELY(t->npending))
+			hp_prof_drain_pending(t);
+		return;
+	}
+	t->guard--;
+}
+
+#endif
