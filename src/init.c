@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "conf.h"
+#include "cxx.h"
 #include "dump.h"
 #include "leak.h"
 #include "live.h"
@@ -91,6 +92,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 
 	hp_real_resolve();
 	hp_guard_enter(t);
+	hp_cxx_resolve();
 	hp_conf_load();
 	apply_options();
 	if (hp_prof.enabled) {

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cxx.h"
 #include "live.h"
 #include "prof.h"
 #include "real.h"
@@ -291,4 +292,87 @@ size_t hp_prof_usable_size(void *p)
 	if (hp_real_pool_owns(p))
 		return hp_real_pool_size(p);
 	return hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : 0;
+}
+
+/* ---- C++ operators of a direct allocator ---------------------------- */
+
+/* std::nothrow: an empty object passed by reference; never read. */
+static const char nothrow_tag;
+
+void *hp_prof_new(enum hp_cxx_kind kind, size_t n, size_t al)
+{
+	struct hp_tls *t = &hp_tls;
+	void *f = hp_cxx_next(kind);
+	int lg;
+	bool sample = decide(t, n, &lg);
+	void *p = NULL;
+	HP_GUARD_SCOPE(g, t);   /* left by a cleanup if operator new throws */
+
+	switch (kind) {
+	case HP_CXX_NEW:
+	case HP_CXX_NEW_ARR:
+		p = ((void *(*)(size_t))f)(n);
+		break;
+	case HP_CXX_NEW_NT:
+	case HP_CXX_NEW_ARR_NT:
+		p = ((void *(*)(size_t, const void *))f)(n, &nothrow_tag);
+		break;
+	case HP_CXX_NEW_AL:
+	case HP_CXX_NEW_ARR_AL:
+		p = ((void *(*)(size_t, size_t))f)(n, al);
+		break;
+	default:
+		p = ((void *(*)(size_t, size_t, const void *))f)(n, al, &nothrow_tag);
+		break;
+	}
+	hp_guard_leave(t);
+	g.t = NULL;
+	if (sample && p)
+		record_alloc(t, p, n, lg);
+	return p;
+}
+
+void hp_prof_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al)
+{
+	struct hp_tls *t = &hp_tls;
+	void *f = hp_cxx_next(kind);
+	int saved_errno = errno;
+	uint64_t size;
+	uint32_t cid;
+
+	hp_guard_enter(t);
+	enum hp_live_result r = hp_live_remove(p, &size, &cid);
+	if (r == HP_LIVE_REMOVED)
+		account_free(t, size, cid);
+	hp_guard_leave(t);
+	errno = saved_errno;
+	if (r == HP_LIVE_BUSY) {
+		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
+		return;
+	}
+	switch (kind) {
+	case HP_CXX_DL:
+	case HP_CXX_DL_ARR:
+		((void (*)(void *))f)(p);
+		break;
+	case HP_CXX_DL_NT:
+	case HP_CXX_DL_ARR_NT:
+		((void (*)(void *, const void *))f)(p, &nothrow_tag);
+		break;
+	case HP_CXX_DL_SZ:
+	case HP_CXX_DL_ARR_SZ:
+		((void (*)(void *, size_t))f)(p, n);
+		break;
+	case HP_CXX_DL_AL:
+	case HP_CXX_DL_ARR_AL:
+		((void (*)(void *, size_t))f)(p, al);
+		break;
+	case HP_CXX_DL_AL_NT:
+	case HP_CXX_DL_ARR_AL_NT:
+		((void (*)(void *, size_t, const void *))f)(p, al, &nothrow_tag);
+		break;
+	default:
+		((void (*)(void *, size_t, size_t))f)(p, n, al);
+		break;
+	}
 }

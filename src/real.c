@@ -6,6 +6,8 @@
  * must not call malloc by name: until resolution completes, "malloc" is us.
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>
@@ -13,8 +15,11 @@
 #include <unistd.h>
 
 #include "compiler.h"
+#include "cxx.h"
 #include "live.h"
+#include "log.h"
 #include "real.h"
+#include "stack.h"
 
 /* glibc's own entry points: the fallback when dlsym(RTLD_NEXT) finds
  * nothing (it always finds libc in practice). */
@@ -75,6 +80,7 @@ size_t hp_real_pool_size(const void *p)
 static int resolve_state;                 /* 0 none, 1 running, 2 done */
 static __thread int resolving_here;
 static char provider[256];
+static const void *malloc_object;         /* base of the next malloc's object */
 
 static void *boot_malloc(size_t n)
 {
@@ -284,6 +290,7 @@ static void resolve_chain(void)
 	const void *base = NULL;
 	if (dladdr((void *)r.malloc, &info)) {
 		base = info.dli_fbase;
+		malloc_object = base;
 		if (info.dli_fname) {
 			size_t n = strnlen(info.dli_fname, sizeof(provider) - 1);
 			memcpy(provider, info.dli_fname, n);
@@ -352,4 +359,60 @@ bool hp_real_resolved(void)
 const char *hp_real_provider(void)
 {
 	return provider[0] ? provider : "(unknown)";
+}
+
+/* ---- C++ operators -------------------------------------------------- */
+
+struct hp_cxx hp_cxx;
+
+const char *const hp_cxx_names[HP_CXX_NKINDS] = {
+	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+	"_ZdlPv", "_ZdaPv", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
+	"_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
+	"_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+	"_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+};
+
+/* libstdc++'s operator new calls malloc: its frames sit between ours and
+ * the caller's, and are stripped like ours so that the caller is the
+ * allocating frame in every reader. */
+static void strip_operator_new(void *fn)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (fn && dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)
+		hp_stack_add_alloc_frames((uintptr_t)fn, (uintptr_t)fn + sym->st_size);
+}
+
+void hp_cxx_resolve(void)
+{
+	Dl_info info;
+
+	hp_real_resolve();
+	for (int k = 0; k < HP_CXX_NKINDS; k++)
+		if (!HP_LOAD(&hp_cxx.fn[k]))
+			HP_STORE_REL(&hp_cxx.fn[k], dlsym(RTLD_NEXT, hp_cxx_names[k]));
+	void *nw = HP_LOAD(&hp_cxx.fn[HP_CXX_NEW]);
+	if (!nw || !dladdr(nw, &info))
+		return;
+	if (info.dli_fbase == malloc_object) {
+		HP_STORE(&hp_cxx.direct, 1);
+		return;
+	}
+	for (int k = 0; k < HP_CXX_NNEW; k++)
+		strip_operator_new(hp_cxx.fn[k]);
+}
+
+void *hp_cxx_next_slow(enum hp_cxx_kind kind)
+{
+	hp_cxx_resolve();
+	void *f = HP_LOAD(&hp_cxx.fn[kind]);
+	if (!f) {
+		hp_log(HP_LOG_ERROR, "no definition of %s after heapprof", hp_cxx_names[kind]);
+		abort();
+	}
+	return f;
 }

@@ -19,6 +19,36 @@
 
 static uintptr_t self_lo = UINTPTR_MAX, self_hi;
 
+#define MAX_ALLOC_RANGES 16
+static struct { uintptr_t lo, hi; } alloc_ranges[MAX_ALLOC_RANGES];
+static unsigned n_alloc_ranges;
+
+void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi)
+{
+	unsigned n = HP_LOAD(&n_alloc_ranges);
+
+	for (unsigned i = 0; i < n; i++)
+		if (alloc_ranges[i].lo == lo)
+			return;
+	n = HP_ADD(&n_alloc_ranges, 1);
+	if (n >= MAX_ALLOC_RANGES)
+		return;
+	alloc_ranges[n].lo = lo;
+	HP_STORE_REL(&alloc_ranges[n].hi, hi);
+}
+
+static int is_alloc_frame(uintptr_t pc)
+{
+	unsigned n = HP_LOAD_ACQ(&n_alloc_ranges);
+
+	if (n > MAX_ALLOC_RANGES)
+		n = MAX_ALLOC_RANGES;
+	for (unsigned i = 0; i < n; i++)
+		if (pc >= alloc_ranges[i].lo && pc < HP_LOAD_ACQ(&alloc_ranges[i].hi))
+			return 1;
+	return 0;
+}
+
 /* The frame written when unwinding fails.  Exported so that it keeps its
  * name in a stripped library; the frame points one byte into it so that
  * readers that subtract one still land inside. */
@@ -69,7 +99,7 @@ int hp_stack_capture(uintptr_t *buf, int max)
 	int n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
 	int skip = 0;
 
-	while (skip < n && hp_stack_is_self(buf[skip]))
+	while (skip < n && (hp_stack_is_self(buf[skip]) || is_alloc_frame(buf[skip])))
 		skip++;
 	n -= skip;
 	if (n <= 0 || buf[skip] == 0) {

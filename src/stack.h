@@ -28,6 +28,10 @@ int hp_stack_capture(uintptr_t *buf, int max);
  * a stripped library).  Never called. */
 void heapprof_unwind_failed(void);
 
+/* Registers [lo, hi) as allocator code (libstdc++'s operator new) whose
+ * frames are stripped from the top of stacks like our own.  Thread-safe. */
+void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi);
+
 /* True if pc lies in heapprof's own code. */
 int hp_stack_is_self(uintptr_t pc);
 

@@ -52,6 +52,18 @@ HP_INLINE void hp_guard_enter(struct hp_tls *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+HP_INLINE void hp_guard_leave(struct hp_tls *t);
+
+/* For __attribute__((cleanup)): leaves the guard when the scope is left,
+ * normally or by a C++ exception unwinding through (needs -fexceptions). */
+struct hp_guard_scope {
+	struct hp_tls *t;
+};
+
+#define HP_GUARD_SCOPE(name, tls) \
+	struct hp_guard_scope name __attribute__((cleanup(hp_guard_scope_leave))) = { (tls) }; \
+	hp_guard_enter(tls)
+
 HP_INLINE void hp_guard_leave(struct hp_tls *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -64,6 +76,12 @@ HP_INLINE void hp_guard_leave(struct hp_tls *t)
 		return;
 	}
 	t->guard--;
+}
+
+HP_INLINE void hp_guard_scope_leave(struct hp_guard_scope *s)
+{
+	if (s->t)
+		hp_guard_leave(s->t);
 }
 
 #endif

@@ -1,0 +1,109 @@
+/*
+ * cxx.c -- the interposed C++ allocation operators.
+ *
+ * Owns nothing.  Like preload.c, each function is a fast path only.
+ *
+ * Why we interpose them at all: jemalloc, tcmalloc and mimalloc define
+ * their own operator new and delete, which allocate without calling
+ * malloc; stacked over them, C++ allocations would never reach heapprof.
+ * So when the allocator is "direct" (see cxx.h) these wrappers count,
+ * sample and forward.  Otherwise (libstdc++ over glibc) they forward at
+ * once and our malloc and free do the work, so nothing counts twice.
+ *
+ * An allocator's operator new may call back into exported functions (jemalloc's
+ * aligned new calls aligned_alloc): in direct mode the forwarding call is
+ * made inside the guard, so the block is counted once, here.  The guard is
+ * left by a cleanup handler when operator new throws (-fexceptions).
+ */
+#include <stddef.h>
+
+#include "compiler.h"
+#include "cxx.h"
+#include "live.h"
+#include "tls.h"
+
+HP_INLINE int fast(size_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	uint64_t c = t->countdown;
+
+	if (HP_LIKELY(n < c)) {
+		t->countdown = c - n;
+		return 1;
+	}
+	return 0;
+}
+
+#define NEXT(kind, type) ((type)hp_cxx_next(kind))
+
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_nt_fn)(size_t, const void *);
+typedef void *(*new_al_fn)(size_t, size_t);
+typedef void *(*new_al_nt_fn)(size_t, size_t, const void *);
+typedef void (*del_fn)(void *);
+typedef void (*del_nt_fn)(void *, const void *);
+typedef void (*del_sz_fn)(void *, size_t);
+typedef void (*del_sz_al_fn)(void *, size_t, size_t);
+typedef void (*del_al_nt_fn)(void *, size_t, const void *);
+
+/* std::nothrow_t is an empty class passed by reference; std::align_val_t
+ * is a size_t-sized enum passed by value. */
+#define DEFINE_NEW(sym, kind, type, params, args, al)                 \
+	HP_EXPORT void *sym params;                                     \
+	HP_EXPORT void *sym params                                      \
+	{                                                               \
+		if (HP_LIKELY(!hp_cxx.direct))                          \
+			return NEXT(kind, type) args;                   \
+		if (HP_LIKELY(fast(n))) {                               \
+			HP_GUARD_SCOPE(g, &hp_tls);                     \
+			return NEXT(kind, type) args;                   \
+		}                                                       \
+		return hp_prof_new(kind, n, al);                        \
+	}
+
+DEFINE_NEW(_Znwm, HP_CXX_NEW, new_fn, (size_t n), (n), 0)
+DEFINE_NEW(_Znam, HP_CXX_NEW_ARR, new_fn, (size_t n), (n), 0)
+DEFINE_NEW(_ZnwmRKSt9nothrow_t, HP_CXX_NEW_NT, new_nt_fn,
+	   (size_t n, const void *nt), (n, nt), 0)
+DEFINE_NEW(_ZnamRKSt9nothrow_t, HP_CXX_NEW_ARR_NT, new_nt_fn,
+	   (size_t n, const void *nt), (n, nt), 0)
+DEFINE_NEW(_ZnwmSt11align_val_t, HP_CXX_NEW_AL, new_al_fn,
+	   (size_t n, size_t al), (n, al), al)
+DEFINE_NEW(_ZnamSt11align_val_t, HP_CXX_NEW_ARR_AL, new_al_fn,
+	   (size_t n, size_t al), (n, al), al)
+DEFINE_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_AL_NT, new_al_nt_fn,
+	   (size_t n, size_t al, const void *nt), (n, al, nt), al)
+DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_fn,
+	   (size_t n, size_t al, const void *nt), (n, al, nt), al)
+
+#define DEFINE_DELETE(sym, kind, type, params, args, n, al)           \
+	HP_EXPORT void sym params;                                      \
+	HP_EXPORT void sym params                                       \
+	{                                                               \
+		if (HP_LIKELY(!hp_cxx.direct || !hp_live_maybe(p))) {   \
+			NEXT(kind, type) args;                          \
+			return;                                         \
+		}                                                       \
+		hp_prof_delete(kind, p, n, al);                         \
+	}
+
+DEFINE_DELETE(_ZdlPv, HP_CXX_DL, del_fn, (void *p), (p), 0, 0)
+DEFINE_DELETE(_ZdaPv, HP_CXX_DL_ARR, del_fn, (void *p), (p), 0, 0)
+DEFINE_DELETE(_ZdlPvRKSt9nothrow_t, HP_CXX_DL_NT, del_nt_fn,
+	      (void *p, const void *nt), (p, nt), 0, 0)
+DEFINE_DELETE(_ZdaPvRKSt9nothrow_t, HP_CXX_DL_ARR_NT, del_nt_fn,
+	      (void *p, const void *nt), (p, nt), 0, 0)
+DEFINE_DELETE(_ZdlPvm, HP_CXX_DL_SZ, del_sz_fn, (void *p, size_t n), (p, n), n, 0)
+DEFINE_DELETE(_ZdaPvm, HP_CXX_DL_ARR_SZ, del_sz_fn, (void *p, size_t n), (p, n), n, 0)
+DEFINE_DELETE(_ZdlPvSt11align_val_t, HP_CXX_DL_AL, del_sz_fn,
+	      (void *p, size_t al), (p, al), 0, al)
+DEFINE_DELETE(_ZdaPvSt11align_val_t, HP_CXX_DL_ARR_AL, del_sz_fn,
+	      (void *p, size_t al), (p, al), 0, al)
+DEFINE_DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, HP_CXX_DL_AL_NT, del_al_nt_fn,
+	      (void *p, size_t al, const void *nt), (p, al, nt), 0, al)
+DEFINE_DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, HP_CXX_DL_ARR_AL_NT, del_al_nt_fn,
+	      (void *p, size_t al, const void *nt), (p, al, nt), 0, al)
+DEFINE_DELETE(_ZdlPvmSt11align_val_t, HP_CXX_DL_SZ_AL, del_sz_al_fn,
+	      (void *p, size_t n, size_t al), (p, n, al), n, al)
+DEFINE_DELETE(_ZdaPvmSt11align_val_t, HP_CXX_DL_ARR_SZ_AL, del_sz_al_fn,
+	      (void *p, size_t n, size_t al), (p, n, al), n, al)

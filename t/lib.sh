@@ -1,0 +1,99 @@
+# t/lib.sh -- TAP helpers for heapprof's shell tests.  Sourced by t/*.t.
+#
+# Each test runs in its own scratch directory (removed at exit) with:
+#   $LIB   the library under test      $TP   the test programs (build/t)
+#   $SRC   the source tree              $BIN  the heapprof command
+# and prints TAP: plan N, then ok/is/like/unlike, which count themselves.
+
+set -u
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+HP_BUILD=${HP_BUILD:-$SRC/build}
+LIB=$HP_BUILD/libheapprof.so
+BIN=$HP_BUILD/heapprof
+TP=$HP_BUILD/t
+JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+[ -e "$JEMALLOC" ] || JEMALLOC=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
+
+for f in "$LIB" "$BIN"; do
+	[ -e "$f" ] || { echo "Bail out! $f is missing: run make check"; exit 1; }
+done
+
+T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-t.XXXXXX")
+trap 'cd /; rm -rf "$T_DIR"' EXIT
+cd "$T_DIR" || exit 1
+
+_t_num=0
+_t_failed=0
+
+plan() { echo "1..$1"; }
+
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# ok STATUS NAME: passes when STATUS is 0.
+ok() {
+	_t_num=$((_t_num + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_t_num - $2"
+	else
+		echo "not ok $_t_num - $2"
+		_t_failed=$((_t_failed + 1))
+	fi
+}
+
+# is GOT WANT NAME
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		diag "got:  '$1'" "want: '$2'"
+	fi
+}
+
+# like TEXT EXTENDED-REGEX NAME
+like() {
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		diag "no line matches: $2" "in:" "$1"
+	fi
+}
+
+# unlike TEXT EXTENDED-REGEX NAME
+unlike() {
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		ok 1 "$3"
+		diag "unexpected match: $2" "in:" "$1"
+	else
+		ok 0 "$3"
+	fi
+}
+
+# prof CONF CMD...: runs CMD under the library with HEAPPROF_CONF=CONF.
+prof() {
+	_conf=$1
+	shift
+	HEAPPROF_CONF=$_conf LD_PRELOAD=$LIB "$@"
+}
+
+# jeprof_bytes PROGRAM DUMP FUNCTION [jeprof options]: the flat bytes
+# jeprof --text --show_bytes gives FUNCTION (0 if absent).
+jeprof_bytes() {
+	_prog=$1 _dump=$2 _fn=$3
+	shift 3
+	jeprof --text --show_bytes "$@" "$_prog" "$_dump" 2>/dev/null |
+		awk -v fn="$_fn" '$6 == fn { print $1; found = 1 } END { if (!found) print 0 }'
+}
+
+# one_file GLOB: the single file matching GLOB, or nothing.
+one_file() {
+	set -- $1
+	[ $# -eq 1 ] && [ -e "$1" ] && printf '%s\n' "$1"
+}
+
+done_testing() {
+	[ "$_t_failed" -eq 0 ]
+	exit $?
+}
