@@ -11,6 +11,8 @@
 #ifndef HP_CXX_H
 #define HP_CXX_H
 
+#pragma GCC visibility push(hidden)
+
 #include <stddef.h>
 
 #include "compiler.h"
@@ -51,5 +53,7 @@ void hp_cxx_resolve(void);
 /* Slow paths (prof.c): n is the size, al the alignment (0 for none). */
 void *hp_prof_new(enum hp_cxx_kind kind, size_t n, size_t al);
 void hp_prof_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al);
+
+#pragma GCC visibility pop
 
 #endif

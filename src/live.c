@@ -3,8 +3,14 @@
  *
  * Owns hp_live_filter and the shards.  Called from malloc/free slow paths:
  * a shard lock is held only for a probe and a store (and, rarely, a table
- * rebuild); nothing here calls the host allocator.  Readers never look at
+ * doubling); nothing here calls the host allocator.  Readers never look at
  * a table without its shard lock, so replaced tables are unmapped at once.
+ *
+ * A block's shard is chosen by its filter byte, so every block counted in
+ * a filter byte lives in the same shard and the byte is only written under
+ * that shard's lock: plain stores, no atomic read-modify-write.  Tables
+ * use linear probing with backward-shift deletion: no tombstones, so a
+ * table is rebuilt only when it doubles.
  */
 #include <string.h>
 
@@ -15,10 +21,10 @@
 
 uint8_t hp_live_filter[1u << HP_FILTER_BITS];
 
-#define SLOT_EMPTY 0u
-#define SLOT_TOMB  1u
-#define MIN_SLOTS  256u
-#define SIZE_BITS  40
+#define SLOT_EMPTY   0u
+#define MIN_SHIFT    8u          /* 256 slots: one 4 KiB page */
+#define SIZE_BITS    40
+#define HASH_MUL     0x9e3779b97f4a7c15ULL
 
 struct slot {
 	uintptr_t key;
@@ -28,42 +34,40 @@ struct slot {
 struct shard {
 	struct hp_spin lock;
 	uint32_t live;   /* records */
-	uint32_t used;   /* records + tombstones */
-	uint32_t mask;   /* slots - 1, or 0 before the first insert */
+	uint32_t shift;  /* 64 - log2(slots), or 0 before the first insert */
+	uint32_t mask;
 	struct slot *slots;
 } __attribute__((aligned(HP_CACHELINE)));
 
 static struct shard shards[HP_LIVE_SHARDS];
-static uint64_t records;
 /* The shard this thread holds, so that a signal handler that interrupts
  * us and frees a sampled block does not spin on our own lock. */
 static __thread int held_shard = -1;
-
-static uint64_t mix(uintptr_t p)
-{
-	uint64_t h = (uint64_t)p;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
 
 static size_t filter_index(uintptr_t p)
 {
 	return (p >> HP_FILTER_PAGE_SHIFT) & ((1u << HP_FILTER_BITS) - 1);
 }
 
-/* Saturating counters: at 255 a bucket stays "maybe" for good. */
+static struct shard *shard_of(uintptr_t p)
+{
+	return &shards[((uint64_t)filter_index(p) * HASH_MUL) >> 56];
+}
+
+static uint32_t home(const struct shard *s, uintptr_t key)
+{
+	return (uint32_t)(((uint64_t)key * HASH_MUL) >> s->shift);
+}
+
+/* Filter updates happen under the block's shard lock (see above); relaxed
+ * stores keep the lock-free readers in free() tear-free.  255 sticks. */
 static void filter_inc(uintptr_t p)
 {
 	uint8_t *f = &hp_live_filter[filter_index(p)];
 	uint8_t v = HP_LOAD(f);
 
-	while (v != 255 && !HP_CAS(f, &v, (uint8_t)(v + 1)))
-		;
+	if (v != 255)
+		HP_STORE(f, (uint8_t)(v + 1));
 }
 
 static void filter_dec(uintptr_t p)
@@ -71,8 +75,8 @@ static void filter_dec(uintptr_t p)
 	uint8_t *f = &hp_live_filter[filter_index(p)];
 	uint8_t v = HP_LOAD(f);
 
-	while (v != 255 && v != 0 && !HP_CAS(f, &v, (uint8_t)(v - 1)))
-		;
+	if (v != 255 && v != 0)
+		HP_STORE(f, (uint8_t)(v - 1));
 }
 
 void hp_live_filter_pin(const void *start, size_t len)
@@ -81,11 +85,6 @@ void hp_live_filter_pin(const void *start, size_t len)
 
 	for (uintptr_t p = a; p < a + len; p += (1u << HP_FILTER_PAGE_SHIFT))
 		HP_STORE(&hp_live_filter[filter_index(p)], 255);
-}
-
-static struct shard *shard_of(uint64_t h)
-{
-	return &shards[h >> 56];
 }
 
 static void shard_lock(struct shard *s)
@@ -100,136 +99,132 @@ static void shard_unlock(struct shard *s)
 	hp_spin_unlock(&s->lock);
 }
 
-/* Index of key's slot, or of the slot where it would go (the first
- * tombstone or empty slot on its probe path) with *found = false. */
-static uint32_t probe(const struct shard *s, uintptr_t key, uint64_t h, bool *found)
+/* The slot holding key, or the empty slot ending its probe sequence. */
+static uint32_t probe(const struct shard *s, uintptr_t key, bool *found)
 {
-	uint32_t i = (uint32_t)(h >> 16) & s->mask;
-	uint32_t insert_at = UINT32_MAX;
+	uint32_t i = home(s, key);
 
 	for (;; i = (i + 1) & s->mask) {
 		uintptr_t k = s->slots[i].key;
-		if (k == key) {
-			*found = true;
+		if (k == key || k == SLOT_EMPTY) {
+			*found = k == key;
 			return i;
 		}
-		if (k == SLOT_EMPTY) {
-			*found = false;
-			return insert_at != UINT32_MAX ? insert_at : i;
-		}
-		if (k == SLOT_TOMB && insert_at == UINT32_MAX)
-			insert_at = i;
 	}
 }
 
-/* Rebuilds the shard's table with room for one more record: doubles it
- * when it is more than a third full of records, otherwise only drops the
- * tombstones.  False if memory ran out (the old table stays). */
-static bool rebuild(struct shard *s)
+/* Doubles the shard's table (or creates it).  False if memory ran out:
+ * the old table stays. */
+static bool grow(struct shard *s)
 {
-	uint32_t cap = s->mask ? s->mask + 1 : 0;
-	uint32_t ncap = cap ? cap : MIN_SLOTS;
+	uint32_t old_slots = s->shift ? s->mask + 1 : 0;
+	uint32_t shift = s->shift ? s->shift - 1 : 64 - MIN_SHIFT;
+	uint32_t slots = 1u << (64 - shift);
+	struct slot *fresh = hp_pages_alloc((size_t)slots * sizeof(*fresh));
 
-	while ((uint64_t)(s->live + 1) * 3 > ncap)
-		ncap *= 2;
-	struct slot *fresh = hp_pages_alloc((size_t)ncap * sizeof(*fresh));
 	if (!fresh)
 		return false;
-
-	struct shard next = { .mask = ncap - 1, .slots = fresh, .live = s->live,
-			      .used = s->live };
-	for (uint32_t i = 0; i < cap; i++) {
+	struct shard next = { .shift = shift, .mask = slots - 1, .slots = fresh };
+	for (uint32_t i = 0; i < old_slots; i++) {
 		uintptr_t k = s->slots[i].key;
-		if (k == SLOT_EMPTY || k == SLOT_TOMB)
+		if (k == SLOT_EMPTY)
 			continue;
 		bool found;
-		uint32_t j = probe(&next, k, mix(k), &found);
-		fresh[j] = s->slots[i];
+		fresh[probe(&next, k, &found)] = s->slots[i];
 	}
-	if (cap)
-		hp_pages_free(s->slots, (size_t)cap * sizeof(*s->slots));
+	if (old_slots)
+		hp_pages_free(s->slots, (size_t)old_slots * sizeof(*s->slots));
 	s->slots = fresh;
-	s->mask = next.mask;
-	s->used = s->live;
+	s->shift = shift;
+	s->mask = slots - 1;
 	return true;
 }
 
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 {
 	uintptr_t key = (uintptr_t)p;
-	uint64_t h = mix(key);
-	struct shard *s = shard_of(h);
-	bool ok = true, found;
+	struct shard *s = shard_of(key);
+	bool ok = true, found = false;
 
 	if (size > HP_LIVE_SIZE_MAX)
 		size = HP_LIVE_SIZE_MAX;
 	shard_lock(s);
-	/* Keep the load (records + tombstones) under 70%. */
-	if (!s->mask || (uint64_t)(s->used + 1) * 10 > (uint64_t)(s->mask + 1) * 7) {
-		if (!rebuild(s)) {
+	/* Keep the load under 75%. */
+	if (!s->shift || (uint64_t)(s->live + 1) * 4 > (uint64_t)(s->mask + 1) * 3) {
+		if (!grow(s)) {
 			ok = false;
 			goto out;
 		}
 	}
-	uint32_t i = probe(s, key, h, &found);
-	if (!found) {
-		if (s->slots[i].key == SLOT_EMPTY)
-			s->used++;
-		s->live++;
-		s->slots[i].key = key;
-	}
+	uint32_t i = probe(s, key, &found);
+	s->slots[i].key = key;
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
+	if (!found) {
+		s->live++;
+		filter_inc(key);
+	}
 out:
 	shard_unlock(s);
-	if (ok && !found) {
-		filter_inc(key);
-		HP_ADD(&records, 1);
-	}
 	return ok;
+}
+
+/* Backward-shift deletion: empties slot i and moves up every entry of its
+ * cluster that would no longer be reachable from its home slot. */
+static void delete_at(struct shard *s, uint32_t i)
+{
+	for (uint32_t j = (i + 1) & s->mask;; j = (j + 1) & s->mask) {
+		uintptr_t k = s->slots[j].key;
+		if (k == SLOT_EMPTY)
+			break;
+		uint32_t h = home(s, k);
+		/* Entry j may move to i unless its home lies cyclically in
+		 * (i, j]. */
+		int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
+		if (!stays) {
+			s->slots[i] = s->slots[j];
+			i = j;
+		}
+	}
+	s->slots[i].key = SLOT_EMPTY;
 }
 
 enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx)
 {
 	uintptr_t key = (uintptr_t)p;
-	uint64_t h = mix(key);
-	struct shard *s = shard_of(h);
+	struct shard *s = shard_of(key);
 	bool found = false;
 
-	if (key <= SLOT_TOMB)
+	if (key == SLOT_EMPTY)
 		return HP_LIVE_ABSENT;
 	if (held_shard == (int)(s - shards))
 		return HP_LIVE_BUSY;
 	shard_lock(s);
-	if (s->mask) {
-		uint32_t i = probe(s, key, h, &found);
+	if (s->shift) {
+		uint32_t i = probe(s, key, &found);
 		if (found) {
 			uint64_t v = s->slots[i].val;
 			*size = v & HP_LIVE_SIZE_MAX;
 			*tctx = (uint32_t)(v >> SIZE_BITS);
-			s->slots[i].key = SLOT_TOMB;
+			delete_at(s, i);
 			s->live--;
+			filter_dec(key);
 		}
 	}
 	shard_unlock(s);
-	if (!found)
-		return HP_LIVE_ABSENT;
-	filter_dec(key);
-	HP_SUB(&records, 1);
-	return HP_LIVE_REMOVED;
+	return found ? HP_LIVE_REMOVED : HP_LIVE_ABSENT;
 }
 
 bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 {
 	uintptr_t key = (uintptr_t)p;
-	uint64_t h = mix(key);
-	struct shard *s = shard_of(h);
+	struct shard *s = shard_of(key);
 	bool found = false;
 
-	if (key <= SLOT_TOMB || held_shard == (int)(s - shards))
+	if (key == SLOT_EMPTY || held_shard == (int)(s - shards))
 		return false;
 	shard_lock(s);
-	if (s->mask) {
-		uint32_t i = probe(s, key, h, &found);
+	if (s->shift) {
+		uint32_t i = probe(s, key, &found);
 		if (found) {
 			*size = s->slots[i].val & HP_LIVE_SIZE_MAX;
 			*tctx = (uint32_t)(s->slots[i].val >> SIZE_BITS);
@@ -244,9 +239,9 @@ void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *ar
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
 		struct shard *s = &shards[n];
 		shard_lock(s);
-		for (uint32_t i = 0; s->mask && i <= s->mask; i++) {
+		for (uint32_t i = 0; s->shift && i <= s->mask; i++) {
 			uintptr_t k = s->slots[i].key;
-			if (k == SLOT_EMPTY || k == SLOT_TOMB)
+			if (k == SLOT_EMPTY)
 				continue;
 			uint64_t v = s->slots[i].val;
 			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
@@ -257,7 +252,11 @@ void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *ar
 
 uint64_t hp_live_records(void)
 {
-	return HP_LOAD(&records);
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < HP_LIVE_SHARDS; i++)
+		n += HP_LOAD(&shards[i].live);
+	return n;
 }
 
 void hp_live_prefork(void)

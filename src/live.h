@@ -16,6 +16,8 @@
 #ifndef HP_LIVE_H
 #define HP_LIVE_H
 
+#pragma GCC visibility push(hidden)
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,5 +72,7 @@ uint64_t hp_live_records(void);
 void hp_live_prefork(void);
 void hp_live_postfork_parent(void);
 void hp_live_postfork_child(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -83,34 +83,82 @@ static uint64_t record_size(size_t n)
 	return n > HP_LIVE_SIZE_MAX ? HP_LIVE_SIZE_MAX : n;
 }
 
-/* Records p (n bytes, sampled at rate lg) with the current call stack. */
-static void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
+/* Exact mode's weight is 1 and needs no arithmetic. */
+HP_INLINE void weight(uint64_t size, int lg, uint64_t *cnt, uint64_t *bytes)
 {
-	int saved_errno = errno;
+	if (HP_LIKELY(lg == 0)) {
+		*cnt = HP_CNT_ONE;
+		*bytes = size;
+	} else {
+		hp_sample_weight(size, lg, cnt, bytes);
+	}
+}
+
+/* The id of the stack in th->frames; consecutive samples from the same
+ * place skip the shared table. */
+HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth)
+{
+	uint64_t h = hp_stacktab_hash(th->frames, depth);
+	const struct hp_stack *last = th->last_stack_rec;
+
+	if (h == th->last_hash && last && last->depth == depth &&
+	    !memcmp(last->frames, th->frames, depth * sizeof(uintptr_t)))
+		return th->last_stack;
+	uint32_t id = hp_stacktab_intern(th->frames, depth, h);
+	if (id) {
+		th->last_hash = h;
+		th->last_stack = id;
+		th->last_stack_rec = hp_stacktab_get(id);
+	}
+	return id;
+}
+
+HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
+{
+	uint16_t gen = HP_LOAD(&hp_prof.gen);
+	uint64_t key = (uint64_t)sid | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
+
+	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx))
+		return th->last_ctx;
+	uint32_t id = hp_tctx_get(th, sid, lg, gen);
+	th->last_ctx_key = key;
+	th->last_ctx = id;
+	return id;
+}
+
+/* Records p (n bytes, sampled at rate lg) with the current call stack.
+ * Inlined into each slow path so that the unwinder walks one frame of
+ * ours, not three. */
+HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
+{
+	int *errp = &errno;
+	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
 	hp_guard_enter(t);
-	struct hp_thread *th = hp_thread_self();
+	struct hp_thread *th = t->thread;
+	if (HP_UNLIKELY(!th || !th->frames))
+		th = hp_thread_self();
 	if (!th || !HP_LOAD(&th->active))
 		goto out;
 	int depth = hp_stack_capture(th->frames, HP_LOAD(&hp_prof.bt_max));
-	uint32_t sid = hp_stacktab_intern(th->frames, (uint32_t)depth);
-	uint32_t cid = sid ? hp_tctx_get(th, sid, lg, HP_LOAD(&hp_prof.gen)) : 0;
-	if (!cid) {
+	uint32_t sid = stack_id(th, (uint32_t)depth);
+	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
+	if (HP_UNLIKELY(!cid)) {
 		HP_ADD(&hp_prof.dropped, 1);
 		goto out;
 	}
 	struct hp_tctx *c = hp_tctx_at(cid);
 	uint64_t cnt, bytes;
-	hp_sample_weight(size, lg, &cnt, &bytes);
+	weight(size, lg, &cnt, &bytes);
 	hp_tctx_add(c, cnt, bytes);
-	if (!hp_live_insert(p, size, cid)) {
+	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_tctx_sub(c, cnt, bytes, 1);
 		HP_ADD(&hp_prof.dropped, 1);
 	}
 out:
 	hp_guard_leave(t);
-	errno = saved_errno;
+	*errp = saved_errno;
 }
 
 /* Subtracts a removed record's weight from its context. */
@@ -121,7 +169,7 @@ static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
 
 	if (!c)
 		return;
-	hp_sample_weight(size, c->lg, &cnt, &bytes);
+	weight(size, c->lg, &cnt, &bytes);
 	hp_tctx_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
 }
 
@@ -210,7 +258,8 @@ void hp_prof_drain_pending(struct hp_tls *t)
 void hp_prof_free(void *p)
 {
 	struct hp_tls *t = &hp_tls;
-	int saved_errno = errno;
+	int *errp = &errno;
+	int saved_errno = *errp;
 	uint64_t size;
 	uint32_t cid;
 
@@ -221,7 +270,7 @@ void hp_prof_free(void *p)
 	if (r == HP_LIVE_REMOVED)
 		account_free(t, size, cid);
 	hp_guard_leave(t);
-	errno = saved_errno;
+	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
 		defer_free(t, p);
 		return;

@@ -10,6 +10,8 @@
 #ifndef HP_PROF_H
 #define HP_PROF_H
 
+#pragma GCC visibility push(hidden)
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,5 +45,7 @@ size_t hp_prof_usable_size(void *p);
 /* Makes every thread redraw its countdown at its next sample point (after
  * a change of rate or of the active switch). */
 void hp_prof_new_epoch(void);
+
+#pragma GCC visibility pop
 
 #endif

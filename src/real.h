@@ -16,6 +16,8 @@
 #ifndef HP_REAL_H
 #define HP_REAL_H
 
+#pragma GCC visibility push(hidden)
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -50,5 +52,7 @@ void *hp_real_pool_realloc(void *p, size_t size);
 
 /* Path of the object that provides the next malloc, for the startup log. */
 const char *hp_real_provider(void);
+
+#pragma GCC visibility pop
 
 #endif

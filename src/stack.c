@@ -6,9 +6,7 @@
  * unsampled.  No profiler lock is held while unwinding, because libunwind
  * takes the loader's lock through dl_iterate_phdr.
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <string.h>
 
@@ -17,7 +15,7 @@
 #include "thread.h"
 #include "banned.h"
 
-static uintptr_t self_lo = UINTPTR_MAX, self_hi;
+uintptr_t hp_stack_self_lo = UINTPTR_MAX, hp_stack_self_hi;
 
 #define MAX_ALLOC_RANGES 16
 static struct { uintptr_t lo, hi; } alloc_ranges[MAX_ALLOC_RANGES];
@@ -37,7 +35,7 @@ void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi)
 	HP_STORE_REL(&alloc_ranges[n].hi, hi);
 }
 
-static int is_alloc_frame(uintptr_t pc)
+int hp_stack_is_alloc_frame(uintptr_t pc)
 {
 	unsigned n = HP_LOAD_ACQ(&n_alloc_ranges);
 
@@ -57,11 +55,6 @@ HP_EXPORT HP_NOINLINE void heapprof_unwind_failed(void)
 	__asm__ __volatile__("nop; nop; nop; nop" ::: "memory");
 }
 
-int hp_stack_is_self(uintptr_t pc)
-{
-	return pc >= self_lo && pc < self_hi;
-}
-
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const void *base = arg;
@@ -75,10 +68,10 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 		uintptr_t hi = lo + ph->p_memsz;
-		if (lo < self_lo)
-			self_lo = lo;
-		if (hi > self_hi)
-			self_hi = hi;
+		if (lo < hp_stack_self_lo)
+			hp_stack_self_lo = lo;
+		if (hi > hp_stack_self_hi)
+			hp_stack_self_hi = hi;
 	}
 	return 1;
 }
@@ -92,23 +85,4 @@ void hp_stack_init(void)
 		dl_iterate_phdr(find_self, info.dli_fbase);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	unw_backtrace(warm, (int)HP_ARRAY_LEN(warm));
-}
-
-int hp_stack_capture(uintptr_t *buf, int max)
-{
-	int n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
-	int skip = 0;
-
-	while (skip < n && (hp_stack_is_self(buf[skip]) || is_alloc_frame(buf[skip])))
-		skip++;
-	n -= skip;
-	if (n <= 0 || buf[skip] == 0) {
-		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
-		return 1;
-	}
-	if (n > max)
-		n = max;
-	memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
-	buf[0] -= 1;
-	return n;
 }

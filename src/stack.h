@@ -13,26 +13,60 @@
 #ifndef HP_STACK_H
 #define HP_STACK_H
 
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "thread.h"
 
 /* Sets up libunwind (per-thread caches) and unwinds once so that its
  * lazy initialisation happens now, not inside the first sampled malloc.
  * Must be called inside the guard. */
 void hp_stack_init(void);
 
-/* Captures at most max frames into buf, which must have room for
- * max + HP_BT_SLACK entries.  Returns the depth, >= 1.  Inside the guard. */
-int hp_stack_capture(uintptr_t *buf, int max);
 
 /* The placeholder frame's function (exported so that it keeps its name in
  * a stripped library).  Never called. */
-void heapprof_unwind_failed(void);
+void heapprof_unwind_failed(void) __attribute__((visibility("default")));
 
 /* Registers [lo, hi) as allocator code (libstdc++'s operator new) whose
  * frames are stripped from the top of stacks like our own.  Thread-safe. */
 void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi);
 
-/* True if pc lies in heapprof's own code. */
-int hp_stack_is_self(uintptr_t pc);
+/* True if pc lies in heapprof's own code or in registered allocator
+ * frames. */
+int hp_stack_is_alloc_frame(uintptr_t pc);
+
+extern uintptr_t hp_stack_self_lo, hp_stack_self_hi;
+
+HP_INLINE int hp_stack_is_self(uintptr_t pc)
+{
+	return pc >= hp_stack_self_lo && pc < hp_stack_self_hi;
+}
+
+/* Captures at most max frames into buf, which must have room for
+ * max + HP_BT_SLACK entries.  Returns the depth, >= 1.  Inside the guard.
+ * Inlined into the slow paths: every frame of ours costs an unwind step. */
+HP_INLINE int hp_stack_capture(uintptr_t *buf, int max)
+{
+	int n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
+	int skip = 0;
+
+	while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))
+		skip++;
+	n -= skip;
+	if (HP_UNLIKELY(n <= 0 || buf[skip] == 0)) {
+		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
+		return 1;
+	}
+	if (n > max)
+		n = max;
+	if (skip)
+		memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
+	buf[0] -= 1;
+	return n;
+}
 
 #endif

@@ -30,7 +30,7 @@ static uint32_t count;
 static struct hp_spin insert_lock;
 static struct hp_arena arena = { .chunk = 4u << 20 };
 
-static uint64_t hash_frames(const uintptr_t *f, uint32_t depth)
+uint64_t hp_stacktab_hash(const uintptr_t *f, uint32_t depth)
 {
 	uint64_t h = 0x243f6a8885a308d3ULL ^ depth;
 
@@ -136,9 +136,8 @@ static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
 	return id;
 }
 
-uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth)
+uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h)
 {
-	uint64_t h = hash_frames(frames, depth);
 	uint32_t id = lookup(HP_LOAD_ACQ(&index_cur), h, frames, depth);
 
 	if (id)

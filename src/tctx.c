@@ -14,21 +14,14 @@
 #include "live.h"
 #include "banned.h"
 
-#define CHUNK_SHIFT 14
+#define CHUNK_SHIFT HP_TCTX_CHUNK_SHIFT
 #define CHUNK_LEN   (1u << CHUNK_SHIFT)
-#define NCHUNKS     ((HP_LIVE_TCTX_MAX + 1) >> CHUNK_SHIFT)
 #define MAP_MIN     64u
 
-static struct hp_tctx *chunks[NCHUNKS];
+struct hp_tctx *hp_tctx_chunks[HP_TCTX_NCHUNKS];
+#define chunks hp_tctx_chunks
 static uint32_t next_id = 1;   /* id 0 means "none" */
 static struct hp_spin chunk_lock;
-
-struct hp_tctx *hp_tctx_at(uint32_t id)
-{
-	struct hp_tctx *c = HP_LOAD_ACQ(&chunks[id >> CHUNK_SHIFT]);
-
-	return c ? &c[id & (CHUNK_LEN - 1)] : NULL;
-}
 
 uint32_t hp_tctx_end(void)
 {

@@ -40,8 +40,17 @@ struct hp_tctx {
  * Returns the id, or 0 when ids or memory ran out.  Inside the guard. */
 uint32_t hp_tctx_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen);
 
-/* The context with this id (1 <= id < hp_tctx_end()). */
-struct hp_tctx *hp_tctx_at(uint32_t id);
+#define HP_TCTX_CHUNK_SHIFT 14
+#define HP_TCTX_NCHUNKS (1u << (24 - HP_TCTX_CHUNK_SHIFT))
+extern struct hp_tctx *hp_tctx_chunks[HP_TCTX_NCHUNKS];
+
+/* The context with this id (1 <= id < hp_tctx_end()), NULL if none. */
+HP_INLINE struct hp_tctx *hp_tctx_at(uint32_t id)
+{
+	struct hp_tctx *c = HP_LOAD_ACQ(&hp_tctx_chunks[id >> HP_TCTX_CHUNK_SHIFT]);
+
+	return c ? &c[id & ((1u << HP_TCTX_CHUNK_SHIFT) - 1)] : NULL;
+}
 /* One past the highest id handed out. */
 uint32_t hp_tctx_end(void);
 

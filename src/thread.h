@@ -22,6 +22,8 @@
 #define HP_BT_SLACK 32       /* room for our own frames above the caller */
 #define HP_NAME_MAX 16       /* as pthread names: 15 characters + NUL */
 
+struct hp_stack;
+
 struct hp_thread {
 	uint32_t uid;
 	pid_t tid;
@@ -35,6 +37,13 @@ struct hp_thread {
 	uint32_t *map_vals;
 	uint32_t map_mask;
 	uint32_t map_count;
+	/* One-entry caches: consecutive samples usually come from the same
+	 * place (owner-only). */
+	uint64_t last_hash;         /* of the last stack interned */
+	const struct hp_stack *last_stack_rec;
+	uint32_t last_stack;        /* its id, 0 if none */
+	uint32_t last_ctx;          /* context id for last_ctx_key */
+	uint64_t last_ctx_key;
 	struct hp_thread *next;     /* registry list, newest first */
 };
 

@@ -16,6 +16,8 @@
 #ifndef HP_TLS_H
 #define HP_TLS_H
 
+#pragma GCC visibility push(hidden)
+
 #include <stdint.h>
 
 #include "compiler.h"
@@ -83,5 +85,7 @@ HP_INLINE void hp_guard_scope_leave(struct hp_guard_scope *s)
 	if (s->t)
 		hp_guard_leave(s->t);
 }
+
+#pragma GCC visibility pop
 
 #endif
