@@ -8,7 +8,7 @@
 set -u
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-HP_BUILD=${HP_BUILD:-$SRC/build}
+HP_BUILD=$(cd "${HP_BUILD:-$SRC/build}" 2>/dev/null && pwd) || HP_BUILD=$SRC/build
 LIB=$HP_BUILD/libheapprof.so
 BIN=$HP_BUILD/heapprof
 TP=$HP_BUILD/t

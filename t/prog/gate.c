@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 static void *volatile sink;
+static volatile int three = 3;   /* keeps the loop rolled: one call site */
 
 __attribute__((noinline)) static void leak_some(void)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < three; i++)
 		sink = malloc(100);
 }
 

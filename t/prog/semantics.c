@@ -134,7 +134,11 @@ static void round_of_calls(void)
 	size_t aligns[] = { 1, 3, 8, 16, 48, 64, 4096, 1 << 16 };
 	for (size_t i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
 		char what[64];
-		size_t a = aligns[i], eff = a & (a - 1) ? 64 : a;
+		/* glibc rounds an alignment that is not a power of two up to
+		 * the next one (3 -> 4, 48 -> 64). */
+		size_t a = aligns[i], eff = 1;
+		while (eff < a)
+			eff <<= 1;
 		errno = 0;
 		snprintf(what, sizeof(what), "aligned_alloc(%zu,256)", a);
 		p = aligned_alloc(a, 256);

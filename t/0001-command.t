@@ -1,0 +1,20 @@
+#!/bin/sh
+# The heapprof command's placeholder and the library's exported symbols.
+. "$(dirname "$0")/lib.sh"
+plan 7
+
+out=$("$BIN" --version)
+like "$out" '^heapprof [0-9]+\.[0-9]+\.[0-9]+$' "heapprof --version prints the version"
+"$BIN" --help >help.out
+is $? 0 "heapprof --help exits 0"
+like "$(cat help.out)" 'LD_PRELOAD' "help says how to preload the library"
+"$BIN" frobnicate >out 2>err
+is $? 2 "an unknown command exits 2"
+like "$(cat err)" "unknown command 'frobnicate'" "and names the command"
+
+# Exactly the allocation API, the C++ operators and the placeholder frame.
+nm -D --defined-only "$LIB" | awk '{print $3}' | sort >exports
+unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_Z(nw|na|dl|da)[A-Za-z0-9_]*|heapprof_[a-z_]+)$' exports)
+is "$unexpected" "" "the library exports nothing but its API"
+is "$(grep -c '^_Z' exports)" 20 "all 20 C++ allocation operators are interposed"
+done_testing

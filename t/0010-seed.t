@@ -1,0 +1,38 @@
+#!/bin/sh
+# The seed example in exact mode: the leak summary, the final dump's name,
+# mode and contents, read by jeprof and by go tool pprof, in both formats.
+. "$(dirname "$0")/lib.sh"
+plan 17
+
+prof lg_prof_sample:0,prof_leak:true "$TP/seed" >out 2>err
+st=$?
+is $st 0 "the program's exit status is unchanged"
+is "$(cat out)" "seed: allocated" "its output is unchanged"
+is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~6430720 bytes, ~120 objects, >= 2 contexts" \
+	"exact leak summary"
+dump=$(one_file 'heapprof.*.f.heap')
+like "$dump" '^heapprof\.[0-9]+\.0\.f\.heap$' "final dump named <prefix>.<pid>.<seq>.f.heap"
+like "$(sed -n 2p err)" "^<heapprof>: Run jeprof --text $TP/seed $T_DIR/$dump for leak detail\$" \
+	"the second line names the dump and the command"
+is "$(stat -c %a "$dump")" 600 "the dump is mode 0600"
+is "$(ls -A | grep -c '\.tmp$')" 0 "no temporary file is left behind"
+like "$(sed -n 1p "$dump")" '^heap profile: [0-9]+: [0-9]+ \[0: 0\] @ heap_v2/1$' "gperftools header, rate 1"
+like "$(cat "$dump")" '^MAPPED_LIBRARIES:$' "maps section present"
+
+is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "jeprof: do_something holds 3235840 bytes"
+is "$(jeprof_bytes "$TP/seed" "$dump" do_something_else)" 3194880 "jeprof: do_something_else holds 3194880 bytes"
+
+pp=$(go tool pprof -top -unit=byte "$TP/seed" "$dump" 2>/dev/null)
+like "$pp" '^ *3235840B .* do_something$' "pprof: do_something 3235840 bytes"
+like "$pp" '^ *3194880B .* do_something_else$' "pprof: do_something_else 3194880 bytes"
+objs=$(go tool pprof -top -sample_index=inuse_objects "$TP/seed" "$dump" 2>/dev/null)
+like "$objs" '^ *80 .* do_something$' "pprof: do_something 80 objects"
+
+# The jemalloc layout: per-thread rows, read by jeprof with the same totals.
+rm -f heapprof.*.heap
+prof lg_prof_sample:0,prof_final:true,dump_format:jemalloc,prof_prefix:je "$TP/seed" >/dev/null 2>&1
+dump=$(one_file 'je.*.f.heap')
+is "$(sed -n 1p "$dump")" "heap_v2/1" "jemalloc layout header"
+like "$(sed -n 2,3p "$dump")" '^  t0: [0-9]+: [0-9]+ \[0: 0\] seed$' "main thread row with its name"
+is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "jeprof reads the jemalloc layout"
+done_testing

@@ -1,0 +1,253 @@
+/*
+ * unit.c -- unit tests of the library's modules, linked against its
+ * objects (not the interposer), printing TAP.  Run by t/0100-unit.t.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "dump.h"
+#include "fmt.h"
+#include "live.h"
+#include "sample.h"
+#include "stacktab.h"
+
+static int n_tests, n_failed;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n_tests++;
+	printf("%sok %d - ", cond ? "" : "not ", n_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		n_failed++;
+}
+
+static void is_str(const char *got, const char *want, const char *name)
+{
+	ok(!strcmp(got, want), "%s", name);
+	if (strcmp(got, want))
+		printf("# got '%s'\n# want '%s'\n", got, want);
+}
+
+/* ---- fmt ---- */
+
+static void test_fmt(void)
+{
+	char b[64];
+
+	hp_fmt(b, sizeof(b), "%d|%5d|%-5d|%05d|%u|%x|%lld", -42, 7, 7, -7, 42u, 255u, -9000000000LL);
+	is_str(b, "-42|    7|7    |-0007|42|ff|-9000000000", "fmt: integers, widths, flags");
+	const char *volatile null = NULL;   /* hp_fmt prints "(null)" */
+	hp_fmt(b, sizeof(b), "%s|%.3s|%5s|%-4s|%c|%%|%s", "abc", "abcdef", "ab", "x", 'z', null);
+	is_str(b, "abc|abc|   ab|x   |z|%|(null)", "fmt: strings and precision");
+	hp_fmt(b, sizeof(b), "%p %zu %lu", (void *)0x1234, (size_t)18446744073709551615ULL, 0ul);
+	is_str(b, "0x1234 18446744073709551615 0", "fmt: pointers and size_t");
+	size_t n = hp_fmt(b, 8, "%s", "0123456789");
+	ok(n == 7 && !strcmp(b, "0123456"), "fmt: truncates and terminates");
+}
+
+/* ---- conf ---- */
+
+static void test_conf(void)
+{
+	struct hp_opts o;
+	uint8_t src[HP_NOPTS];
+
+	hp_conf_defaults(&o, src);
+	ok(o.lg_prof_sample == 19 && o.prof && !o.prof_leak && !strcmp(o.prof_prefix, "heapprof") &&
+	   o.prof_bt_max == 128 && o.lg_prof_interval == -1 && o.dump_format == HP_FMT_GPERFTOOLS,
+	   "conf: defaults");
+	hp_conf_parse_string(&o, src, "lg_prof_sample:0x0a,prof_leak:on,prof_prefix:/tmp/a b,dump_format:jemalloc",
+			     HP_SRC_MALLOC_CONF);
+	ok(o.lg_prof_sample == 10 && o.prof_leak && !strcmp(o.prof_prefix, "/tmp/a b") &&
+	   o.dump_format == HP_FMT_JEMALLOC, "conf: values parsed");
+	ok(src[HP_O_lg_prof_sample] == HP_SRC_MALLOC_CONF && src[HP_O_prof] == HP_SRC_DEFAULT,
+	   "conf: sources recorded key by key");
+	hp_conf_parse_string(&o, src, "lg_prof_sample:99,prof_leak:maybe", HP_SRC_HEAPPROF_CONF);
+	ok(o.lg_prof_sample == 10 && o.prof_leak, "conf: bad values leave the old ones");
+	hp_conf_parse_string(&o, src, "lg_prof_sample:3", HP_SRC_HEAPPROF_CONF);
+	ok(o.lg_prof_sample == 3 && src[HP_O_lg_prof_sample] == HP_SRC_HEAPPROF_CONF, "conf: later source wins");
+	hp_conf_finish(&o, src);
+	ok(o.prof_final, "conf: prof_leak implies prof_final");
+	const char *s = hp_conf_suggest("prof_acum", 9);
+	ok(s && !strcmp(s, "prof_accum"), "conf: suggestion for a typo");
+	ok(hp_conf_suggest("zzzzzzzz", 8) == NULL, "conf: no suggestion for nonsense");
+	char v[64];
+	hp_conf_format(&o, hp_conf_find("dump_format", 11), v, sizeof(v));
+	is_str(v, "jemalloc", "conf: format an enum back");
+}
+
+/* ---- pre-images: jeprof's and pprof's scaling maps them back ---- */
+
+static void test_preimage(void)
+{
+	int bad = 0;
+	double worst = 0;
+
+	for (int lg = 0; lg <= 24; lg += 4) {
+		double R = ldexp(1, lg);
+		for (double cnt = 1; cnt < 1e7; cnt *= 7.3) {
+			for (double avg = 1; avg < 1e7; avg *= 5.1) {
+				double bytes = cnt * avg;
+				/* Estimates exist only in multiples of what one
+				 * sample stands for: at least one sample's worth. */
+				double samples = cnt * -expm1(-avg / R);
+				if (samples < 1)
+					continue;
+				uint64_t ci, bi;
+				hp_dump_preimage(cnt, bytes, R, &ci, &bi);
+				if (!ci || !bi) {
+					bad++;
+					continue;
+				}
+				double scale = 1 / (1 - exp(-((double)bi / ci) / R));
+				double rb = bi * scale, rel = fabs(rb - bytes) / bytes;
+				/* Integer pre-images lose precision only when the
+				 * sampled count is small: rounding each field by
+				 * half a unit moves the result by at most about
+				 * that fraction of it. */
+				double bound = 0.5 / (double)ci + 0.5 / (double)bi + 1e-9;
+				if (rel > bound)
+					bad++;
+				if (rel > worst && ci > 100)
+					worst = rel;
+			}
+		}
+	}
+	ok(bad == 0, "preimage: readers' scaling recovers the estimate within rounding");
+	ok(worst < 5e-3, "preimage: error below 0.5%% once 100 samples back a row (worst %.2g)", worst);
+	uint64_t ci, bi;
+	hp_dump_preimage(80, 3235840, 1, &ci, &bi);
+	ok(ci == 80 && bi == 3235840, "preimage: identity in exact mode");
+}
+
+/* ---- sampling ---- */
+
+static void test_sampling(void)
+{
+	uint64_t c, b;
+
+	hp_sample_weight(100, 0, &c, &b);
+	ok(c == HP_CNT_ONE && b == 100, "weight: exact mode counts 1 object, its size");
+	hp_sample_weight(0, 0, &c, &b);
+	ok(c == HP_CNT_ONE && b == 0, "weight: exact mode counts malloc(0) as an object");
+	hp_sample_weight(64, 19, &c, &b);
+	double p = -expm1(-64.0 / 524288.0);
+	ok(fabs((double)c / HP_CNT_ONE - 1 / p) < 0.01 && fabs((double)b - 64 / p) < 1,
+	   "weight: 1/(1-exp(-Z/R)) per allocation");
+	hp_sample_weight(1 << 30, 19, &c, &b);
+	ok(c == HP_CNT_ONE && b == (1u << 30), "weight: huge blocks count once");
+
+	uint64_t rng = hp_sample_seed(&rng), n = 400000;
+	double sum = 0, below = 0, R = 4096;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t w = hp_sample_draw(&rng, 12);
+		sum += (double)w;
+		below += w <= 1000;
+	}
+	double mean = sum / n, se = R / sqrt((double)n);
+	ok(fabs(mean - (R + 0.5)) < 5 * se, "draw: mean wait %.1f ~ 2^12 (5 standard errors)", mean);
+	double pb = 1 - exp(-1000 / R), sp = sqrt(pb * (1 - pb) / n);
+	ok(fabs(below / n - pb) < 5 * sp, "draw: P(wait <= 1000) = %.4f ~ 1-exp(-1000/R) = %.4f", below / n, pb);
+}
+
+/* ---- the live table against a reference model ---- */
+
+static void test_live(void)
+{
+	enum { N = 60000 };
+	static uintptr_t keys[N];
+	static int present[N];
+	uint64_t rng = 12345, size;
+	uint32_t ctx;
+	int bad = 0;
+
+	/* Addresses packed into few pages: long clusters in few shards. */
+	for (int i = 0; i < N; i++)
+		keys[i] = 0x7f0000000000ULL + (uintptr_t)i * 16;
+	for (int round = 0; round < 600000; round++) {
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		int i = (int)(rng % N);
+		if (present[i]) {
+			if (hp_live_remove((void *)keys[i], &size, &ctx) != HP_LIVE_REMOVED ||
+			    size != (uint64_t)i || ctx != (uint32_t)(i % 1000))
+				bad++;
+			present[i] = 0;
+		} else {
+			if (!hp_live_insert((void *)keys[i], (uint64_t)i, (uint32_t)(i % 1000)))
+				bad++;
+			present[i] = 1;
+		}
+	}
+	ok(bad == 0, "live: 600000 random inserts and removes agree with the model");
+	int live = 0, found = 0, wrong = 0;
+	for (int i = 0; i < N; i++) {
+		int f = hp_live_find((void *)keys[i], &size, &ctx);
+		live += present[i];
+		found += f;
+		wrong += f != present[i] || (f && size != (uint64_t)i);
+	}
+	ok(!wrong && (uint64_t)live == hp_live_records(), "live: every key found iff present (%d live)", live);
+	int maybe_missing = 0;
+	for (int i = 0; i < N; i++)
+		if (present[i] && !hp_live_maybe((void *)keys[i]))
+			maybe_missing++;
+	ok(!maybe_missing, "live: the page filter never says no for a live block");
+	for (int i = 0; i < N; i++)
+		if (present[i])
+			hp_live_remove((void *)keys[i], &size, &ctx);
+	ok(hp_live_records() == 0, "live: empty after removing everything");
+	int stale = 0;
+	for (int i = 0; i < N; i += 256)
+		stale += hp_live_maybe((void *)keys[i]);
+	ok(!stale, "live: the filter drains to zero");
+	ok(hp_live_remove((void *)keys[0], &size, &ctx) == HP_LIVE_ABSENT, "live: removing an absent key");
+}
+
+/* ---- the stack table ---- */
+
+static void test_stacktab(void)
+{
+	enum { N = 20000 };
+	static uint32_t ids[N];
+	uintptr_t f[8];
+	int bad = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < N; i++) {
+			uint32_t depth = 1 + (uint32_t)(i % 8);
+			for (uint32_t d = 0; d < depth; d++)
+				f[d] = 0x400000 + (uintptr_t)i * 64 + d;
+			uint32_t id = hp_stacktab_intern(f, depth, hp_stacktab_hash(f, depth));
+			if (pass == 0)
+				ids[i] = id;
+			else if (id != ids[i])
+				bad++;
+			const struct hp_stack *s = hp_stacktab_get(id);
+			if (!s || s->depth != depth || memcmp(s->frames, f, depth * sizeof(*f)))
+				bad++;
+		}
+	}
+	ok(bad == 0 && hp_stacktab_count() == N, "stacktab: %d stacks interned once each, ids stable", N);
+}
+
+int main(void)
+{
+	test_fmt();
+	test_conf();
+	test_preimage();
+	test_sampling();
+	test_live();
+	test_stacktab();
+	printf("1..%d\n", n_tests);
+	return n_failed != 0;
+}
