@@ -12,6 +12,7 @@
 #include "dump.h"
 #include "fmt.h"
 #include "live.h"
+#include "real.h"
 #include "sample.h"
 #include "stacktab.h"
 
@@ -240,6 +241,24 @@ static void test_stacktab(void)
 	ok(bad == 0 && hp_stacktab_count() == N, "stacktab: %d stacks interned once each, ids stable", N);
 }
 
+/* ---- the bootstrap pool (used only while dlsym resolves the chain) ---- */
+
+static void test_pool(void)
+{
+	char *a = hp_real_pool_alloc(100, 16);
+	char *b = hp_real_pool_alloc(10, 4096);
+
+	ok(a && b && hp_real_pool_owns(a) && hp_real_pool_owns(b) && !hp_real_pool_owns(&a),
+	   "pool: blocks are recognised by address");
+	ok(((uintptr_t)a % 16) == 0 && ((uintptr_t)b % 4096) == 0, "pool: alignment honoured");
+	ok(hp_real_pool_size(a) == 100 && hp_real_pool_size(b) == 10, "pool: sizes remembered");
+	ok(hp_live_maybe(a) && hp_live_maybe(b), "pool: its pages send free() to the slow path");
+	memset(a, 7, 100);
+	char *c = hp_real_pool_realloc(a, 200);
+	ok(c && !hp_real_pool_owns(c) && c[99] == 7, "pool: realloc moves the block out, with its data");
+	ok(hp_real_pool_alloc((size_t)1 << 30, 16) == NULL, "pool: an oversized request fails cleanly");
+}
+
 int main(void)
 {
 	test_fmt();
@@ -248,6 +267,7 @@ int main(void)
 	test_sampling();
 	test_live();
 	test_stacktab();
+	test_pool();
 	printf("1..%d\n", n_tests);
 	return n_failed != 0;
 }
