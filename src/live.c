@@ -40,9 +40,27 @@ struct shard {
 } __attribute__((aligned(HP_CACHELINE)));
 
 static struct shard shards[HP_LIVE_SHARDS];
-/* The shard this thread holds, so that a signal handler that interrupts
- * us and frees a sampled block does not spin on our own lock. */
-static __thread int held_shard = -1;
+/* The shards this thread holds (or is taking), innermost last, so that a
+ * signal handler that interrupts us and frees a sampled block does not
+ * spin on a lock the interrupted code holds.  Handlers nest, hence a
+ * stack; past HELD_MAX levels every shard counts as held. */
+#define HELD_MAX 8
+static __thread struct {
+	int n;
+	int shard[HELD_MAX];
+} held;
+
+static bool held_by_me(const struct shard *s)
+{
+	int idx = (int)(s - shards), n = held.n;
+
+	if (n > HELD_MAX)
+		return true;
+	for (int i = 0; i < n; i++)
+		if (held.shard[i] == idx)
+			return true;
+	return false;
+}
 
 static size_t filter_index(uintptr_t p)
 {
@@ -87,16 +105,25 @@ void hp_live_filter_pin(const void *start, size_t len)
 		HP_STORE(&hp_live_filter[filter_index(p)], 255);
 }
 
+/* The held stack covers the whole window in which the lock may be ours:
+ * an entry is pushed before the lock is taken and popped after it is
+ * released, so a handler that runs in between never spins on our own lock
+ * (it defers, which is always safe). */
 static void shard_lock(struct shard *s)
 {
+	if (held.n < HELD_MAX)
+		held.shard[held.n] = (int)(s - shards);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	held.n++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	hp_spin_lock(&s->lock);
-	held_shard = (int)(s - shards);
 }
 
 static void shard_unlock(struct shard *s)
 {
-	held_shard = -1;
 	hp_spin_unlock(&s->lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	held.n--;
 }
 
 /* The slot holding key, or the empty slot ending its probe sequence. */
@@ -196,7 +223,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 
 	if (key == SLOT_EMPTY)
 		return HP_LIVE_ABSENT;
-	if (held_shard == (int)(s - shards))
+	if (held_by_me(s))
 		return HP_LIVE_BUSY;
 	shard_lock(s);
 	if (s->shift) {
@@ -220,7 +247,7 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 	struct shard *s = shard_of(key);
 	bool found = false;
 
-	if (key == SLOT_EMPTY || held_shard == (int)(s - shards))
+	if (key == SLOT_EMPTY || held_by_me(s))
 		return false;
 	shard_lock(s);
 	if (s->shift) {
@@ -275,5 +302,5 @@ void hp_live_postfork_child(void)
 {
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++)
 		hp_spin_reset(&shards[n].lock);
-	held_shard = -1;
+	held.n = 0;
 }

@@ -80,7 +80,11 @@ size_t hp_real_pool_size(const void *p)
 static int resolve_state;                 /* 0 none, 1 running, 2 done */
 static __thread int resolving_here;
 static char provider[256];
-static const void *malloc_object;         /* base of the next malloc's object */
+/* The object that provides the next malloc: its load address, the range
+ * of its segments and its path. */
+static struct {
+	uintptr_t base, lo, hi;
+} malloc_object;
 
 static void *boot_malloc(size_t n)
 {
@@ -263,19 +267,46 @@ static void *emu_pvalloc(size_t n)
 
 /* ---- resolution ----------------------------------------------------- */
 
-static void *same_object(void *fn, const void *base)
+/* Finds the object whose segments contain arg's address (one pass over the
+ * loaded objects; dladdr would also search their symbol tables). */
+static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	Dl_info info;
+	uintptr_t pc = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+	int hit = 0;
 
-	if (!fn || !dladdr(fn, &info) || info.dli_fbase != base)
-		return NULL;
-	return fn;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+		hit |= pc >= a && pc < b;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (!hit)
+		return 0;
+	malloc_object.base = info->dlpi_addr;
+	malloc_object.lo = lo;
+	malloc_object.hi = hi;
+	if (info->dlpi_name && info->dlpi_name[0]) {
+		size_t n = strnlen(info->dlpi_name, sizeof(provider) - 1);
+		memcpy(provider, info->dlpi_name, n);
+		provider[n] = '\0';
+	}
+	return 1;
+}
+
+static void *same_object(void *fn)
+{
+	uintptr_t a = (uintptr_t)fn;
+
+	return fn && a >= malloc_object.lo && a < malloc_object.hi ? fn : NULL;
 }
 
 static void resolve_chain(void)
 {
 	struct hp_real r;
-	Dl_info info;
 
 	r.malloc = dlsym(RTLD_NEXT, "malloc");
 	r.free = dlsym(RTLD_NEXT, "free");
@@ -287,25 +318,16 @@ static void resolve_chain(void)
 		r.calloc = __libc_calloc;
 		r.realloc = __libc_realloc;
 	}
-	const void *base = NULL;
-	if (dladdr((void *)r.malloc, &info)) {
-		base = info.dli_fbase;
-		malloc_object = base;
-		if (info.dli_fname) {
-			size_t n = strnlen(info.dli_fname, sizeof(provider) - 1);
-			memcpy(provider, info.dli_fname, n);
-			provider[n] = '\0';
-		}
-	}
+	dl_iterate_phdr(find_object, (void *)r.malloc);
 
 	/* Aligned variants only from the object that provides malloc; the
 	 * others are emulated on its posix_memalign. */
-	r.posix_memalign = same_object(dlsym(RTLD_NEXT, "posix_memalign"), base);
-	r.memalign = same_object(dlsym(RTLD_NEXT, "memalign"), base);
-	r.aligned_alloc = same_object(dlsym(RTLD_NEXT, "aligned_alloc"), base);
-	r.valloc = same_object(dlsym(RTLD_NEXT, "valloc"), base);
-	r.pvalloc = same_object(dlsym(RTLD_NEXT, "pvalloc"), base);
-	r.malloc_usable_size = same_object(dlsym(RTLD_NEXT, "malloc_usable_size"), base);
+	r.posix_memalign = same_object(dlsym(RTLD_NEXT, "posix_memalign"));
+	r.memalign = same_object(dlsym(RTLD_NEXT, "memalign"));
+	r.aligned_alloc = same_object(dlsym(RTLD_NEXT, "aligned_alloc"));
+	r.valloc = same_object(dlsym(RTLD_NEXT, "valloc"));
+	r.pvalloc = same_object(dlsym(RTLD_NEXT, "pvalloc"));
+	r.malloc_usable_size = same_object(dlsym(RTLD_NEXT, "malloc_usable_size"));
 	if (!r.posix_memalign)
 		r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
 	next_posix_memalign = r.posix_memalign;
@@ -389,16 +411,14 @@ static void strip_operator_new(void *fn)
 
 void hp_cxx_resolve(void)
 {
-	Dl_info info;
-
 	hp_real_resolve();
 	for (int k = 0; k < HP_CXX_NKINDS; k++)
 		if (!HP_LOAD(&hp_cxx.fn[k]))
 			HP_STORE_REL(&hp_cxx.fn[k], dlsym(RTLD_NEXT, hp_cxx_names[k]));
 	void *nw = HP_LOAD(&hp_cxx.fn[HP_CXX_NEW]);
-	if (!nw || !dladdr(nw, &info))
+	if (!nw)
 		return;
-	if (info.dli_fbase == malloc_object) {
+	if (same_object(nw)) {
 		HP_STORE(&hp_cxx.direct, 1);
 		return;
 	}

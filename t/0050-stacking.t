@@ -1,24 +1,41 @@
 #!/bin/sh
-# heapprof stacked over jemalloc (LD_PRELOAD="libheapprof.so libjemalloc.so"):
-# exact counts and attribution as over glibc, with jemalloc doing the work.
+# heapprof stacked over other allocators (LD_PRELOAD="libheapprof.so ALLOC"):
+# jemalloc, tcmalloc and mimalloc.  Each implements operator new/delete
+# itself; heapprof must see those allocations, count them once, and leave
+# every call's behaviour as the allocator's own.
 . "$(dirname "$0")/lib.sh"
-plan 5
+plan 19
 
-pre="$LIB $JEMALLOC"
-HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$pre "$TP/seed" >out 2>err
-is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~6430720 bytes, ~120 objects, >= 2 contexts" \
-	"seed over jemalloc: exact summary"
-is "$(jeprof_bytes "$TP/seed" "$(one_file 'heapprof.*.f.heap')" do_something)" 3235840 \
-	"seed over jemalloc: jeprof attribution"
-rm -f *.heap
-HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_accum:true LD_PRELOAD=$pre "$TP/threads" >out 2>err
-is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~1000000 bytes, ~4000 objects, >= 1 context" \
-	"threads over jemalloc: exact, with cross-thread frees"
-is "$(jeprof_bytes "$TP/threads" "$(one_file 'heapprof.*.f.heap')" handoff_alloc --alloc_space)" 5120000 \
-	"threads over jemalloc: cumulative counts"
+libdir=$(dirname "$JEMALLOC")
+for alloc in $JEMALLOC $libdir/libtcmalloc_minimal.so.4 $libdir/libmimalloc.so.2; do
+	name=$(basename "$alloc")
+	pre="$LIB $alloc"
+	rm -f *.heap
+	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$pre "$TP/seed" >out 2>err
+	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~6430720 bytes, ~120 objects, >= 2 contexts" \
+		"$name: seed exact"
+	rm -f *.heap
+	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_accum:true LD_PRELOAD=$pre "$TP/threads" >out 2>err
+	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~1000000 bytes, ~4000 objects, >= 1 context" \
+		"$name: threads exact, with cross-thread frees"
+	is "$(jeprof_bytes "$TP/threads" "$(one_file 'heapprof.*.f.heap')" handoff_alloc --alloc_space)" 5120000 \
+		"$name: cumulative counts"
+	rm -f *.heap
+	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$pre "$TP/cxx" nofail >out 2>err
+	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~34000 bytes, ~110 objects, >= 2 contexts" \
+		"$name: C++ new/delete seen once each"
+	is "$(jeprof_bytes "$TP/cxx" "$(one_file 'heapprof.*.f.heap')" make_widget)" 24000 \
+		"$name: new attributed to its caller"
+	# Behaviour: identical to the allocator alone, usable sizes its own.
+	SEMANTICS_ALLOCATOR=$alloc LD_PRELOAD=$alloc "$TP/semantics" --no-pvalloc >alone.out
+	SEMANTICS_ALLOCATOR=$alloc HEAPPROF_CONF=lg_prof_sample:0 LD_PRELOAD=$pre \
+		"$TP/semantics" --no-pvalloc >stacked.out
+	diff -u alone.out stacked.out >d && ok 0 "$name: every call behaves as the allocator alone" ||
+		{ ok 1 "$name: every call behaves as the allocator alone"; diag "$(head -20 d)"; }
+done
 rm -f *.heap
 # jemalloc's own profiler stays usable underneath: its MALLOC_CONF is its own.
 MALLOC_CONF=prof:true,prof_prefix:je,prof_final:true HEAPPROF_CONF=prof_prefix:hp,prof_final:true \
-	LD_PRELOAD=$pre "$TP/seed" >/dev/null 2>&1
+	LD_PRELOAD="$LIB $JEMALLOC" "$TP/seed" >/dev/null 2>&1
 is "$(ls je.*.heap hp.*.heap 2>/dev/null | wc -l)" 2 "jemalloc and heapprof each write their own final dump"
 done_testing

@@ -12,6 +12,7 @@
 #include "dump.h"
 #include "fmt.h"
 #include "live.h"
+#include "log.h"
 #include "real.h"
 #include "sample.h"
 #include "stacktab.h"
@@ -261,6 +262,7 @@ static void test_pool(void)
 
 int main(void)
 {
+	hp_log_set_level(-1);   /* the parser's messages are expected here */
 	test_fmt();
 	test_conf();
 	test_preimage();
