@@ -22,18 +22,6 @@
 #include "live.h"
 #include "tls.h"
 
-HP_INLINE int fast(size_t n)
-{
-	struct hp_tls *t = &hp_tls;
-	uint64_t c = t->countdown;
-
-	if (HP_LIKELY(n < c)) {
-		t->countdown = c - n;
-		return 1;
-	}
-	return 0;
-}
-
 #define NEXT(kind, type) ((type)hp_cxx_next(kind))
 
 typedef void *(*new_fn)(size_t);
@@ -54,7 +42,7 @@ typedef void (*del_al_nt_fn)(void *, size_t, const void *);
 	{                                                               \
 		if (HP_LIKELY(!hp_cxx.direct))                          \
 			return NEXT(kind, type) args;                   \
-		if (HP_LIKELY(fast(n))) {                               \
+		if (HP_LIKELY(hp_fast(n))) {                               \
 			HP_GUARD_SCOPE(g, &hp_tls);                     \
 			return NEXT(kind, type) args;                   \
 		}                                                       \

@@ -20,22 +20,9 @@
 #include "real.h"
 #include "tls.h"
 
-/* n bytes fit before this thread's next sample point: count them and go. */
-HP_INLINE int fast(size_t n)
-{
-	struct hp_tls *t = &hp_tls;
-	uint64_t c = t->countdown;
-
-	if (HP_LIKELY(n < c)) {
-		t->countdown = c - n;
-		return 1;
-	}
-	return 0;
-}
-
 HP_EXPORT void *malloc(size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.malloc(n);
 	return hp_prof_malloc(n);
 }
@@ -55,14 +42,14 @@ HP_EXPORT void *calloc(size_t n, size_t m)
 
 	if (HP_UNLIKELY(__builtin_mul_overflow(n, m, &total)))
 		return hp_real.calloc(n, m);   /* fails as the allocator fails */
-	if (HP_LIKELY(fast(total)))
+	if (HP_LIKELY(hp_fast(total)))
 		return hp_real.calloc(n, m);
 	return hp_prof_calloc(n, m);
 }
 
 HP_EXPORT void *realloc(void *p, size_t n)
 {
-	if (HP_LIKELY(!hp_live_maybe(p) && fast(n)))
+	if (HP_LIKELY(!hp_live_maybe(p) && hp_fast(n)))
 		return hp_real.realloc(p, n);
 	return hp_prof_realloc(p, n);
 }
@@ -80,35 +67,35 @@ HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
 
 HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.posix_memalign(out, align, n);
 	return hp_prof_posix_memalign(out, align, n);
 }
 
 HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.aligned_alloc(align, n);
 	return hp_prof_aligned(HP_ALIGNED_ALLOC, align, n);
 }
 
 HP_EXPORT void *memalign(size_t align, size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.memalign(align, n);
 	return hp_prof_aligned(HP_MEMALIGN, align, n);
 }
 
 HP_EXPORT void *valloc(size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.valloc(n);
 	return hp_prof_aligned(HP_VALLOC, 0, n);
 }
 
 HP_EXPORT void *pvalloc(size_t n)
 {
-	if (HP_LIKELY(fast(n)))
+	if (HP_LIKELY(hp_fast(n)))
 		return hp_real.pvalloc(n);
 	return hp_prof_aligned(HP_PVALLOC, 0, n);
 }

@@ -43,6 +43,21 @@ extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
 void hp_prof_drain_pending(struct hp_tls *t);
 
+/* The fast path's whole test: n bytes fit before this thread's next sample
+ * point, so count them and forward.  False sends the call to the slow
+ * path (a sample, a thread's first allocation, or exact mode). */
+HP_INLINE int hp_fast(uint64_t n)
+{
+	struct hp_tls *t = &hp_tls;
+	uint64_t c = t->countdown;
+
+	if (HP_LIKELY(n < c)) {
+		t->countdown = c - n;
+		return 1;
+	}
+	return 0;
+}
+
 HP_INLINE void hp_guard_enter(struct hp_tls *t)
 {
 	if (t->guard++ == 0) {
