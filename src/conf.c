@@ -9,13 +9,16 @@
  * malformed pair does not end parsing of its source: we report it once and
  * resume after the next comma.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "conf.h"
 #include "fmt.h"
+#include "inifile.h"
 #include "log.h"
+#include "pages.h"
 #include "banned.h"
 
 const struct hp_opt_desc hp_opt_table[HP_NOPTS] = {
@@ -51,7 +54,7 @@ static const char *const jemalloc_keys[] = {
 };
 
 static const char *const source_names[HP_NSOURCES] = {
-	"default", "MALLOC_CONF", "HEAPPROF_CONF", "API",
+	"default", "profiler.ini", "MALLOC_CONF", "HEAPPROF_CONF", "API",
 };
 
 const char *hp_conf_source_name(enum hp_conf_source src)
@@ -162,6 +165,127 @@ static int parse_int(const char *v, size_t len, int64_t *out)
 	return 0;
 }
 
+/* A byte count with an optional binary suffix: 512, 64k, 10M, 2G, 1T,
+ * also written 10MB or 10MiB. */
+static int parse_size(const char *v, size_t len, int64_t *out)
+{
+	char buf[40];
+	char *end;
+
+	if (len == 0 || len >= sizeof(buf) || v[0] == '-')
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	unsigned long long x = strtoull(buf, &end, 10);
+	if (end == buf)
+		return -1;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (shift && (!strcasecmp(end, "b") || !strcasecmp(end, "ib")))
+		end += strlen(end);
+	else if (!shift && !strcasecmp(end, "b"))
+		end++;
+	if (*end)
+		return -1;
+	if (x > (0x7fffffffffffffffULL >> shift))
+		return 1;   /* too big */
+	*out = (int64_t)(x << shift);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signals[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+	{ "TRAP", SIGTRAP }, { "ABRT", SIGABRT }, { "IOT", SIGIOT }, { "BUS", SIGBUS },
+	{ "FPE", SIGFPE }, { "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV },
+	{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+	{ "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "STOP", SIGSTOP },
+	{ "TSTP", SIGTSTP }, { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU }, { "URG", SIGURG },
+	{ "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ }, { "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },
+	{ "WINCH", SIGWINCH }, { "IO", SIGIO }, { "POLL", SIGPOLL }, { "PWR", SIGPWR },
+	{ "SYS", SIGSYS },
+};
+
+/* Signals that can serve as a trigger: not uncatchable, not the
+ * synchronous fault signals a program needs for crash handling, not job
+ * control or SIGCHLD, whose meaning a handler would change. */
+static bool signal_usable(int sig)
+{
+	switch (sig) {
+	case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
+	case SIGILL: case SIGTRAP: case SIGABRT: case SIGCHLD: case SIGCONT:
+	case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	}
+	return sig >= 1 && sig <= SIGRTMAX;
+}
+
+/* 0 ok, -1 not a signal, 1 a signal that cannot be used. */
+static int parse_signal(const char *v, size_t len, int *out)
+{
+	char buf[32];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	if (!strcasecmp(buf, "none") || !strcmp(buf, "0")) {
+		*out = 0;
+		return 0;
+	}
+	const char *n = !strncasecmp(buf, "SIG", 3) ? buf + 3 : buf;
+	int sig = -1;
+	char *end;
+	if (*n >= '0' && *n <= '9') {
+		long x = strtol(n, &end, 10);
+		if (*end || x < 1 || x > 1000)
+			return -1;
+		sig = (int)x;
+	} else if (!strncasecmp(n, "RTMIN", 5) || !strncasecmp(n, "RTMAX", 5)) {
+		int base = !strncasecmp(n, "RTMIN", 5) ? SIGRTMIN : SIGRTMAX;
+		long off = 0;
+		if (n[5]) {
+			off = strtol(n + 5, &end, 10);
+			if (*end || (n[5] != '+' && n[5] != '-'))
+				return -1;
+		}
+		sig = base + (int)off;
+	} else {
+		for (size_t i = 0; i < HP_ARRAY_LEN(signals); i++)
+			if (!strcasecmp(n, signals[i].name))
+				sig = signals[i].sig;
+		if (sig < 0)
+			return -1;
+	}
+	if (!signal_usable(sig))
+		return 1;
+	*out = sig;
+	return 0;
+}
+
+const char *hp_conf_signal_name(int sig, char *buf, size_t cap)
+{
+	if (sig == 0)
+		return "none";
+	for (size_t i = 0; i < HP_ARRAY_LEN(signals); i++)
+		if (signals[i].sig == sig) {
+			hp_fmt(buf, cap, "%s", signals[i].name);
+			return buf;
+		}
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		hp_fmt(buf, cap, "RTMIN+%d", sig - SIGRTMIN);
+	else
+		hp_fmt(buf, cap, "%d", sig);
+	return buf;
+}
+
 static int enum_index(const char *choices, const char *v, size_t len)
 {
 	int idx = 0;
@@ -197,6 +321,24 @@ enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
 		*(int64_t *)field = x;
 		return HP_CONF_OK;
 	}
+	case HP_OT_SIZE: {
+		int64_t x;
+		int r = parse_size(val, len, &x);
+		if (r < 0)
+			return HP_CONF_BAD_VALUE;
+		if (r > 0 || x < d->min || x > d->max)
+			return HP_CONF_OUT_OF_RANGE;
+		*(int64_t *)field = x;
+		return HP_CONF_OK;
+	}
+	case HP_OT_SIGNAL: {
+		int sig;
+		int r = parse_signal(val, len, &sig);
+		if (r)
+			return r < 0 ? HP_CONF_BAD_VALUE : HP_CONF_OUT_OF_RANGE;
+		*(int *)field = sig;
+		return HP_CONF_OK;
+	}
 	case HP_OT_STR:
 		if ((int64_t)len > d->max || memchr(val, '\0', len))
 			return HP_CONF_OUT_OF_RANGE;
@@ -224,6 +366,21 @@ size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
 		return hp_fmt(buf, cap, "%s", *(const bool *)field ? "true" : "false");
 	case HP_OT_INT:
 		return hp_fmt(buf, cap, "%lld", (long long)*(const int64_t *)field);
+	case HP_OT_SIZE: {
+		int64_t x = *(const int64_t *)field;
+		static const char units[] = "kMGT";
+		int u = -1;
+		while (u < 3 && x && !(x & 1023)) {
+			x >>= 10;
+			u++;
+		}
+		return u < 0 ? hp_fmt(buf, cap, "%lld", (long long)x)
+			     : hp_fmt(buf, cap, "%lld%c", (long long)x, units[u]);
+	}
+	case HP_OT_SIGNAL: {
+		char name[32];
+		return hp_fmt(buf, cap, "%s", hp_conf_signal_name(*(const int *)field, name, sizeof(name)));
+	}
 	case HP_OT_STR:
 		return hp_fmt(buf, cap, "%s", field);
 	case HP_OT_ENUM: {
@@ -238,6 +395,60 @@ size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
 	}
 	}
 	return 0;
+}
+
+size_t hp_conf_expected(const struct hp_opt_desc *d, char *buf, size_t cap)
+{
+	switch (d->type) {
+	case HP_OT_BOOL:
+		return hp_fmt(buf, cap, "true or false");
+	case HP_OT_INT:
+		return hp_fmt(buf, cap, "%lld to %lld", (long long)d->min, (long long)d->max);
+	case HP_OT_SIZE:
+		return hp_fmt(buf, cap, "a size such as 512, 64k, 10M or 2G");
+	case HP_OT_STR:
+		return hp_fmt(buf, cap, "at most %lld characters", (long long)d->max);
+	case HP_OT_ENUM: {
+		size_t n = hp_fmt(buf, cap, "one of ");
+		for (const char *c = d->choices; *c && n < cap; c++)
+			n += hp_fmt(buf + n, cap - n, "%s", *c == '|' ? ", " : (char[]){ *c, 0 });
+		return n;
+	}
+	case HP_OT_SIGNAL:
+		return hp_fmt(buf, cap, "a signal such as USR1 or SIGRTMIN+3, or none");
+	}
+	return 0;
+}
+
+static size_t field_size(const struct hp_opt_desc *d)
+{
+	switch (d->type) {
+	case HP_OT_BOOL:
+		return sizeof(bool);
+	case HP_OT_INT:
+	case HP_OT_SIZE:
+		return sizeof(int64_t);
+	case HP_OT_STR:
+		return HP_OPT_STR_MAX;
+	default:
+		return sizeof(int);
+	}
+}
+
+void hp_conf_copy(struct hp_opts *to, const struct hp_opts *from, const struct hp_opt_desc *d)
+{
+	if (d->type == HP_OT_STR)
+		memcpy((char *)to + d->offset, (const char *)from + d->offset,
+		       strlen((const char *)from + d->offset) + 1);
+	else
+		memcpy((char *)to + d->offset, (const char *)from + d->offset, field_size(d));
+}
+
+bool hp_conf_equal(const struct hp_opts *a, const struct hp_opts *b, const struct hp_opt_desc *d)
+{
+	if (d->type == HP_OT_STR)
+		return !strcmp((const char *)a + d->offset, (const char *)b + d->offset);
+	return !memcmp((const char *)a + d->offset, (const char *)b + d->offset, field_size(d));
 }
 
 void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs)
@@ -347,6 +558,8 @@ static void hp_conf_confirm(const char *mc, const char *hc)
 {
 	char val[256];
 
+	hp_log(HP_LOG_ERROR, "config file (profiler.ini): %s%s", hp_conf_ini.path,
+	       hp_conf_ini.found ? "" : " (none)");
 	hp_log(HP_LOG_ERROR, "malloc_conf #1 (MALLOC_CONF): \"%s\"", mc ? mc : "");
 	hp_log(HP_LOG_ERROR, "malloc_conf #2 (HEAPPROF_CONF): \"%s\"", hc ? hc : "");
 	for (size_t i = 0; i < HP_NOPTS; i++) {
@@ -358,12 +571,43 @@ static void hp_conf_confirm(const char *mc, const char *hc)
 	}
 }
 
+/* The environment's strings, copied at init: the program may change its
+ * environment later, and live reloads re-apply these over profiler.ini. */
+static char *env_copy[HP_NSOURCES];
+
+static char *keep_env(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *c = hp_pages_alloc(n);
+	if (c)
+		memcpy(c, s, n);
+	return c;
+}
+
+const char *hp_conf_env(enum hp_conf_source src)
+{
+	return src < HP_NSOURCES ? env_copy[src] : NULL;
+}
+
+/* The profiler.ini in force: kept for live reloads to compare against. */
+struct hp_ini hp_conf_ini;
+
 void hp_conf_load(void)
 {
-	const char *mc = secure_getenv("MALLOC_CONF");
-	const char *hc = secure_getenv("HEAPPROF_CONF");
+	bool explicit;
+	const char *path = hp_ini_path(&explicit);
+	const char *mc = env_copy[HP_SRC_MALLOC_CONF] = keep_env(secure_getenv("MALLOC_CONF"));
+	const char *hc = env_copy[HP_SRC_HEAPPROF_CONF] = keep_env(secure_getenv("HEAPPROF_CONF"));
 
 	hp_conf_defaults(&hp_opt, hp_opt_source);
+	hp_ini_read(&hp_conf_ini, path, explicit, hp_ini_program(), false);
+	for (size_t i = 0; i < HP_NOPTS; i++)
+		if (hp_conf_ini.set[i]) {
+			hp_conf_copy(&hp_opt, &hp_conf_ini.opts, &hp_opt_table[i]);
+			hp_opt_source[i] = HP_SRC_INI;
+		}
 	if (mc)
 		hp_conf_parse_string(&hp_opt, hp_opt_source, mc, HP_SRC_MALLOC_CONF);
 	if (hc)

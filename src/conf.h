@@ -20,12 +20,14 @@
 #define HP_OPT_STR_MAX 4096
 #define HP_OPT_LIVE    1u
 
-enum hp_opt_type { HP_OT_BOOL, HP_OT_INT, HP_OT_STR, HP_OT_ENUM };
+enum hp_opt_type { HP_OT_BOOL, HP_OT_INT, HP_OT_SIZE, HP_OT_STR, HP_OT_ENUM, HP_OT_SIGNAL };
 
-#define HP_FIELD_BOOL(n) bool n;
-#define HP_FIELD_INT(n)  int64_t n;
-#define HP_FIELD_STR(n)  char n[HP_OPT_STR_MAX];
-#define HP_FIELD_ENUM(n) int n;
+#define HP_FIELD_BOOL(n)   bool n;
+#define HP_FIELD_INT(n)    int64_t n;
+#define HP_FIELD_SIZE(n)   int64_t n;
+#define HP_FIELD_STR(n)    char n[HP_OPT_STR_MAX];
+#define HP_FIELD_ENUM(n)   int n;
+#define HP_FIELD_SIGNAL(n) int n;   /* 0: none */
 
 struct hp_opts {
 #define HP_OPT(name, type, def, min, max, choices, flags, help) HP_FIELD_##type(name)
@@ -57,6 +59,7 @@ struct hp_opt_desc {
 /* Where a value came from, lowest precedence first. */
 enum hp_conf_source {
 	HP_SRC_DEFAULT = 0,
+	HP_SRC_INI,
 	HP_SRC_MALLOC_CONF,
 	HP_SRC_HEAPPROF_CONF,
 	HP_SRC_API,
@@ -78,6 +81,9 @@ enum hp_conf_status {
 	HP_CONF_BAD_VALUE,     /* "Invalid conf value" */
 	HP_CONF_OUT_OF_RANGE,  /* "Out-of-range conf value" */
 };
+
+/* Why a value was refused, for messages: "true/false", "0 to 40"... */
+size_t hp_conf_expected(const struct hp_opt_desc *d, char *buf, size_t cap);
 
 /* Parses val[0..len) for option d into o.  On error o is unchanged. */
 enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
@@ -107,7 +113,23 @@ void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs);
  * prof_leak, which implies prof_final) and warns about conflicts. */
 void hp_conf_finish(struct hp_opts *o, uint8_t *srcs);
 
-/* Reads defaults and the environment into hp_opt.  Called once at init. */
+/* Copies option d's value from one set to another. */
+void hp_conf_copy(struct hp_opts *to, const struct hp_opts *from, const struct hp_opt_desc *d);
+/* True if option d has the same value in a and b. */
+bool hp_conf_equal(const struct hp_opts *a, const struct hp_opts *b, const struct hp_opt_desc *d);
+
+/* A signal's name without "SIG" ("USR1"), or "none" for 0. */
+const char *hp_conf_signal_name(int sig, char *buf, size_t cap);
+
+/* Reads defaults, profiler.ini and the environment into hp_opt.  Called
+ * once at init. */
 void hp_conf_load(void);
+
+/* The environment's option strings as read at init (for live reloads,
+ * which must not let profiler.ini override them). */
+const char *hp_conf_env(enum hp_conf_source src);
+
+/* The profiler.ini read last (see ini.h). */
+extern struct hp_ini hp_conf_ini;
 
 #endif

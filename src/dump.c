@@ -16,11 +16,17 @@
 
 #include "conf.h"
 #include "dump.h"
+#include "dumpname.h"
 #include "file.h"
 #include "fmt.h"
 #include "pages.h"
+#include "log.h"
 #include "prof.h"
+#include "runtime.h"
+#include "sample.h"
 #include "snapshot.h"
+#include "state.h"
+#include "symbols.h"
 #include "stacktab.h"
 #include "thread.h"
 #include "tls.h"
@@ -28,9 +34,8 @@
 
 #define OUT_BUF (64u << 10)
 
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned seq;
-static unsigned letter_seq[26];
+/* Live bytes at this process's previous dump, for the growth figure. */
+static int64_t previous_live = -1;
 
 void hp_dump_preimage(double cnt, double bytes, double rate,
 		      uint64_t *cnt_in, uint64_t *bytes_in)
@@ -252,6 +257,8 @@ int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int
 	if (err)
 		goto out;
 	hp_out_init(&o, f.fd, buf, OUT_BUF);
+	if (hp_opt.dump_symbols)
+		hp_symbols_write(&o, s, accum);
 	if (format == HP_FMT_JEMALLOC)
 		write_jemalloc(&o, s, rate, accum);
 	else
@@ -267,7 +274,7 @@ out:
 	return err;
 }
 
-/* Under dump_lock, inside the guard. */
+/* Under the options lock, inside the guard. */
 static int dump_locked(const char *path, struct hp_snapshot *keep)
 {
 	struct hp_snapshot s;
@@ -284,34 +291,77 @@ static int dump_locked(const char *path, struct hp_snapshot *keep)
 	return err;
 }
 
-static void auto_name(char *path, size_t cap, char trigger)
+static const char *trigger_name(char t)
 {
-	unsigned n = HP_ADD(&seq, 1);
-
-	if (trigger == 'f') {
-		hp_fmt(path, cap, "%s.%d.%u.f.heap", hp_opt.prof_prefix, (int)getpid(), n);
-		return;
+	switch (t) {
+	case 'f': return "final";
+	case 'i': return "interval";
+	case 'u': return "high-water";
+	case 't': return "timer";
+	case 's': return "signal";
+	case 'm': return "API";
+	case 'h': return "threshold";
 	}
-	unsigned k = 0;
-	if (trigger >= 'a' && trigger <= 'z')
-		k = HP_ADD(&letter_seq[trigger - 'a'], 1);
-	hp_fmt(path, cap, "%s.%d.%u.%c%u.heap", hp_opt.prof_prefix, (int)getpid(), n,
-	       trigger, k);
+	return "?";
 }
 
-int hp_dump_auto(char trigger, char *path, size_t cap, struct hp_snapshot *keep)
+void hp_dump_log(int level, const char *path, char trigger, const struct hp_snapshot *s)
+{
+	char live[32], delta[40];
+	uint64_t contexts = 0;
+	int64_t bytes = s->total.live_bytes;
+
+	for (uint32_t st = 1; st <= s->nstacks; st++)
+		contexts += s->by_stack[st].live_cnt > 0;
+	hp_fmt_bytes(live, sizeof(live), bytes);
+	if (previous_live < 0) {
+		hp_fmt(delta, sizeof(delta), "first dump");
+	} else {
+		size_t n = hp_fmt(delta, sizeof(delta), "%s", bytes >= previous_live ? "+" : "");
+		n += hp_fmt_bytes(delta + n, sizeof(delta) - n, bytes - previous_live);
+		hp_fmt(delta + n, sizeof(delta) - n, " since the previous dump");
+	}
+	previous_live = bytes;
+	uint64_t objects = (uint64_t)(s->total.live_cnt > 0 ? s->total.live_cnt : 0) >> HP_CNT_SHIFT;
+	hp_log((enum hp_log_level)level, "dump %s (%s): ~%s live in %llu object%s, %llu context%s, %s", path,
+	       trigger_name(trigger), live, (unsigned long long)objects, objects == 1 ? "" : "s",
+	       (unsigned long long)contexts, contexts == 1 ? "" : "s", delta);
+}
+
+int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
+		 struct hp_snapshot *keep)
 {
 	struct hp_tls *t = &hp_tls;
+	struct hp_snapshot s;
 	int err;
 
 	path[0] = '\0';
-	if (!hp_opt.prof_prefix[0])
-		return ENOENT;
 	hp_guard_enter(t);
-	pthread_mutex_lock(&dump_lock);
-	auto_name(path, cap, trigger);
-	err = dump_locked(path, keep);
-	pthread_mutex_unlock(&dump_lock);
+	hp_runtime_lock();
+	if (!hp_opt.prof_prefix[0]) {
+		err = ENOENT;
+		goto out;
+	}
+	err = hp_dumpname_next(hp_opt.prof_prefix, trigger, path, cap);
+	if (!err)
+		err = hp_dumpname_mkdirs(path);
+	if (!err)
+		err = dump_locked(path, &s);
+	if (err) {
+		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger),
+		       path[0] ? path : hp_opt.prof_prefix, strerrordesc_np(err));
+		goto out;
+	}
+	if (!(flags & HP_DUMP_QUIET))
+		hp_dump_log(HP_LOG_INFO, path, trigger, &s);
+	hp_dumpname_rotate(hp_opt.prof_prefix, hp_opt.dump_keep, hp_opt.dump_keep_bytes, path);
+	hp_state_note_dump(path);
+	if (keep)
+		*keep = s;
+	else
+		hp_snapshot_release(&s);
+out:
+	hp_runtime_unlock();
 	hp_guard_leave(t);
 	return err;
 }
@@ -322,14 +372,16 @@ int hp_dump_path(const char *path)
 	int err;
 
 	hp_guard_enter(t);
-	pthread_mutex_lock(&dump_lock);
+	hp_runtime_lock();
 	err = dump_locked(path, NULL);
-	pthread_mutex_unlock(&dump_lock);
+	if (!err)
+		hp_state_note_dump(path);
+	hp_runtime_unlock();
 	hp_guard_leave(t);
 	return err;
 }
 
 void hp_dump_postfork_child(void)
 {
-	pthread_mutex_init(&dump_lock, NULL);
+	previous_live = -1;
 }

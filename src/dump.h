@@ -39,13 +39,20 @@ struct hp_snapshot;
  * dump_format.  Returns 0 or an errno value. */
 int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int accum);
 
-/* Takes a snapshot and writes it under an automatic name
- * <prefix>.<pid>.<seq>.<trigger><n>.heap (no <n> for the final dump 'f').
- * The name is copied to path.  Returns 0, ENOENT when prof_prefix is
- * empty, or an errno value.  Dumps are serialised.  With keep non-NULL and
- * success, the snapshot the dump was written from is handed to the caller,
- * who releases it. */
-int hp_dump_auto(char trigger, char *path, size_t cap, struct hp_snapshot *keep);
+/* Takes a snapshot and writes it under an automatic name (dumpname.h) for
+ * the trigger letter: f final, i interval, u high-water, t timer, s
+ * signal, m API, h threshold.  The name is copied to path.  Logs the dump
+ * with a summary (unless HP_DUMP_QUIET), applies retention, updates the
+ * state file.  Returns 0, ENOENT when prof_prefix is empty, or an errno
+ * value (logged).  Dumps are serialised.  With keep non-NULL and success,
+ * the snapshot the dump was written from is handed to the caller, who
+ * releases it. */
+#define HP_DUMP_QUIET 1u
+int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
+		 struct hp_snapshot *keep);
+
+/* The log line for a dump written quietly, at the given log level. */
+void hp_dump_log(int level, const char *path, char trigger, const struct hp_snapshot *s);
 
 /* Writes a dump to an explicit path (the API's heapprof_dump(path)). */
 int hp_dump_path(const char *path);

@@ -300,3 +300,91 @@ void hp_out_printf(struct hp_out *o, const char *fmt, ...)
 	va_end(ap);
 	hp_out_write(o, line, n);
 }
+
+/* ---- time ------------------------------------------------------------ */
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int)(yoe + era * 400) + (*m <= 2);
+}
+
+static int64_t days_from_civil(int y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+size_t hp_fmt_utc(char *buf, int64_t t, int ms, int compact)
+{
+	int64_t days = t >= 0 ? t / 86400 : (t - 86399) / 86400;
+	int64_t secs = t - days * 86400;
+	int y;
+	unsigned m, d;
+
+	civil_from_days(days, &y, &m, &d);
+	if (compact)
+		return hp_fmt(buf, 32, "%04d%02u%02uT%02u%02u%02uZ", y, m, d,
+			      (unsigned)(secs / 3600), (unsigned)(secs / 60 % 60), (unsigned)(secs % 60));
+	return hp_fmt(buf, 32, "%04d-%02u-%02uT%02u:%02u:%02u.%03dZ", y, m, d,
+		      (unsigned)(secs / 3600), (unsigned)(secs / 60 % 60), (unsigned)(secs % 60), ms);
+}
+
+static int digits(const char *s, int n, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int64_t hp_parse_utc(const char *s)
+{
+	unsigned y, mo, d, h, mi, se;
+
+	if (digits(s, 4, &y) || digits(s + 4, 2, &mo) || digits(s + 6, 2, &d) || s[8] != 'T' ||
+	    digits(s + 9, 2, &h) || digits(s + 11, 2, &mi) || digits(s + 13, 2, &se) || s[15] != 'Z')
+		return -1;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return -1;
+	return days_from_civil((int)y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+}
+
+size_t hp_fmt_bytes(char *buf, size_t cap, int64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	const char *sign = bytes < 0 ? "-" : "";
+	uint64_t b = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes : (uint64_t)bytes;
+
+	if (b < 1024)
+		return hp_fmt(buf, cap, "%s%llu B", sign, (unsigned long long)b);
+	int u = 0;
+	uint64_t scale = 1024;
+	while (u < 4 && b >= scale * 1024) {
+		scale *= 1024;
+		u++;
+	}
+	/* One decimal, rounded. */
+	uint64_t tenths = (b * 10 + scale / 2) / scale;
+	return hp_fmt(buf, cap, "%s%llu.%llu %s", sign, (unsigned long long)(tenths / 10),
+		      (unsigned long long)(tenths % 10), units[u]);
+}

@@ -48,6 +48,19 @@ void hp_out_printf(struct hp_out *o, const char *fmt, ...) HP_PRINTF(2, 3);
 /* Writes out what is buffered.  Returns 0 or the sticky errno. */
 int hp_out_flush(struct hp_out *o);
 
+/* UTC time t (seconds since the epoch) as "20261122T101530Z" (compact,
+ * for file names) or "2026-11-22T10:15:30.123Z" (with ms, for logs).
+ * Our own conversion: glibc's gmtime_r takes the time-zone lock.
+ * Returns the length; buf needs 32 bytes. */
+size_t hp_fmt_utc(char *buf, int64_t t, int ms, int compact);
+
+/* Parses a compact UTC timestamp back to seconds; -1 if malformed. */
+int64_t hp_parse_utc(const char *s);
+
+/* A byte count for people: "512 B", "1.5 KiB", "123.4 MiB", "2.0 GiB".
+ * Negative values get a sign.  Returns the length. */
+size_t hp_fmt_bytes(char *buf, size_t cap, int64_t bytes);
+
 /* Decimal and hex conversion into a buffer of at least 24 bytes; returns
  * the length.  Used by hot-ish writers that avoid the format parser. */
 size_t hp_u64_to_dec(char *buf, uint64_t v);

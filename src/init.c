@@ -14,17 +14,22 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conf.h"
 #include "cxx.h"
 #include "dump.h"
+#include "dumpname.h"
+#include "helper.h"
 #include "leak.h"
 #include "live.h"
 #include "log.h"
 #include "prof.h"
 #include "real.h"
+#include "runtime.h"
 #include "stack.h"
 #include "stacktab.h"
+#include "state.h"
 #include "tctx.h"
 #include "thread.h"
 #include "tls.h"
@@ -68,6 +73,11 @@ static void postfork_child(void)
 	hp_stacktab_postfork_child();
 	hp_thread_postfork_child();
 	hp_dump_postfork_child();
+	hp_runtime_postfork_child();
+	hp_state_postfork_child();
+	/* The child keeps profiling: its own pipe, helper thread and state. */
+	hp_helper_postfork_child();
+	hp_state_publish();
 	hp_guard_leave(&hp_tls);
 }
 
@@ -77,15 +87,6 @@ static void exit_handler(int status, void *arg)
 	hp_leak_at_exit(status);
 }
 
-static void apply_options(void)
-{
-	hp_prof.enabled = hp_opt.prof;
-	hp_prof.active = hp_opt.prof_active;
-	hp_prof.lg_sample = (int)hp_opt.lg_prof_sample;
-	hp_prof.bt_max = (int)hp_opt.prof_bt_max;
-	hp_prof.thread_active_init = hp_opt.prof_thread_active_init;
-}
-
 __attribute__((constructor(101))) static void hp_init(void)
 {
 	struct hp_tls *t = &hp_tls;
@@ -93,13 +94,25 @@ __attribute__((constructor(101))) static void hp_init(void)
 	hp_real_resolve();
 	hp_guard_enter(t);
 	hp_cxx_resolve();
+	hp_log_hold(1);
 	hp_conf_load();
-	apply_options();
+	hp_prof.enabled = hp_opt.prof;
+	hp_prof.lg_sample = (int)hp_opt.lg_prof_sample;
 	if (hp_prof.enabled) {
+		hp_runtime_apply();
+		hp_log_hold(0);
 		hp_thread_init();
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
 		on_exit(exit_handler, NULL);
+		hp_state_init();
+		int err = hp_helper_start();
+		if (err)
+			hp_log(HP_LOG_ERROR, "no helper thread (%s): signal and trigger dumps are off",
+			       strerrordesc_np(err));
+	} else {
+		hp_log_set_level(hp_opt.log_level);
+		hp_log_hold(0);
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
 	       HEAPPROF_VERSION, hp_prof.enabled ? "on" : "off", hp_prof.lg_sample,

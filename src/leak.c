@@ -25,6 +25,7 @@
 #include "sample.h"
 #include "snapshot.h"
 #include "stacktab.h"
+#include "state.h"
 #include "tctx.h"
 #include "tls.h"
 #include "banned.h"
@@ -207,16 +208,16 @@ void hp_leak_at_exit(int status)
 	struct hp_snapshot snap;
 	struct hp_leak_summary sum;
 	char path[PATH_MAX];
-	int have_snap = 0, dump_err = ENOENT;
+	int have_snap = 0, dump_err = ENOENT, logged = 0;
 
-	if (!hp_opt.prof_final && !hp_opt.prof_leak)
+	if (!hp_opt.prof_final && !hp_opt.prof_leak) {
+		hp_state_remove();
 		return;
+	}
 	hp_guard_enter(t);
 	if (hp_opt.prof_final) {
-		dump_err = hp_dump_auto('f', path, sizeof(path), &snap);
+		dump_err = hp_dump_auto('f', HP_DUMP_QUIET, path, sizeof(path), &snap);
 		have_snap = dump_err == 0;
-		if (dump_err && dump_err != ENOENT)
-			hp_log(HP_LOG_ERROR, "final dump failed: %s: %s", path, strerrordesc_np(dump_err));
 	}
 	if (!hp_opt.prof_leak)
 		goto out;
@@ -229,6 +230,7 @@ void hp_leak_at_exit(int status)
 	if (!sum.contexts)
 		goto out;
 	print_summary(&sum, path, dump_err);
+	logged = 1;
 	if (!hp_opt.prof_leak_error)
 		goto out;
 	if (status != 0) {
@@ -237,12 +239,18 @@ void hp_leak_at_exit(int status)
 	}
 	hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
 	hp_snapshot_release(&snap);
+	hp_state_remove();
 	hp_guard_leave(t);
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
 	exit((int)hp_opt.leak_exit_code);
 out:
+	/* The summary names the final dump; without one, say where it went,
+	 * except to a clean leak check, whose output stays as the program's. */
+	if (have_snap && !dump_err && !logged)
+		hp_dump_log(hp_opt.prof_leak ? HP_LOG_DEBUG : HP_LOG_INFO, path, 'f', &snap);
 	if (have_snap)
 		hp_snapshot_release(&snap);
+	hp_state_remove();
 	hp_guard_leave(t);
 }

@@ -10,6 +10,8 @@
 #ifndef HP_LOG_H
 #define HP_LOG_H
 
+#include <stdint.h>
+
 #include "compiler.h"
 
 enum hp_log_level {
@@ -26,5 +28,18 @@ void hp_log(enum hp_log_level level, const char *fmt, ...) HP_PRINTF(2, 3);
 
 /* Sets the level (from the log_level option). */
 void hp_log_set_level(int level);
+
+/* Sends messages to the file at path (NULL or empty: standard error),
+ * rotating it when a line would take it past max bytes (0: never) and
+ * keeping nkeep rotated files.  Returns 0, or the errno of the failed
+ * open (messages then go to standard error).  Thread-safe. */
+int hp_log_configure(const char *path, int64_t max, int nkeep);
+
+/* In a fork child. */
+void hp_log_postfork_child(void);
+
+/* At start-up, before the log file is configured: hold lines (on), then
+ * write them where they belong (off). */
+void hp_log_hold(int on);
 
 #endif

@@ -23,6 +23,7 @@
 #include "tctx.h"
 #include "thread.h"
 #include "tls.h"
+#include "trigger.h"
 #include "banned.h"
 
 __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
@@ -66,13 +67,16 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 		t->epoch = epoch;
 		if (!t->rng)
 			t->rng = hp_sample_seed(t);
-		t->countdown = draw(t, *lg);
+		t->countdown = t->last_draw = draw(t, *lg);
 		if (n < t->countdown) {
 			t->countdown -= n;
 			return false;
 		}
 	}
-	t->countdown = draw(t, *lg);
+	/* Bytes allocated since the last sample point, this block included:
+	 * what lg_prof_interval counts. */
+	hp_trigger_note_alloc(t, t->last_draw - t->countdown + n);
+	t->countdown = t->last_draw = draw(t, *lg);
 	return HP_LOAD(&hp_prof.active);
 }
 
@@ -155,6 +159,8 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_tctx_sub(c, cnt, bytes, 1);
 		HP_ADD(&hp_prof.dropped, 1);
+	} else {
+		hp_trigger_note_live(t, (int64_t)bytes);
 	}
 out:
 	hp_guard_leave(t);
@@ -171,6 +177,7 @@ static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
 		return;
 	weight(size, c->lg, &cnt, &bytes);
 	hp_tctx_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
+	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 
 /* ---- slow paths ------------------------------------------------------ */

@@ -32,6 +32,10 @@ struct hp_tls {
 	uint32_t guard;             /* nesting depth inside the profiler */
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
 	uint64_t rng;
+	uint64_t last_draw;         /* the countdown drawn at the last sample point */
+	/* Trigger accounting, published to trigger.c past a threshold. */
+	uint64_t alloc_acc;         /* bytes allocated, not yet published */
+	int64_t live_acc;           /* estimated live bytes, not yet published */
 	struct hp_thread *thread;   /* created on the first sample */
 	/* Sampled blocks freed by a signal handler while this thread held the
 	 * live-table shard they live in: freed when the guard is left. */

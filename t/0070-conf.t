@@ -47,14 +47,15 @@ is "$(cat err)" "" "jemalloc's keys pass silently"
 
 # Booleans in every spelling, numbers in every base jemalloc accepts.
 run "prof_accum:yes,prof_final:on,prof_leak:0,lg_prof_sample:0x0,prof_bt_max:010"
-is "$(cat err)" "" "true/yes/on/1, hex and octal accepted"
+like "$(cat err)" '^<heapprof>: dump heapprof\.[0-9]+\.0\.f\.[0-9TZ]+\.heap \(final\): ~4\.0 KiB live in 1 object, 1 context, first dump$' \
+	"true/yes/on/1, hex and octal accepted: the final dump is written and logged"
 rm -f *.heap
 
 # Precedence: HEAPPROF_CONF overrides MALLOC_CONF key by key.
 MALLOC_CONF=prof_prefix:mc,lg_prof_sample:0,prof_final:true HEAPPROF_CONF=prof_prefix:hc \
 	LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
 is "$(ls mc.* 2>/dev/null | wc -l)" 0 "HEAPPROF_CONF's prefix wins"
-dump=$(one_file 'hc.*.f.heap')
+dump=$(one_file 'hc.*.f.*.heap')
 is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "MALLOC_CONF's other keys still apply (exact mode)"
 rm -f *.heap
 MALLOC_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
@@ -73,14 +74,14 @@ prof "prof_active:false,lg_prof_sample:0,prof_leak:true" "$TP/seed" >/dev/null 2
 is "$(cat err)" "" "prof_active:false: nothing sampled, no leak reported"
 rm -f *.heap
 prof "prof_bt_max:1,lg_prof_sample:0,prof_final:true" "$TP/seed" >/dev/null 2>&1
-is "$(awk '/ @ 0x/ {print NF - 5}' "$(one_file 'heapprof.*.f.heap')" | sort -u)" 1 "prof_bt_max:1: one frame per stack"
+is "$(awk '/ @ 0x/ {print NF - 5}' "$(one_file 'heapprof.*.f.*.heap')" | sort -u)" 1 "prof_bt_max:1: one frame per stack"
 rm -f *.heap
 
 # A dump that cannot be written: one line, and the host carries on.
 : >afile
 prof "lg_prof_sample:0,prof_leak_error:true,prof_prefix:afile/x" "$TP/gate" clean >out 2>err
 is $? 0 "an unwritable prefix does not change a clean exit"
-like "$(cat err)" "^<heapprof>: final dump failed: afile/x\\.[0-9]+\\.0\\.f\\.heap: Not a directory$" "one line names the file and the error"
+like "$(cat err)" '^<heapprof>: dump failed \(final\): afile/x\.[0-9]+\.0\.f\.[0-9TZ]+\.heap: Not a directory$' "one line names the file and the error"
 prof "lg_prof_sample:0,prof_leak_error:true,prof_prefix:afile/x" "$TP/gate" leak >out 2>err
 is $? 1 "the gate still works without a dump"
 like "$(cat err)" "No final dump \\(Not a directory\\)" "and says there is no dump"

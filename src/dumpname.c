@@ -1,0 +1,339 @@
+/*
+ * dumpname.c -- dump names, directories and retention (see dumpname.h).
+ *
+ * Owns the sequence counters.  Runs on dumping threads, under the dump
+ * lock; never allocates through the host allocator (directory listings
+ * go through getdents64 into our own pages).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "dumpname.h"
+#include "fmt.h"
+#include "inifile.h"
+#include "pages.h"
+#include "banned.h"
+
+#define MAX_FILES 65536        /* files of a prefix considered per rotation */
+#define NAME_MAX_LEN 255
+
+static unsigned seq;
+static unsigned letter_seq[26];
+
+void hp_dumpname_postfork_child(void)
+{
+	/* jemalloc's children keep counting from the parent's counters; so do
+	 * we (names differ by pid anyway). */
+}
+
+size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap)
+{
+	size_t n = 0;
+	struct utsname u;
+	int have_uname = 0;
+
+	for (const char *p = prefix; *p; p++) {
+		char tmp[300];
+		const char *piece = tmp;
+		size_t len;
+		if (*p != '%' || !p[1]) {
+			tmp[0] = *p;
+			len = 1;
+		} else {
+			switch (*++p) {
+			case 'p':
+				len = hp_fmt(tmp, sizeof(tmp), "%d", (int)getpid());
+				break;
+			case 'e':
+				piece = hp_ini_program();
+				len = strlen(piece);
+				break;
+			case 'h':
+				if (!have_uname)
+					have_uname = uname(&u) == 0;
+				piece = have_uname ? u.nodename : "localhost";
+				len = strlen(piece);
+				break;
+			case '%':
+				tmp[0] = '%';
+				len = 1;
+				break;
+			default:   /* unknown: kept as written */
+				tmp[0] = '%';
+				tmp[1] = *p;
+				len = 2;
+				break;
+			}
+		}
+		if (n + len + 1 > cap)
+			return 0;
+		memcpy(out + n, piece, len);
+		n += len;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+int hp_dumpname_mkdirs(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return 0;
+	size_t n = (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	/* Create each missing component, from the top. */
+	for (char *p = dir + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+				return errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap)
+{
+	char base[PATH_MAX], ts[32];
+	struct timespec now;
+
+	if (!hp_dumpname_expand(prefix, base, sizeof(base)))
+		return ENAMETOOLONG;
+	clock_gettime(CLOCK_REALTIME, &now);
+	hp_fmt_utc(ts, now.tv_sec, 0, 1);
+	unsigned n = HP_ADD(&seq, 1);
+	size_t len;
+	if (letter == 'f') {
+		len = hp_fmt(out, cap, "%s.%d.%u.f.%s.heap", base, (int)getpid(), n, ts);
+	} else {
+		unsigned k = letter >= 'a' && letter <= 'z' ? HP_ADD(&letter_seq[letter - 'a'], 1) : 0;
+		len = hp_fmt(out, cap, "%s.%d.%u.%c%u.%s.heap", base, (int)getpid(), n, letter, k, ts);
+	}
+	return len + 1 >= cap ? ENAMETOOLONG : 0;
+}
+
+/* ---- matching names against the prefix template --------------------- */
+
+static int all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+static unsigned long long to_num(const char *s, size_t n)
+{
+	unsigned long long v = 0;
+
+	for (size_t i = 0; i < n && i < 19; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	return v;
+}
+
+/* ".<pid>.<seq>.<letter>[n].<ts>.heap" exactly. */
+static int parse_tail(const char *s, int *pid, unsigned *seqno, int64_t *utc)
+{
+	const char *f[5];
+	size_t len[5];
+	int k = 0;
+
+	if (*s != '.')
+		return -1;
+	s++;
+	size_t total = strlen(s);
+	if (total < 5 || strcmp(s + total - 5, ".heap"))
+		return -1;
+	total -= 5;
+	for (const char *p = s; k < 5;) {
+		const char *dot = memchr(p, '.', (size_t)(s + total - p));
+		f[k] = p;
+		len[k] = dot ? (size_t)(dot - p) : (size_t)(s + total - p);
+		k++;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	if (k != 4 || !all_digits(f[0], len[0]) || !all_digits(f[1], len[1]) ||
+	    len[2] < 1 || f[2][0] < 'a' || f[2][0] > 'z' || !(len[2] == 1 || all_digits(f[2] + 1, len[2] - 1)) ||
+	    len[3] != 16)
+		return -1;
+	char ts[17];
+	memcpy(ts, f[3], 16);
+	ts[16] = '\0';
+	*utc = hp_parse_utc(ts);
+	if (*utc < 0)
+		return -1;
+	*pid = (int)to_num(f[0], len[0]);
+	*seqno = (unsigned)to_num(f[1], len[1]);
+	return 0;
+}
+
+/* Does name match template t (%p: digits, %e/%h: anything without '/',
+ * %%: '%') followed by a dump tail?  Backtracks over the wildcards. */
+static int match(const char *t, const char *name, int *pid, unsigned *seqno, int64_t *utc)
+{
+	for (;; t++, name++) {
+		if (!*t)
+			return parse_tail(name, pid, seqno, utc);
+		if (*t == '%' && (t[1] == 'p' || t[1] == 'e' || t[1] == 'h')) {
+			char kind = t[1];
+			for (const char *end = name + 1; *end; end++) {
+				if (kind == 'p' && (end[-1] < '0' || end[-1] > '9'))
+					break;
+				if (!match(t + 2, end, pid, seqno, utc))
+					return 0;
+			}
+			return -1;
+		}
+		if (*t == '%' && t[1] == '%')
+			t++;
+		if (*t != *name)
+			return -1;
+	}
+}
+
+int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
+		      unsigned *seqno, int64_t *utc)
+{
+	return match(prefix_base, name, pid, seqno, utc);
+}
+
+/* ---- retention ------------------------------------------------------- */
+
+struct entry {
+	int64_t utc;
+	int64_t mtime_ns;
+	int64_t size;
+	unsigned seq;
+	int pid;
+	uint16_t name_off;
+	uint16_t name_len;
+	uint32_t chunk;   /* index into the names buffer, in 64 KiB units */
+};
+
+/* Newest first: by the time in the name, then by modification time. */
+static int newer(const struct entry *a, const struct entry *b)
+{
+	if (a->utc != b->utc)
+		return a->utc > b->utc;
+	if (a->mtime_ns != b->mtime_ns)
+		return a->mtime_ns > b->mtime_ns;
+	return a->seq > b->seq;
+}
+
+static void sort_newest_first(struct entry *e, size_t n)
+{
+	/* Shell sort: no recursion, no allocation, n is small. */
+	static const size_t gaps[] = { 1750, 701, 301, 132, 57, 23, 10, 4, 1 };
+	for (size_t g = 0; g < HP_ARRAY_LEN(gaps); g++) {
+		size_t gap = gaps[g];
+		for (size_t i = gap; i < n; i++) {
+			struct entry tmp = e[i];
+			size_t j = i;
+			for (; j >= gap && newer(&tmp, &e[j - gap]); j -= gap)
+				e[j] = e[j - gap];
+			e[j] = tmp;
+		}
+	}
+}
+
+unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
+			    const char *just_written)
+{
+	char expanded[PATH_MAX], dir[PATH_MAX];
+	const char *tmpl_base = strrchr(prefix, '/');
+	unsigned deleted = 0;
+
+	if (keep <= 0 && keep_bytes <= 0)
+		return 0;
+	tmpl_base = tmpl_base ? tmpl_base + 1 : prefix;
+	if (!hp_dumpname_expand(prefix, expanded, sizeof(expanded)))
+		return 0;
+	const char *slash = strrchr(expanded, '/');
+	if (slash)
+		hp_fmt(dir, sizeof(dir), "%.*s", (int)(slash - expanded + (slash == expanded)), expanded);
+	else
+		hp_fmt(dir, sizeof(dir), ".");
+	const char *keep_name = strrchr(just_written, '/');
+	keep_name = keep_name ? keep_name + 1 : just_written;
+
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	size_t ents_bytes = MAX_FILES * sizeof(struct entry);
+	size_t names_bytes = (size_t)MAX_FILES * (NAME_MAX_LEN + 1);
+	size_t dbuf_bytes = 64 << 10;
+	struct entry *ents = hp_pages_alloc(ents_bytes);
+	char *names = hp_pages_alloc(names_bytes);
+	char *dbuf = hp_pages_alloc(dbuf_bytes);
+	size_t n = 0, names_used = 0;
+	if (!ents || !names || !dbuf)
+		goto out;
+
+	for (;;) {
+		ssize_t got = getdents64(dfd, dbuf, dbuf_bytes);
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(dbuf + off);
+			off += d->d_reclen;
+			int pid;
+			unsigned sq;
+			int64_t utc;
+			size_t len = strlen(d->d_name);
+			if (n >= MAX_FILES || len > NAME_MAX_LEN ||
+			    hp_dumpname_parse(tmpl_base, d->d_name, &pid, &sq, &utc))
+				continue;
+			struct stat st;
+			if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+				continue;
+			memcpy(names + names_used, d->d_name, len + 1);
+			ents[n] = (struct entry){
+				.utc = utc, .size = st.st_size, .seq = sq, .pid = pid,
+				.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+				.name_off = (uint16_t)(names_used & 0xffff), .chunk = (uint32_t)(names_used >> 16),
+				.name_len = (uint16_t)len,
+			};
+			names_used += len + 1;
+			n++;
+		}
+	}
+	sort_newest_first(ents, n);
+	int64_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names + ((size_t)ents[i].chunk << 16) + ents[i].name_off;
+		total += ents[i].size;
+		int over_count = keep > 0 && (int64_t)i >= keep;
+		int over_bytes = keep_bytes > 0 && total > keep_bytes && i > 0;
+		if ((over_count || over_bytes) && strcmp(name, keep_name)) {
+			if (unlinkat(dfd, name, 0) == 0)
+				deleted++;
+			total -= ents[i].size;
+		}
+	}
+out:
+	hp_pages_free(ents, ents_bytes);
+	hp_pages_free(names, names_bytes);
+	hp_pages_free(dbuf, dbuf_bytes);
+	close(dfd);
+	return deleted;
+}

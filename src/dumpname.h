@@ -1,0 +1,46 @@
+/*
+ * dumpname.h -- where dumps go: names, directories and retention.
+ *
+ * A dump is named
+ *     <prefix>.<pid>.<seq>.<letter><n>.<UTC YYYYMMDDTHHMMSSZ>.heap
+ * e.g. app.4242.7.s2.20261122T101530Z.heap, where seq counts every dump of
+ * the process and n the dumps of that trigger; the final dump has no n
+ * ("app.4242.9.f.20261122T101544Z.heap").  The prefix may hold a
+ * directory (created, mode 0700, when missing) and the placeholders %p
+ * (pid), %e (program name), %h (host name) and %%.
+ *
+ * Retention keeps the newest dump_keep files and at most dump_keep_bytes
+ * bytes of the prefix, across processes.  Only regular files whose names
+ * match the prefix and the pattern above are ever deleted.
+ */
+#ifndef HP_DUMPNAME_H
+#define HP_DUMPNAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Expands the prefix's placeholders.  Returns the length, or 0 if the
+ * result does not fit. */
+size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap);
+
+/* Creates the directories of path's dirname (mode 0700).  Returns 0 or
+ * an errno value. */
+int hp_dumpname_mkdirs(const char *path);
+
+/* Builds the next name for trigger letter into out.  Returns 0, or
+ * ENAMETOOLONG. */
+int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
+
+/* Applies dump_keep and dump_keep_bytes to the prefix's directory; never
+ * deletes just_written.  Returns the number of files deleted. */
+unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
+			    const char *just_written);
+
+/* Parses a dump file's base name under prefix base (expanded, no
+ * directory part): fills pid, seq and the UTC time.  0 when it matches. */
+int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
+		      unsigned *seq, int64_t *utc);
+
+void hp_dumpname_postfork_child(void);
+
+#endif

@@ -1,0 +1,408 @@
+/*
+ * helper.c -- the helper thread (see helper.h): signal and trigger
+ * dumps, the toggle, profiler.ini's live edits, the state file.
+ *
+ * Owns the wake pipe, the inotify watch and the triggers' re-arming.
+ * Signal handlers and allocating threads only set request bits and write
+ * a byte to the pipe; everything that takes time happens here.
+ *
+ * Rate limits: a high-water ('u') dump is written at most once a second
+ * and only when live bytes grew 5% (and at least one sampling interval)
+ * past the last one, so prof_gdump cannot flood the disk as jemalloc's
+ * does.  Requests that arrive while a dump is being written coalesce.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "conf.h"
+#include "dump.h"
+#include "file.h"
+#include "fmt.h"
+#include "helper.h"
+#include "inifile.h"
+#include "log.h"
+#include "prof.h"
+#include "runtime.h"
+#include "sig.h"
+#include "state.h"
+#include "tls.h"
+#include "trigger.h"
+#include "banned.h"
+
+#define HOUSEKEEPING_MS   1000   /* signal handler check, ini polling */
+#define INI_SETTLE_MS     100    /* let an editor finish writing */
+#define GDUMP_MIN_MS      1000
+#define CGROUP_POLL_MS    100
+#define CGROUP_NEAR_MS    10     /* within 10 points of the threshold */
+
+static int wake_fd[2] = { -1, -1 };
+static pthread_t thread;
+static struct helper *state;
+
+/* The helper's own view of time and of the triggers it re-arms. */
+struct helper {
+	int64_t now_ms;
+	int64_t next_housekeeping;
+	int64_t next_timer;           /* dump_interval_s */
+	int64_t gdump_after;          /* earliest next 'u' dump */
+	int gdump_pending;
+	int64_t gdump_dumped_at;      /* live bytes at the last 'u' dump */
+	int64_t threshold;            /* next dump_at_bytes level */
+	int64_t threshold_base;       /* dump_at_bytes it was computed from */
+	int64_t interval_armed_for;   /* lg_prof_interval the arming used */
+	struct hp_cgroup cg;
+	int cg_looked, cg_armed;
+	int64_t next_cgroup;
+	int ino_fd, ino_wd;
+	char ini_dir[PATH_MAX], ini_base[256];
+	struct stat ini_st;           /* for polling without inotify */
+	int64_t ini_reload_at;        /* 0: nothing pending */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void hp_helper_wake(void)
+{
+	char c = 1;
+	int fd = HP_LOAD(&wake_fd[1]);
+
+	if (fd >= 0) {
+		ssize_t r = write(fd, &c, 1);   /* EAGAIN: already awake */
+		(void)r;
+	}
+}
+
+static void drain(int fd)
+{
+	char buf[256];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static void dump(char trigger)
+{
+	char path[PATH_MAX];
+
+	(void)hp_dump_auto(trigger, 0, path, sizeof(path), NULL);
+}
+
+/* ---- profiler.ini watching ------------------------------------------ */
+
+static void watch_ini(struct helper *h)
+{
+	bool explicit;
+	const char *path = hp_ini_path(&explicit);
+	const char *slash = strrchr(path, '/');
+
+	if (slash) {
+		hp_fmt(h->ini_dir, sizeof(h->ini_dir), "%.*s", (int)(slash - path + (slash == path)), path);
+		hp_fmt(h->ini_base, sizeof(h->ini_base), "%s", slash + 1);
+	} else {
+		hp_fmt(h->ini_dir, sizeof(h->ini_dir), ".");
+		hp_fmt(h->ini_base, sizeof(h->ini_base), "%s", path);
+	}
+	if (stat(path, &h->ini_st) != 0)
+		memset(&h->ini_st, 0, sizeof(h->ini_st));
+	/* Watch the directory: editors replace files by renaming. */
+	h->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	h->ino_wd = -1;
+	if (h->ino_fd >= 0)
+		h->ino_wd = inotify_add_watch(h->ino_fd, h->ini_dir,
+					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
+					      IN_MOVED_FROM | IN_ATTRIB | IN_MODIFY);
+}
+
+static void read_inotify(struct helper *h)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(h->ino_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+			if (ev->len && !strcmp(ev->name, h->ini_base))
+				h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+/* Without inotify (or for files inotify misses, such as over NFS):
+ * compare the file's identity and times every second. */
+static void poll_ini(struct helper *h)
+{
+	struct stat st;
+	bool explicit;
+
+	if (stat(hp_ini_path(&explicit), &st) != 0)
+		memset(&st, 0, sizeof(st));
+	if (st.st_ino != h->ini_st.st_ino || st.st_size != h->ini_st.st_size ||
+	    st.st_mtim.tv_sec != h->ini_st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != h->ini_st.st_mtim.tv_nsec) {
+		if (!h->ini_reload_at)
+			h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
+	}
+	h->ini_st = st;
+}
+
+/* ---- triggers -------------------------------------------------------- */
+
+static void arm(struct helper *h)
+{
+	int64_t live = hp_trigger_live();
+
+	if (hp_opt.lg_prof_interval >= 0) {
+		uint64_t step = (uint64_t)1 << hp_opt.lg_prof_interval;
+		uint64_t a = hp_trigger_allocated();
+		if (h->interval_armed_for != hp_opt.lg_prof_interval) {
+			h->interval_armed_for = hp_opt.lg_prof_interval;
+			hp_trigger_arm_interval((a / step + 1) * step);
+		}
+	} else {
+		h->interval_armed_for = -1;
+		hp_trigger_arm_interval(UINT64_MAX);
+	}
+	if (hp_opt.prof_gdump) {
+		int64_t grow = h->gdump_dumped_at / 20;
+		int64_t min_step = (int64_t)1 << HP_LOAD(&hp_prof.lg_sample);
+		hp_trigger_arm_gdump(h->gdump_dumped_at + (grow > min_step ? grow : min_step));
+	} else {
+		hp_trigger_arm_gdump(INT64_MAX);
+	}
+	if (hp_opt.dump_at_bytes > 0) {
+		if (h->threshold_base != hp_opt.dump_at_bytes) {
+			h->threshold_base = hp_opt.dump_at_bytes;
+			h->threshold = hp_opt.dump_at_bytes;
+		}
+		hp_trigger_arm_threshold(h->threshold);
+	} else {
+		h->threshold_base = 0;
+		hp_trigger_arm_threshold(INT64_MAX);
+	}
+	if (hp_opt.dump_at_cgroup_pct > 0 && h->cg.found)
+		hp_trigger_arm_cgroup(h->next_cgroup > live ? h->next_cgroup : live);
+	else
+		hp_trigger_arm_cgroup(INT64_MAX);
+	if (hp_opt.dump_interval_s > 0) {
+		int64_t period = hp_opt.dump_interval_s * 1000;
+		if (!h->next_timer || h->next_timer > h->now_ms + period)
+			h->next_timer = h->now_ms + period;
+	} else {
+		h->next_timer = 0;
+	}
+}
+
+static void on_interval(struct helper *h)
+{
+	uint64_t step = (uint64_t)1 << h->interval_armed_for;
+
+	if (HP_LOAD(&hp_prof.active))
+		dump('i');
+	hp_trigger_arm_interval((hp_trigger_allocated() / step + 1) * step);
+}
+
+static void on_gdump(struct helper *h)
+{
+	if (h->now_ms < h->gdump_after) {
+		h->gdump_pending = 1;   /* rate limit: later */
+		return;
+	}
+	h->gdump_pending = 0;
+	h->gdump_after = h->now_ms + GDUMP_MIN_MS;
+	h->gdump_dumped_at = hp_trigger_live();
+	dump('u');
+}
+
+static void on_threshold(struct helper *h)
+{
+	int64_t live = hp_trigger_live();
+
+	if (live < h->threshold)
+		return;
+	dump('h');
+	while (h->threshold <= live && h->threshold < INT64_MAX / 2)
+		h->threshold *= 2;   /* again at each doubling */
+}
+
+/* Dumps once when the cgroup's use reaches dump_at_cgroup_pct of its
+ * limit: the OOM killer sends SIGKILL, after which nothing runs. */
+static int64_t check_cgroup(struct helper *h)
+{
+	int64_t usage, limit;
+
+	if (!h->cg_looked) {
+		h->cg_looked = 1;
+		h->cg_armed = 1;
+		if (!hp_cgroup_find(&h->cg))
+			hp_log(HP_LOG_DEBUG, "dump_at_cgroup_pct: no memory cgroup found");
+	}
+	if (hp_opt.dump_at_cgroup_pct <= 0 || !hp_cgroup_read(&h->cg, &usage, &limit))
+		return 0;
+	int64_t pct = hp_opt.dump_at_cgroup_pct;
+	if (usage >= limit / 100 * pct && h->cg_armed) {
+		h->cg_armed = 0;
+		char u[32], l[32];
+		hp_fmt_bytes(u, sizeof(u), usage);
+		hp_fmt_bytes(l, sizeof(l), limit);
+		hp_log(HP_LOG_INFO, "cgroup memory at %s of %s (dump_at_cgroup_pct:%lld)", u, l,
+		       (long long)pct);
+		dump('h');
+	} else if (usage < limit / 100 * (pct > 5 ? pct - 5 : 0)) {
+		h->cg_armed = 1;   /* below again: the next crossing dumps */
+	}
+	/* Heap growth of 1% of the limit wakes us before the next poll. */
+	h->next_cgroup = hp_trigger_live() + limit / 100;
+	hp_trigger_arm_cgroup(h->next_cgroup);
+	return usage >= limit / 100 * (pct > 10 ? pct - 10 : 0) ? CGROUP_NEAR_MS : CGROUP_POLL_MS;
+}
+
+/* ---- the loop -------------------------------------------------------- */
+
+static int64_t deadline_min(int64_t a, int64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct hp_tls *t = &hp_tls;
+	int64_t cgroup_due = 0;
+
+	/* Everything this thread does is the profiler's own work. */
+	hp_guard_enter(t);
+	h->now_ms = now_ms();
+	watch_ini(h);
+	h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
+	h->interval_armed_for = -1;
+	arm(h);
+	hp_state_publish();
+	for (;;) {
+		int64_t deadline = h->next_housekeeping;
+		deadline = deadline_min(deadline, h->next_timer);
+		deadline = deadline_min(deadline, h->ini_reload_at);
+		if (h->gdump_pending)
+			deadline = deadline_min(deadline, h->gdump_after);
+		if (hp_opt.dump_at_cgroup_pct > 0)
+			deadline = deadline_min(deadline, cgroup_due);
+		int timeout = deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0;
+		struct pollfd pfd[2] = {
+			{ .fd = wake_fd[0], .events = POLLIN },
+			{ .fd = h->ino_wd >= 0 ? h->ino_fd : -1, .events = POLLIN },
+		};
+		poll(pfd, 2, timeout);
+		h->now_ms = now_ms();
+		if (pfd[0].revents & POLLIN)
+			drain(wake_fd[0]);
+		if (pfd[1].revents & POLLIN)
+			read_inotify(h);
+
+		unsigned req = hp_trigger_take();
+		if (req & HP_REQ_TOGGLE) {
+			unsigned n = hp_trigger_take_toggles();
+			if (n & 1) {
+				char nm[32];
+				char why[48];
+				hp_fmt(why, sizeof(why), "SIG%s", hp_conf_signal_name(hp_opt.signal_toggle, nm, sizeof(nm)));
+				hp_runtime_toggle(why);
+			}
+			req |= HP_REQ_STATE;
+		}
+		if (req & HP_REQ_SIGNAL_DUMP)
+			dump('s');
+		if ((req & HP_REQ_INTERVAL) && h->interval_armed_for >= 0)
+			on_interval(h);
+		if ((req & HP_REQ_GDUMP) || (h->gdump_pending && h->now_ms >= h->gdump_after))
+			on_gdump(h);
+		if (req & HP_REQ_THRESHOLD)
+			on_threshold(h);
+		if (hp_opt.dump_at_cgroup_pct > 0 && ((req & HP_REQ_CGROUP) || h->now_ms >= cgroup_due))
+			cgroup_due = h->now_ms + check_cgroup(h);
+		if (h->next_timer && h->now_ms >= h->next_timer) {
+			h->next_timer = h->now_ms + hp_opt.dump_interval_s * 1000;
+			dump('t');
+		}
+		if (h->ini_reload_at && h->now_ms >= h->ini_reload_at) {
+			h->ini_reload_at = 0;
+			hp_runtime_reload();
+		}
+		if (h->now_ms >= h->next_housekeeping) {
+			h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
+			hp_sig_check();
+			if (h->ino_wd < 0)
+				poll_ini(h);
+			req |= HP_REQ_STATE;
+		}
+		arm(h);
+		if (req & HP_REQ_STATE)
+			hp_state_publish();
+	}
+	return NULL;
+}
+
+static int start_thread(void)
+{
+	static struct helper h;
+	pthread_attr_t attr;
+	sigset_t all, old;
+
+	if (state && state->ino_fd >= 0)
+		close(state->ino_fd);   /* a fork child's copy of the parent's */
+	memset(&h, 0, sizeof(h));
+	h.ino_fd = -1;
+	state = &h;
+	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC) != 0)
+		return errno;
+	wake_fd[0] = hp_fd_above_stdio(wake_fd[0]);
+	wake_fd[1] = hp_fd_above_stdio(wake_fd[1]);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 1 << 20);
+	/* Created with every signal blocked: it must never take the host's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(&thread, &attr, helper_main, &h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (!err)
+		pthread_setname_np(thread, "heapprof");
+	return err;
+}
+
+int hp_helper_start(void)
+{
+	return start_thread();
+}
+
+void hp_helper_postfork_child(void)
+{
+	/* The parent's pipe is shared with the parent: make our own. */
+	int r = HP_LOAD(&wake_fd[0]), w = HP_LOAD(&wake_fd[1]);
+
+	HP_STORE(&wake_fd[1], -1);
+	if (r >= 0)
+		close(r);
+	if (w >= 0)
+		close(w);
+	wake_fd[0] = -1;
+	int err = start_thread();
+	if (err)
+		hp_log(HP_LOG_ERROR, "no helper thread in the child process: %s", strerrordesc_np(err));
+}

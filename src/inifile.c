@@ -1,0 +1,307 @@
+/*
+ * inifile.c -- reading profiler.ini (see inifile.h).
+ *
+ * Owns the program name.  Runs at init and on the helper thread when the
+ * file changes, inside the guard (inih may call the host allocator; those
+ * calls pass through).  Never uses fopen: the file is read with read(2).
+ *
+ * inih keeps its own settings in process-wide globals that the host
+ * program may rely on, so we leave them alone and live within its
+ * defaults: lines of at most INI_MAX_LINE - 3 characters, ';' comments.
+ * Our reader strips leading blanks, so inih's continuation lines never
+ * apply, and hands it only lines it has checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "inifile.h"
+#include "log.h"
+#include "pages.h"
+#include "banned.h"
+
+/* Messages per file read, then one line saying the rest were dropped. */
+#define MAX_COMPLAINTS 20
+/* slurp()'s answer for a directory, a FIFO, a device. */
+#define NOT_REGULAR (-1)
+
+enum section_kind { SEC_GLOBAL, SEC_MINE, SEC_OTHER_PROGRAM, SEC_UNKNOWN };
+
+struct reader {
+	const char *path;
+	const char *prog;
+	const char *buf;
+	size_t len, pos;
+	unsigned lineno;
+	bool quiet;
+	unsigned complaints;
+	enum section_kind section;
+	/* The file's two layers: [heapprof] (and no section), [program:NAME]. */
+	struct hp_opts layer[2];
+	uint8_t set[2][HP_NOPTS];
+	unsigned line[2][HP_NOPTS];
+};
+
+static char program[256];
+
+const char *hp_ini_program(void)
+{
+	if (!program[0]) {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		const char *base = strrchr(exe, '/');
+		hp_fmt(program, sizeof(program), "%s", base ? base + 1 : exe);
+	}
+	return program;
+}
+
+const char *hp_ini_path(bool *explicit)
+{
+	const char *p = secure_getenv("HEAPPROF_CONFIG");
+
+	*explicit = p && *p;
+	return *explicit ? p : HP_INI_DEFAULT_PATH;
+}
+
+HP_PRINTF(2, 3) static void complain(struct reader *r, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	if (r->quiet)
+		return;
+	if (++r->complaints > MAX_COMPLAINTS) {
+		if (r->complaints == MAX_COMPLAINTS + 1)
+			hp_log(HP_LOG_WARN, "%s: more problems; only the first %d are shown",
+			       r->path, MAX_COMPLAINTS);
+		return;
+	}
+	va_start(ap, fmt);
+	hp_vfmt(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hp_log(HP_LOG_WARN, "%s:%u: %s", r->path, r->lineno, msg);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Classifies a section header line "[...]" (without its brackets). */
+static enum section_kind classify_section(struct reader *r, const char *name, size_t n)
+{
+	while (n && is_blank(name[n - 1]))
+		n--;
+	while (n && is_blank(*name))
+		name++, n--;
+	if (n == 8 && !memcmp(name, "heapprof", 8))
+		return SEC_GLOBAL;
+	if (n > 8 && !memcmp(name, "program:", 8)) {
+		const char *p = name + 8;
+		size_t pn = n - 8;
+		return pn == strlen(r->prog) && !memcmp(p, r->prog, pn) ? SEC_MINE : SEC_OTHER_PROGRAM;
+	}
+	complain(r, "unknown section [%.*s]; expected [heapprof] or [program:NAME]", (int)n, name);
+	return SEC_UNKNOWN;
+}
+
+/* Checks one line (s, n: without its newline, leading blanks removed).
+ * Returns true if inih may see it. */
+static bool check_line(struct reader *r, const char *s, size_t n, size_t max)
+{
+	while (n && is_blank(s[n - 1]))
+		n--;
+	if (n == 0 || s[0] == ';' || s[0] == '#')
+		return true;
+	if (n > max) {
+		complain(r, "line longer than %zu characters; ignored", max);
+		return false;
+	}
+	if (s[0] == '[') {
+		if (s[n - 1] != ']') {
+			complain(r, "malformed section header (expected [name])");
+			r->section = SEC_UNKNOWN;
+			return false;
+		}
+		r->section = classify_section(r, s + 1, n - 2);
+		return true;
+	}
+	const char *eq = memchr(s, '=', n);
+	const char *colon = memchr(s, ':', n);
+	const char *sep = !eq ? colon : !colon ? eq : eq < colon ? eq : colon;
+	if (!sep || sep == s) {
+		complain(r, "malformed line (expected key = value)");
+		return false;
+	}
+	return true;
+}
+
+/* inih's reader: the next checked line of the buffer, numbered. */
+static char *next_line(char *str, int num, void *stream)
+{
+	struct reader *r = stream;
+
+	for (;;) {
+		if (r->pos >= r->len)
+			return NULL;
+		const char *s = r->buf + r->pos;
+		const char *nl = memchr(s, '\n', r->len - r->pos);
+		size_t n = nl ? (size_t)(nl - s) : r->len - r->pos;
+		r->pos += n + (nl ? 1 : 0);
+		r->lineno++;
+		while (n && (*s == ' ' || *s == '\t'))
+			s++, n--;
+		/* inih needs room for "\r\n\0" in its buffer. */
+		if (num < 4 || !check_line(r, s, n, (size_t)num - 3))
+			s = "", n = 0;
+		memcpy(str, s, n);
+		str[n] = '\n';
+		str[n + 1] = '\0';
+		return str;
+	}
+}
+
+static int on_pair(void *user, const char *section, const char *name, const char *value)
+{
+	struct reader *r = user;
+	const struct hp_opt_desc *d = hp_conf_find(name, strlen(name));
+	char expect[160];
+
+	(void)section;   /* the reader tracked it, with line numbers */
+	if (r->section == SEC_UNKNOWN)
+		return 1;
+	if (!d) {
+		const char *hint = hp_conf_suggest(name, strlen(name));
+		if (hint)
+			complain(r, "unknown key '%s' (did you mean '%s'?)", name, hint);
+		else if (hp_conf_is_jemalloc_key(name, strlen(name)))
+			complain(r, "'%s' is a jemalloc option; heapprof ignores it", name);
+		else
+			complain(r, "unknown key '%s'", name);
+		return 1;
+	}
+	int layer = r->section == SEC_MINE ? 1 : 0;
+	struct hp_opts scratch = r->layer[layer];
+	switch (hp_conf_set(&scratch, d, value, strlen(value))) {
+	case HP_CONF_OK:
+		if (r->section == SEC_OTHER_PROGRAM)
+			break;   /* checked, not ours */
+		hp_conf_copy(&r->layer[layer], &scratch, d);
+		r->set[layer][d - hp_opt_table] = 1;
+		r->line[layer][d - hp_opt_table] = r->lineno;
+		break;
+	case HP_CONF_BAD_VALUE:
+		hp_conf_expected(d, expect, sizeof(expect));
+		complain(r, "invalid value '%s' for %s (expected %s)", value, name, expect);
+		break;
+	case HP_CONF_OUT_OF_RANGE:
+		hp_conf_expected(d, expect, sizeof(expect));
+		complain(r, "out-of-range value '%s' for %s (expected %s)", value, name, expect);
+		break;
+	}
+	return 1;
+}
+
+/* Reads the whole regular file at path into our own memory. */
+static int slurp(const char *path, char **out, size_t *len, size_t *cap)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NOT_REGULAR;
+	}
+	if ((uint64_t)st.st_size > HP_INI_MAX_BYTES) {
+		close(fd);
+		return EFBIG;
+	}
+	*cap = (size_t)st.st_size + 1;
+	char *buf = hp_pages_alloc(*cap);
+	if (!buf) {
+		close(fd);
+		return ENOMEM;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char *prog,
+		 bool quiet)
+{
+	struct reader *r = hp_pages_alloc(sizeof(*r));
+	uint8_t srcs[HP_NOPTS];
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	hp_conf_defaults(&ini->opts, srcs);
+	memset(ini->set, 0, sizeof(ini->set));
+	memset(ini->line, 0, sizeof(ini->line));
+	ini->found = false;
+	hp_fmt(ini->path, sizeof(ini->path), "%s", path);
+	if (!r)
+		return;
+	int err = slurp(path, &buf, &len, &cap);
+	if (err) {
+		if (quiet || (err == ENOENT && !explicit))
+			;   /* no file is fine: defaults */
+		else if (err == NOT_REGULAR)
+			hp_log(HP_LOG_WARN, "%s: not a regular file; ignored", path);
+		else if (err == EFBIG)
+			hp_log(HP_LOG_WARN, "%s: larger than %u bytes; ignored", path, HP_INI_MAX_BYTES);
+		else
+			hp_log(HP_LOG_WARN, "%s: cannot read: %s", path, strerrordesc_np(err));
+		goto out;
+	}
+	ini->found = true;
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		unsigned line = 1;
+		for (const char *c = buf; c < nul; c++)
+			line += *c == '\n';
+		if (!quiet)
+			hp_log(HP_LOG_WARN, "%s:%u: binary data (a NUL byte); file ignored", path, line);
+		goto out;
+	}
+	r->path = path;
+	r->prog = prog;
+	r->buf = buf;
+	r->len = len;
+	r->quiet = quiet;
+	r->section = SEC_GLOBAL;
+	r->layer[0] = ini->opts;
+	r->layer[1] = ini->opts;
+	ini_parse_stream(next_line, r, on_pair, r);
+
+	/* [heapprof] first, then [program:NAME] over it. */
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < HP_NOPTS; i++)
+			if (r->set[l][i]) {
+				hp_conf_copy(&ini->opts, &r->layer[l], &hp_opt_table[i]);
+				ini->set[i] = 1;
+				ini->line[i] = r->line[l][i];
+			}
+out:
+	hp_pages_free(buf, cap);
+	hp_pages_free(r, sizeof(*r));
+}

@@ -1,0 +1,49 @@
+/*
+ * inifile.h -- profiler.ini: the ops-edited configuration file.
+ *
+ * Keys are the option names of options.def.  Global settings go in
+ * [heapprof]; a [program:NAME] section overrides them for the program
+ * whose executable's basename is NAME, so that one file serves every
+ * program in a container.  Keys outside any section count as global.
+ *
+ * The file is read with read(2) into our own memory and handed to inih
+ * line by line through a reader that numbers and checks each line first,
+ * so that every complaint names the file and the line.  A bad line, key or
+ * value costs one message; the rest of the file still applies.  A file
+ * that is missing (at the default location), unreadable, not a regular
+ * file, binary or over 1 MiB is ignored with one message.
+ */
+#ifndef HP_INIFILE_H
+#define HP_INIFILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+#define HP_INI_DEFAULT_PATH "/etc/heapprof/profiler.ini"
+#define HP_INI_MAX_BYTES (1u << 20)
+
+struct hp_ini {
+	struct hp_opts opts;          /* defaults, then the file's settings */
+	uint8_t set[HP_NOPTS];        /* the file sets this key (for us) */
+	unsigned line[HP_NOPTS];      /* where */
+	bool found;                   /* the file exists and was read */
+	char path[PATH_MAX];
+};
+
+/* The file to read: $HEAPPROF_CONFIG, or the default path.  explicit is
+ * set when it came from the environment (then a missing file is worth a
+ * message). */
+const char *hp_ini_path(bool *explicit);
+
+/* Reads path for the program named prog into ini.  Messages are printed
+ * unless quiet.  Never fails: problems leave keys unset. */
+void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char *prog,
+		 bool quiet);
+
+/* The basename of this process's executable, for [program:NAME]. */
+const char *hp_ini_program(void);
+
+#endif

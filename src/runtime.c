@@ -1,0 +1,153 @@
+/*
+ * runtime.c -- applying option values while the program runs (see
+ * runtime.h).
+ *
+ * Owns the options lock.  Runs at init, on the helper thread and on
+ * threads that call the API; never inside malloc.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "inifile.h"
+#include "log.h"
+#include "pages.h"
+#include "prof.h"
+#include "runtime.h"
+#include "sig.h"
+#include "trigger.h"
+#include "banned.h"
+
+static pthread_mutex_t opt_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_file_applied[HP_OPT_STR_MAX];
+static int log_failed;
+
+void hp_runtime_lock(void)
+{
+	pthread_mutex_lock(&opt_lock);
+}
+
+void hp_runtime_unlock(void)
+{
+	pthread_mutex_unlock(&opt_lock);
+}
+
+void hp_runtime_postfork_child(void)
+{
+	pthread_mutex_init(&opt_lock, NULL);
+	hp_log_postfork_child();
+}
+
+void hp_runtime_apply(void)
+{
+	HP_STORE(&hp_prof.active, hp_opt.prof_active);
+	HP_STORE(&hp_prof.bt_max, (int)hp_opt.prof_bt_max);
+	HP_STORE(&hp_prof.thread_active_init, hp_opt.prof_thread_active_init);
+	if (HP_LOAD(&hp_prof.lg_sample) != (int)hp_opt.lg_prof_sample) {
+		HP_STORE(&hp_prof.lg_sample, (int)hp_opt.lg_prof_sample);
+		hp_prof_new_epoch();
+	}
+	hp_log_set_level(hp_opt.log_level);
+	int same_file = !strcmp(log_file_applied, hp_opt.log_file);
+	int err = hp_log_configure(hp_opt.log_file, hp_opt.log_max_bytes, (int)hp_opt.log_keep);
+	if (err && (!same_file || !log_failed))
+		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
+		       hp_opt.log_file, strerrordesc_np(err));
+	log_failed = err != 0;
+	memcpy(log_file_applied, hp_opt.log_file, strlen(hp_opt.log_file) + 1);
+	hp_sig_configure(hp_opt.signal_dump, hp_opt.signal_toggle);
+	hp_trigger_request(HP_REQ_STATE);   /* the helper re-arms and republishes */
+}
+
+static void describe(const struct hp_opts *o, const struct hp_opt_desc *d, char *buf, size_t cap)
+{
+	size_t n = hp_conf_format(o, d, buf, cap);
+
+	if (d->type == HP_OT_STR && n == 0)
+		hp_fmt(buf, cap, "(empty)");
+}
+
+void hp_runtime_reload(void)
+{
+	struct hp_ini *next = hp_pages_alloc(sizeof(*next));
+	struct hp_opts *defaults = hp_pages_alloc(sizeof(*defaults));
+	uint8_t srcs[HP_NOPTS];
+	char oldv[300], newv[300];
+	bool explicit;
+	int changed = 0;
+
+	if (!next || !defaults)
+		goto out;
+	const char *path = hp_ini_path(&explicit);
+	hp_ini_read(next, path, explicit, hp_ini_program(), false);
+	hp_conf_defaults(defaults, srcs);
+	hp_runtime_lock();
+	for (size_t i = 0; i < HP_NOPTS; i++) {
+		const struct hp_opt_desc *d = &hp_opt_table[i];
+		int was = hp_conf_ini.set[i], now = next->set[i];
+		if (!was && !now)
+			continue;
+		if (was == now && hp_conf_equal(&hp_conf_ini.opts, &next->opts, d))
+			continue;   /* not edited */
+		const struct hp_opts *src = now ? &next->opts : defaults;
+		if (hp_opt_source[i] == HP_SRC_MALLOC_CONF || hp_opt_source[i] == HP_SRC_HEAPPROF_CONF) {
+			hp_log(HP_LOG_WARN, "%s: %s changed, but %s sets it: ignored", path, d->name,
+			       hp_conf_source_name(hp_opt_source[i]));
+			continue;
+		}
+		if (hp_conf_equal(&hp_opt, src, d))
+			continue;
+		describe(&hp_opt, d, oldv, sizeof(oldv));
+		describe(src, d, newv, sizeof(newv));
+		if (!(d->flags & HP_OPT_LIVE)) {
+			hp_log(HP_LOG_WARN, "%s: %s cannot change while the program runs (now %s, file says %s); restart it to apply",
+			       path, d->name, oldv, newv);
+			continue;
+		}
+		hp_conf_copy(&hp_opt, src, d);
+		hp_opt_source[i] = now ? HP_SRC_INI : HP_SRC_DEFAULT;
+		hp_log(HP_LOG_INFO, "%s: %s changed from %s to %s", path, d->name, oldv, newv);
+		changed++;
+	}
+	memcpy(&hp_conf_ini, next, sizeof(*next));
+	if (changed) {
+		hp_conf_finish(&hp_opt, hp_opt_source);
+		hp_runtime_apply();
+	}
+	hp_runtime_unlock();
+out:
+	hp_pages_free(next, sizeof(*next));
+	hp_pages_free(defaults, sizeof(*defaults));
+}
+
+int hp_runtime_set(const char *key, const char *value)
+{
+	const struct hp_opt_desc *d = hp_conf_find(key, strlen(key));
+	int err = 0;
+
+	if (!d)
+		return ENOENT;
+	if (!(d->flags & HP_OPT_LIVE))
+		return EPERM;
+	hp_runtime_lock();
+	if (hp_conf_set(&hp_opt, d, value, strlen(value)) != HP_CONF_OK) {
+		err = EINVAL;
+	} else {
+		hp_opt_source[d - hp_opt_table] = HP_SRC_API;
+		hp_conf_finish(&hp_opt, hp_opt_source);
+		hp_runtime_apply();
+	}
+	hp_runtime_unlock();
+	return err;
+}
+
+void hp_runtime_toggle(const char *why)
+{
+	hp_runtime_lock();
+	hp_opt.prof_active = !hp_opt.prof_active;
+	hp_opt_source[HP_O_prof_active] = HP_SRC_API;
+	hp_runtime_apply();
+	hp_runtime_unlock();
+	hp_log(HP_LOG_INFO, "sampling %s (%s)", hp_opt.prof_active ? "resumed" : "paused", why);
+}

@@ -1,0 +1,129 @@
+/*
+ * state.c -- the per-process state file for the heapprof command (see
+ * state.h).
+ *
+ * Owns the runtime directory, the dump count and the last dump's path.
+ * Writes go through hp_file (temporary + rename, 0600, no symlinks).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "dumpname.h"
+#include "file.h"
+#include "fmt.h"
+#include "prof.h"
+#include "sig.h"
+#include "spin.h"
+#include "state.h"
+#include "trigger.h"
+#include "version.h"
+#include "banned.h"
+
+static char dir[PATH_MAX];        /* empty: not publishing */
+static char started[32];
+static struct hp_spin lock;
+static unsigned dumps;
+static char last_dump[PATH_MAX];
+static int closed;                /* removed at exit: never written again */
+
+/* Our directory, or refuse: it must be ours alone. */
+static int usable_dir(const char *d)
+{
+	struct stat st;
+
+	if (mkdir(d, 0700) != 0 && errno != EEXIST)
+		return 0;
+	if (lstat(d, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022))
+		return 0;
+	return 1;
+}
+
+void hp_state_init(void)
+{
+	const char *env = secure_getenv("HEAPPROF_RUNTIME_DIR");
+	struct timespec now;
+
+	if (env && *env)
+		hp_fmt(dir, sizeof(dir), "%s", env);
+	else
+		hp_fmt(dir, sizeof(dir), "/tmp/heapprof-%u", (unsigned)geteuid());
+	if (!usable_dir(dir))
+		dir[0] = '\0';
+	clock_gettime(CLOCK_REALTIME, &now);
+	hp_fmt_utc(started, now.tv_sec, 0, 1);
+	hp_state_publish();
+}
+
+void hp_state_note_dump(const char *path)
+{
+	hp_spin_lock(&lock);
+	dumps++;
+	hp_fmt(last_dump, sizeof(last_dump), "%s", path);
+	hp_spin_unlock(&lock);
+	hp_state_publish();
+}
+
+void hp_state_publish(void)
+{
+	char path[PATH_MAX + 32], exe[PATH_MAX], prefix[PATH_MAX], body[3 * PATH_MAX];
+	struct hp_file f;
+
+	if (!dir[0] || HP_LOAD_ACQ(&closed))
+		return;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (!hp_opt.prof_prefix[0] || !hp_dumpname_expand(hp_opt.prof_prefix, prefix, sizeof(prefix)))
+		prefix[0] = '\0';
+	int sd = hp_opt.signal_dump, st = hp_opt.signal_toggle;
+	hp_spin_lock(&lock);
+	size_t len = hp_fmt(body, sizeof(body),
+		"version=%s\npid=%d\nprogram=%s\nprefix=%s\nactive=%d\nlg_prof_sample=%d\n"
+		"signal_dump=%d\nsignal_toggle=%d\ndumps=%u\nlast_dump=%s\nlive_bytes=%lld\nstarted=%s\n",
+		HEAPPROF_VERSION, (int)getpid(), exe, prefix, HP_LOAD(&hp_prof.active),
+		HP_LOAD(&hp_prof.lg_sample), hp_sig_installed(sd) ? sd : 0,
+		hp_sig_installed(st) ? st : 0, dumps, last_dump, (long long)hp_trigger_live(), started);
+	hp_spin_unlock(&lock);
+	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
+	/* Under the lock, so that a publish racing with the removal at exit
+	 * cannot put the file back. */
+	hp_spin_lock(&lock);
+	if (!closed && !hp_file_create(&f, path)) {
+		if (hp_write_all(f.fd, body, len))
+			hp_file_abort(&f);
+		else
+			hp_file_commit(&f);
+	}
+	hp_spin_unlock(&lock);
+}
+
+void hp_state_remove(void)
+{
+	char path[PATH_MAX + 32];
+
+	if (!dir[0])
+		return;
+	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
+	hp_spin_lock(&lock);
+	HP_STORE_REL(&closed, 1);
+	unlink(path);
+	hp_spin_unlock(&lock);
+}
+
+void hp_state_postfork_child(void)
+{
+	struct timespec now;
+
+	hp_spin_reset(&lock);
+	closed = 0;
+	dumps = 0;
+	last_dump[0] = '\0';
+	clock_gettime(CLOCK_REALTIME, &now);
+	hp_fmt_utc(started, now.tv_sec, 0, 1);
+}

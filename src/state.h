@@ -1,0 +1,42 @@
+/*
+ * state.h -- what a running profiled process tells the heapprof command.
+ *
+ * Each process keeps one small file, <runtime dir>/<pid>, rewritten
+ * atomically whenever something in it changes and removed at exit:
+ *
+ *     version=0.1.0
+ *     pid=4242
+ *     program=/usr/bin/app
+ *     prefix=/var/tmp/app             (expanded; empty: no automatic dumps)
+ *     active=1                        (sampling on or paused)
+ *     lg_prof_sample=19
+ *     signal_dump=10                  (0: none or taken over by the program)
+ *     signal_toggle=12
+ *     dumps=3                         (written by this process)
+ *     last_dump=/var/tmp/app.4242.7.s2.20261122T101530Z.heap
+ *     live_bytes=123456789            (estimated, as of the last update)
+ *     started=20261122T100000Z
+ *
+ * The runtime dir is $HEAPPROF_RUNTIME_DIR, or /tmp/heapprof-<uid>,
+ * created mode 0700 and used only if it is a directory we own that no one
+ * else can write to.  See heapprof(1), "heapprof ps".
+ */
+#ifndef HP_STATE_H
+#define HP_STATE_H
+
+#pragma GCC visibility push(hidden)
+
+/* Picks the directory and writes the first version of the file. */
+void hp_state_init(void);
+/* Rewrites the file (helper thread or dumping thread). */
+void hp_state_publish(void);
+/* Records a dump written. */
+void hp_state_note_dump(const char *path);
+/* Removes the file (at exit). */
+void hp_state_remove(void);
+/* In a fork child: a file of its own. */
+void hp_state_postfork_child(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * trigger.c -- dump requests and the counters behind them (see trigger.h).
+ *
+ * Owns the request word and the published counters.  Called from signal
+ * handlers (request only), the allocation slow path and the helper thread.
+ */
+#include <limits.h>
+
+#include "helper.h"
+#include "trigger.h"
+#include "banned.h"
+
+static unsigned requests;
+static unsigned toggles;
+
+static uint64_t allocated;
+static int64_t live;
+static uint64_t next_interval = UINT64_MAX;
+static int64_t next_gdump = INT64_MAX;
+static int64_t next_threshold = INT64_MAX;
+static int64_t next_cgroup = INT64_MAX;
+
+void hp_trigger_request(unsigned reqs)
+{
+	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
+	hp_helper_wake();
+}
+
+unsigned hp_trigger_take(void)
+{
+	return __atomic_exchange_n(&requests, 0, __ATOMIC_ACQ_REL);
+}
+
+void hp_trigger_note_toggle(void)
+{
+	HP_ADD(&toggles, 1);
+}
+
+unsigned hp_trigger_take_toggles(void)
+{
+	return __atomic_exchange_n(&toggles, 0, __ATOMIC_ACQ_REL);
+}
+
+void hp_trigger_publish(struct hp_tls *t)
+{
+	unsigned reqs = 0;
+
+	if (t->alloc_acc) {
+		uint64_t a = HP_ADD(&allocated, t->alloc_acc) + t->alloc_acc;
+		t->alloc_acc = 0;
+		if (a >= HP_LOAD(&next_interval))
+			reqs |= HP_REQ_INTERVAL;
+	}
+	if (t->live_acc) {
+		int64_t l = HP_ADD(&live, t->live_acc) + t->live_acc;
+		t->live_acc = 0;
+		if (l >= HP_LOAD(&next_gdump))
+			reqs |= HP_REQ_GDUMP;
+		if (l >= HP_LOAD(&next_threshold))
+			reqs |= HP_REQ_THRESHOLD;
+		if (l >= HP_LOAD(&next_cgroup))
+			reqs |= HP_REQ_CGROUP;
+	}
+	/* One wake-up per threshold crossing: the helper re-arms it. */
+	if (reqs) {
+		if (reqs & HP_REQ_INTERVAL)
+			HP_STORE(&next_interval, UINT64_MAX);
+		if (reqs & HP_REQ_GDUMP)
+			HP_STORE(&next_gdump, INT64_MAX);
+		if (reqs & HP_REQ_THRESHOLD)
+			HP_STORE(&next_threshold, INT64_MAX);
+		if (reqs & HP_REQ_CGROUP)
+			HP_STORE(&next_cgroup, INT64_MAX);
+		hp_trigger_request(reqs);
+	}
+}
+
+uint64_t hp_trigger_allocated(void)
+{
+	return HP_LOAD(&allocated);
+}
+
+int64_t hp_trigger_live(void)
+{
+	return HP_LOAD(&live);
+}
+
+void hp_trigger_arm_interval(uint64_t v) { HP_STORE(&next_interval, v); }
+void hp_trigger_arm_gdump(int64_t v) { HP_STORE(&next_gdump, v); }
+void hp_trigger_arm_threshold(int64_t v) { HP_STORE(&next_threshold, v); }
+void hp_trigger_arm_cgroup(int64_t v) { HP_STORE(&next_cgroup, v); }

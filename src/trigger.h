@@ -1,0 +1,73 @@
+/*
+ * trigger.h -- what asks for a dump, and the counters the triggers watch.
+ *
+ * Requests are bits ORed into one word and a byte written to the helper
+ * thread's pipe: async-signal-safe, so the signal handler and the
+ * allocation slow path both use hp_trigger_request().  The helper thread
+ * takes them with hp_trigger_take() and does the work.
+ *
+ * Counters: bytes allocated (for lg_prof_interval) and estimated live
+ * bytes (for prof_gdump, dump_at_bytes and the cgroup check) are kept per
+ * thread and published to shared atomics only in steps of 256 KiB to
+ * 1 MiB, so exact mode does not share a cache line per allocation.  The
+ * published values lag by at most that much per thread.
+ */
+#ifndef HP_TRIGGER_H
+#define HP_TRIGGER_H
+
+#include <stdint.h>
+
+#include "tls.h"
+
+#pragma GCC visibility push(hidden)
+
+enum hp_request {
+	HP_REQ_SIGNAL_DUMP = 1u << 0,   /* signal_dump arrived */
+	HP_REQ_TOGGLE      = 1u << 1,   /* signal_toggle arrived */
+	HP_REQ_INTERVAL    = 1u << 2,   /* 2^lg_prof_interval bytes allocated */
+	HP_REQ_GDUMP       = 1u << 3,   /* live bytes passed the high-water mark */
+	HP_REQ_THRESHOLD   = 1u << 4,   /* live bytes reached dump_at_bytes */
+	HP_REQ_CGROUP      = 1u << 5,   /* heap grew: look at the cgroup now */
+	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
+};
+
+/* Asks the helper thread for work.  Async-signal-safe. */
+void hp_trigger_request(unsigned reqs);
+/* The helper takes what was asked since it last looked. */
+unsigned hp_trigger_take(void);
+/* Toggle signals received (the helper flips prof_active once per odd). */
+unsigned hp_trigger_take_toggles(void);
+void hp_trigger_note_toggle(void);
+
+/* The allocation slow path's bookkeeping (see above). */
+#define HP_TRIGGER_ALLOC_STEP (1u << 20)
+#define HP_TRIGGER_LIVE_STEP  (1u << 18)
+void hp_trigger_publish(struct hp_tls *t);
+
+HP_INLINE void hp_trigger_note_alloc(struct hp_tls *t, uint64_t bytes)
+{
+	t->alloc_acc += bytes;
+	if (HP_UNLIKELY(t->alloc_acc >= HP_TRIGGER_ALLOC_STEP))
+		hp_trigger_publish(t);
+}
+
+HP_INLINE void hp_trigger_note_live(struct hp_tls *t, int64_t bytes)
+{
+	t->live_acc += bytes;
+	if (HP_UNLIKELY(t->live_acc >= HP_TRIGGER_LIVE_STEP || t->live_acc <= -(int64_t)HP_TRIGGER_LIVE_STEP))
+		hp_trigger_publish(t);
+}
+
+/* Published totals. */
+uint64_t hp_trigger_allocated(void);
+int64_t hp_trigger_live(void);
+
+/* Thresholds, set by the helper thread (0 or UINT64_MAX/INT64_MAX: off). */
+void hp_trigger_arm_interval(uint64_t next_allocated);
+void hp_trigger_arm_gdump(int64_t next_live);
+void hp_trigger_arm_threshold(int64_t next_live);
+void hp_trigger_arm_cgroup(int64_t next_live);
+
+#pragma GCC visibility pop
+
+#endif
