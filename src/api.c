@@ -207,9 +207,10 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 	if (!strcmp(name, "prof.dump"))
 		return ctl_dump(oldp, newp, newlen);
 	if (!strcmp(name, "prof.active")) {
-		int err = ctl_bool("prof_active", oldp, oldlenp, newp, newlen, HP_LOAD(&hp_prof.active));
-		if (!err && newp)
-			hp_log(HP_LOG_INFO, "sampling %s (API)", *(bool *)newp ? "on" : "paused");
+		bool was = HP_LOAD(&hp_prof.active);
+		int err = ctl_bool("prof_active", oldp, oldlenp, newp, newlen, was);
+		if (!err && newp && *(bool *)newp != was)
+			hp_log(HP_LOG_INFO, "sampling %s (API)", *(bool *)newp ? "resumed" : "paused");
 		return err;
 	}
 	if (!strcmp(name, "prof.gdump"))

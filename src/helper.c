@@ -292,6 +292,10 @@ static void *helper_main(void *arg)
 	watch_ini(h);
 	h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
 	h->interval_armed_for = -1;
+	/* A process can reach its cgroup limit within a second of starting:
+	 * look now, and arm the heap-growth wake-up at once. */
+	if (hp_opt.dump_at_cgroup_pct > 0)
+		cgroup_due = h->now_ms + check_cgroup(h);
 	arm(h);
 	hp_state_publish();
 	for (;;) {

@@ -75,9 +75,9 @@ HP_PRINTF(2, 3) static void complain(struct reader *r, const char *fmt, ...)
 	char msg[600];
 	va_list ap;
 
-	if (r->quiet)
-		return;
-	if (++r->complaints > MAX_COMPLAINTS) {
+	if (++r->complaints > MAX_COMPLAINTS || r->quiet) {
+		if (r->quiet)
+			return;
 		if (r->complaints == MAX_COMPLAINTS + 1)
 			hp_log(HP_LOG_WARN, "%s: more problems; only the first %d are shown",
 			       r->path, MAX_COMPLAINTS);
@@ -126,8 +126,8 @@ static bool check_line(struct reader *r, const char *s, size_t n, size_t max)
 	}
 	if (s[0] == '[') {
 		if (s[n - 1] != ']') {
+			/* Keep the current section: "[heapprof" means heapprof. */
 			complain(r, "malformed section header (expected [name])");
-			r->section = SEC_UNKNOWN;
 			return false;
 		}
 		r->section = classify_section(r, s + 1, n - 2);
@@ -258,6 +258,7 @@ void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char
 	memset(ini->set, 0, sizeof(ini->set));
 	memset(ini->line, 0, sizeof(ini->line));
 	ini->found = false;
+	ini->problems = 0;
 	hp_fmt(ini->path, sizeof(ini->path), "%s", path);
 	if (!r)
 		return;
@@ -271,6 +272,8 @@ void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char
 			hp_log(HP_LOG_WARN, "%s: larger than %u bytes; ignored", path, HP_INI_MAX_BYTES);
 		else
 			hp_log(HP_LOG_WARN, "%s: cannot read: %s", path, strerrordesc_np(err));
+		if (err != ENOENT)
+			ini->problems++;
 		goto out;
 	}
 	ini->found = true;
@@ -281,6 +284,7 @@ void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char
 			line += *c == '\n';
 		if (!quiet)
 			hp_log(HP_LOG_WARN, "%s:%u: binary data (a NUL byte); file ignored", path, line);
+		ini->problems++;
 		goto out;
 	}
 	r->path = path;
@@ -292,6 +296,7 @@ void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char
 	r->layer[0] = ini->opts;
 	r->layer[1] = ini->opts;
 	ini_parse_stream(next_line, r, on_pair, r);
+	ini->problems = r->complaints;
 
 	/* [heapprof] first, then [program:NAME] over it. */
 	for (int l = 0; l < 2; l++)

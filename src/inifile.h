@@ -30,6 +30,7 @@ struct hp_ini {
 	uint8_t set[HP_NOPTS];        /* the file sets this key (for us) */
 	unsigned line[HP_NOPTS];      /* where */
 	bool found;                   /* the file exists and was read */
+	unsigned problems;            /* lines, keys or values refused */
 	char path[PATH_MAX];
 };
 

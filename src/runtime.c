@@ -81,6 +81,13 @@ void hp_runtime_reload(void)
 		goto out;
 	const char *path = hp_ini_path(&explicit);
 	hp_ini_read(next, path, explicit, hp_ini_program(), false);
+	if (next->problems) {
+		/* All or nothing: a half-good edit could drop keys the operator
+		 * meant to keep (a typo in a section header hides the section). */
+		hp_log(HP_LOG_WARN, "%s: edit not applied (%u problem%s above); the running configuration is unchanged",
+		       path, next->problems, next->problems == 1 ? "" : "s");
+		goto out;
+	}
 	hp_conf_defaults(defaults, srcs);
 	hp_runtime_lock();
 	for (size_t i = 0; i < HP_NOPTS; i++) {

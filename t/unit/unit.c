@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 #include "dump.h"
+#include "file.h"
 #include "fmt.h"
 #include "live.h"
 #include "log.h"
@@ -260,6 +263,45 @@ static void test_pool(void)
 	ok(hp_real_pool_alloc((size_t)1 << 30, 16) == NULL, "pool: an oversized request fails cleanly");
 }
 
+/* ---- files: never through a planted symlink ---- */
+
+static void test_file(void)
+{
+	char dir[] = "/tmp/heapprof-unit.XXXXXX";
+	char victim[256], dst[256], tmp[256];
+	struct hp_file f;
+
+	ok(mkdtemp(dir) != NULL, "file: scratch directory");
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	FILE *v = fopen(victim, "w");
+	fputs("precious\n", v);
+	fclose(v);
+	snprintf(dst, sizeof(dst), "%s/out.heap", dir);
+	/* Symlinks at the final name and at every temporary name this
+	 * process could use next. */
+	symlink(victim, dst);
+	for (int k = 0; k < 64; k++) {
+		snprintf(tmp, sizeof(tmp), "%s/.out.heap.%d.%d.tmp", dir, (int)getpid(), k);
+		symlink(victim, tmp);
+	}
+	int err = hp_file_create(&f, dst);
+	if (!err) {
+		hp_write_all(f.fd, "dump\n", 5);
+		err = hp_file_commit(&f);
+	}
+	char buf[64] = "";
+	FILE *r = fopen(victim, "r");
+	fgets(buf, sizeof(buf), r);
+	fclose(r);
+	struct stat st;
+	ok(!err && !strcmp(buf, "precious\n"), "file: the symlinks' target is untouched");
+	ok(!lstat(dst, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+	   "file: the dump replaced the planted link with a regular file, mode 0600");
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ok(system(cmd) == 0, "file: cleaned up");
+}
+
 int main(void)
 {
 	hp_log_set_level(-1);   /* the parser's messages are expected here */
@@ -270,6 +312,7 @@ int main(void)
 	test_live();
 	test_stacktab();
 	test_pool();
+	test_file();
 	printf("1..%d\n", n_tests);
 	return n_failed != 0;
 }

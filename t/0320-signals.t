@@ -1,0 +1,92 @@
+#!/bin/sh
+# signal_dump and signal_toggle: a dump within 100 ms of the signal, idle
+# or busy; pause and resume; other signals and none; a storm of 1000
+# signals; the program's own handler wins.
+. "$(dirname "$0")/lib.sh"
+plan 16
+
+state() { cat "${HEAPPROF_RUNTIME_DIR:-/tmp/heapprof-$(id -u)}/$1" 2>/dev/null; }
+# start PROGRAM ARGS...: runs it under heapprof (conf in $conf), waits for
+# "ready", sets $pid.
+start() {
+	HEAPPROF_CONF=$conf LD_PRELOAD=$LIB "$@" >out 2>err &
+	pid=$!
+	while ! grep -q ready out; do sleep 0.01; done
+	# the helper publishes its state once it runs
+	while ! state $pid | grep -q '^signal_dump='; do sleep 0.01; done
+}
+# latency LETTER: signal, wait for the next dump file, print milliseconds.
+latency() {
+	before=$(ls p.$pid.*.heap 2>/dev/null | wc -l)
+	t0=$(date +%s%N)
+	kill -USR1 $pid
+	while [ "$(ls p.$pid.*.heap 2>/dev/null | wc -l)" -le "$before" ]; do sleep 0.001; done
+	echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+
+conf=prof_prefix:p,lg_prof_sample:0
+start "$TP/idle" 30 8
+best=100000
+for i in 1 2 3; do ms=$(latency); [ "$ms" -lt "$best" ] && best=$ms; done
+ok $([ "$best" -lt 100 ]; echo $?) "idle process: a dump within 100 ms of SIGUSR1 (best of 3: $best ms)"
+dump=$(ls p.$pid.*.s0.*.heap)
+like "$dump" "^p\\.$pid\\.0\\.s0\\.[0-9]{8}T[0-9]{6}Z\\.heap\$" "named <prefix>.<pid>.<seq>.s<n>.<UTC>.heap"
+is "$(jeprof_bytes "$TP/idle" "$dump" leak_some)" 8388608 "and holds the heap (8 MiB from leak_some)"
+like "$(cat err)" "^<heapprof>: dump $dump \\(signal\\): ~8\\.0 MiB live in 9 objects, 2 contexts, first dump\$" \
+	"the log names the dump, its trigger and the heap"
+
+kill -USR2 $pid
+while ! grep -q 'sampling paused (SIGUSR2)' err; do sleep 0.01; done
+like "$(state $pid)" '^active=0$' "SIGUSR2 pauses sampling, and the log says so"
+kill -USR2 $pid
+while ! grep -q 'sampling resumed (SIGUSR2)' err; do sleep 0.01; done
+like "$(state $pid)" '^active=1$' "a second SIGUSR2 resumes it"
+kill -TERM $pid
+wait $pid
+rm -f p.*.heap
+
+# A busy process: threads allocating without pause.
+start "$TP/busy" 30 4
+best=100000
+for i in 1 2 3; do ms=$(latency); [ "$ms" -lt "$best" ] && best=$ms; done
+ok $([ "$best" -lt 100 ]; echo $?) "busy process (4 allocating threads): within 100 ms too (best of 3: $best ms)"
+
+# A storm: 1000 signals as fast as kill can send them.
+for i in $(seq 1000); do kill -USR1 $pid 2>/dev/null; done
+kill -TERM $pid
+wait $pid
+is $? 143 "after a storm of 1000 SIGUSR1 the process is alive until told to stop"
+n=$(ls p.$pid.*.s*.heap | wc -l)
+ok $([ "$n" -ge 4 ] && [ "$n" -lt 200 ]; echo $?) "the storm coalesced into $n dumps"
+bad=0
+for f in p.$pid.*.s*.heap; do
+	tail -n 1 "$f" | grep -Eq '^[0-9a-f]+-[0-9a-f]+ ' || bad=$((bad + 1))
+	head -n 1 "$f" | grep -q '^heap profile: ' || bad=$((bad + 1))
+done
+is $bad 0 "every dump of the storm is complete"
+is "$(ls -A | grep -c '\.tmp$')" 0 "no temporary file is left"
+rm -f p.*.heap
+
+# Other signals, and none.
+conf=prof_prefix:p,signal_dump:HUP,signal_toggle:none
+start "$TP/idle" 30 1
+kill -HUP $pid
+while ! ls p.$pid.*.s0.*.heap >/dev/null 2>&1; do sleep 0.01; done
+ok 0 "signal_dump:HUP dumps on SIGHUP"
+kill -USR2 $pid
+wait $pid
+is $? 140 "signal_toggle:none leaves SIGUSR2 its default action (terminate)"
+rm -f p.*.heap
+
+# The program's own handler wins, and the log says so.
+conf=prof_prefix:p
+start "$TP/idle" 30 1 own
+kill -USR1 $pid
+while ! grep -q 'own handler' out; do sleep 0.01; done
+ok 0 "the program's SIGUSR1 handler runs"
+while ! grep -q 'the program installed its own SIGUSR1 handler; the program wins: no dump on SIGUSR1' err; do sleep 0.05; done
+ok 0 "the log says the program took SIGUSR1 over"
+kill -TERM $pid
+wait $pid
+is "$(ls p.*.heap 2>/dev/null | wc -l)" 0 "and no dump was written on it"
+done_testing
