@@ -68,6 +68,6 @@ kill -USR1 $pid
 wait_log "dump again\\.$pid\\." 5
 ok $? "and the process still dumps on request"
 kill -TERM $pid 2>/dev/null
-wait $pid
+wait $pid 2>/dev/null
 ok $([ $? -eq 143 ]; echo $?) "it ran until told to stop (SIGTERM keeps its meaning)"
 done_testing

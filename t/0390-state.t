@@ -19,14 +19,14 @@ kill -USR1 $pid
 while ! grep -q '^dumps=1$' "run/$pid"; do sleep 0.01; done
 like "$(cat run/$pid)" "^last_dump=$T_DIR/dumps/idle\\.$pid\\.0\\.s0\\.[0-9TZ]+\\.heap\$" "updated after a dump"
 kill -TERM $pid
-wait $pid
+wait $pid 2>/dev/null
 # Death by a signal runs no exit handler: the file stays, stale, and
 # heapprof ps recognises it by its dead pid.
 rm -f "run/$pid"
 HEAPPROF_CONF=prof_prefix:x LD_PRELOAD=$LIB "$TP/idle" 0.3 1 >/dev/null 2>&1 &
 pid=$!
 while [ ! -s "run/$pid" ]; do sleep 0.01; done
-wait $pid
+wait $pid 2>/dev/null
 is "$(ls run)" "" "removed when the program exits"
 
 # A directory others could write to is not used.
@@ -37,6 +37,6 @@ while ! grep -q ready out; do sleep 0.01; done
 sleep 0.3
 is "$(ls open)" "" "a world-writable runtime directory is refused"
 kill -TERM $pid
-wait $pid
+wait $pid 2>/dev/null
 is "$(cat err)" "" "without a word on standard error (the command falls back to /proc)"
 done_testing
