@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../version.h"
+#include "cmds.h"
 
 static void usage(FILE *out)
 {
@@ -21,6 +22,17 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2) {
+		const char *c = argv[1];
+		if (!strcmp(c, "run"))
+			return cmd_run(argc - 1, argv + 1);
+		if (!strcmp(c, "ps"))
+			return cmd_ps(argc - 1, argv + 1);
+		if (!strcmp(c, "dump"))
+			return cmd_dump(argc - 1, argv + 1);
+		if (!strcmp(c, "toggle") || !strcmp(c, "pause") || !strcmp(c, "resume"))
+			return cmd_toggle(argc - 1, argv + 1);
+	}
 	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("heapprof %s\n", HEAPPROF_VERSION);
 		return 0;

@@ -1,0 +1,184 @@
+/*
+ * proc.c -- inspecting running processes for the heapprof command (see
+ * proc.h).
+ *
+ * Owns nothing.  Reads /proc and the state files the library publishes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+bool proc_has_heapprof(pid_t pid)
+{
+	char path[64], line[4096];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libheapprof.so") != NULL;
+	fclose(f);
+	return found;
+}
+
+void proc_program(pid_t pid, char *buf, size_t cap)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, buf, cap - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	buf[0] = '\0';
+	if (f) {
+		if (fgets(buf, (int)cap, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!buf[0])
+		snprintf(buf, cap, "?");
+}
+
+/* A field of /proc/pid/status ("SigCgt:", "Uid:"), into buf. */
+static bool status_field(pid_t pid, const char *key, char *buf, size_t cap)
+{
+	char path[64], line[512];
+	bool found = false;
+	size_t klen = strlen(key);
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen)) {
+			char *v = line + klen;
+			v += strspn(v, " \t");
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(buf, cap, "%s", v);
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
+bool proc_catches(pid_t pid, int sig)
+{
+	char mask[64];
+
+	if (sig < 1 || sig > 64 || !status_field(pid, "SigCgt:", mask, sizeof(mask)))
+		return false;
+	unsigned long long bits = strtoull(mask, NULL, 16);
+	return (bits >> (sig - 1)) & 1;
+}
+
+bool proc_parse_state(const char *path, struct proc_state *st)
+{
+	char line[PATH_MAX + 64];
+
+	memset(st, 0, sizeof(*st));
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	snprintf(st->path, sizeof(st->path), "%s", path);
+	st->active = -1;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		const char *k = line, *v = eq + 1;
+		if (!strcmp(k, "pid"))
+			st->pid = (pid_t)atoi(v);
+		else if (!strcmp(k, "program"))
+			snprintf(st->program, sizeof(st->program), "%s", v);
+		else if (!strcmp(k, "prefix"))
+			snprintf(st->prefix, sizeof(st->prefix), "%s", v);
+		else if (!strcmp(k, "active"))
+			st->active = atoi(v);
+		else if (!strcmp(k, "lg_prof_sample"))
+			st->lg_prof_sample = atoi(v);
+		else if (!strcmp(k, "signal_dump"))
+			st->signal_dump = atoi(v);
+		else if (!strcmp(k, "signal_toggle"))
+			st->signal_toggle = atoi(v);
+		else if (!strcmp(k, "dumps"))
+			st->dumps = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(k, "last_dump"))
+			snprintf(st->last_dump, sizeof(st->last_dump), "%s", v);
+		else if (!strcmp(k, "live_bytes"))
+			st->live_bytes = atoll(v);
+		else if (!strcmp(k, "started"))
+			snprintf(st->started, sizeof(st->started), "%s", v);
+	}
+	fclose(f);
+	st->found = st->pid > 0;
+	return st->found;
+}
+
+/* HEAPPROF_RUNTIME_DIR from pid's environment, if we may read it. */
+static bool env_runtime_dir(pid_t pid, char *buf, size_t cap)
+{
+	char path[64], env[65536];
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(env, 1, sizeof(env) - 1, f);
+	fclose(f);
+	env[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, "HEAPPROF_RUNTIME_DIR=", 21) && env[i + 21]) {
+			snprintf(buf, cap, "%s", env + i + 21);
+			return true;
+		}
+	return false;
+}
+
+bool proc_read_state(pid_t pid, struct proc_state *st)
+{
+	char dir[PATH_MAX], uid[64], path[PATH_MAX + 32];
+
+	if (!env_runtime_dir(pid, dir, sizeof(dir))) {
+		unsigned u = (unsigned)geteuid();
+		if (status_field(pid, "Uid:", uid, sizeof(uid)))
+			sscanf(uid, "%*u %u", &u);   /* the effective uid */
+		snprintf(dir, sizeof(dir), "/tmp/heapprof-%u", u);
+	}
+	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
+	return proc_parse_state(path, st) && st->pid == pid;
+}
+
+void proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
+{
+	char pattern[PATH_MAX + 8];
+	const char *env = getenv("HEAPPROF_RUNTIME_DIR");
+	glob_t g;
+
+	if (env && *env)
+		snprintf(pattern, sizeof(pattern), "%s/[0-9]*", env);
+	else if (geteuid() == 0)
+		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-*/[0-9]*");
+	else
+		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-%u/[0-9]*", (unsigned)geteuid());
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			fn(g.gl_pathv[i], arg);
+		globfree(&g);
+	}
+}
