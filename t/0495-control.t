@@ -3,7 +3,7 @@
 # asking them for a dump or a change of sampling; refusing processes
 # without heapprof, which the signal would kill.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/d "$BIN" run "$TP/idle" 30 3 >out 2>err &
