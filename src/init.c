@@ -84,6 +84,7 @@ static void postfork_child(void)
 static void exit_handler(int status, void *arg)
 {
 	(void)arg;
+	hp_stack_log_stats();
 	hp_leak_at_exit(status);
 }
 

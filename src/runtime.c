@@ -16,7 +16,9 @@
 #include "prof.h"
 #include "runtime.h"
 #include "sig.h"
+#include "stack.h"
 #include "trigger.h"
+#include "unwind.h"
 #include "banned.h"
 
 static pthread_mutex_t opt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,11 +46,13 @@ void hp_runtime_apply(void)
 	HP_STORE(&hp_prof.active, hp_opt.prof_active);
 	HP_STORE(&hp_prof.bt_max, (int)hp_opt.prof_bt_max);
 	HP_STORE(&hp_prof.thread_active_init, hp_opt.prof_thread_active_init);
+	HP_STORE(&hp_stack_unwinder, hp_opt.prof_unwinder);
 	if (HP_LOAD(&hp_prof.lg_sample) != (int)hp_opt.lg_prof_sample) {
 		HP_STORE(&hp_prof.lg_sample, (int)hp_opt.lg_prof_sample);
 		hp_prof_new_epoch();
 	}
 	hp_log_set_level(hp_opt.log_level);
+	HP_STORE(&hp_unwind_counting, hp_opt.log_level >= HP_LOG_DEBUG || hp_opt.prof_unwinder == HP_UNWIND_CHECK);
 	int same_file = !strcmp(log_file_applied, hp_opt.log_file);
 	int err = hp_log_configure(hp_opt.log_file, hp_opt.log_max_bytes, (int)hp_opt.log_keep);
 	if (err && (!same_file || !log_failed))

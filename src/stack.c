@@ -1,7 +1,7 @@
 /*
- * stack.c -- call-stack capture with libunwind (see stack.h).
- *
- * Owns the address range of heapprof's own code.  Runs inside the guard:
+ * stack.c -- call-stack capture (see stack.h): the choice between the fast
+ * unwinder (unwind.c) and libunwind, prof_unwinder:check's comparison, and
+ * the address range of heapprof's own code.  Runs inside the guard:
  * anything libunwind or the dynamic loader allocates here passes through
  * unsampled.  No profiler lock is held while unwinding, because libunwind
  * takes the loader's lock through dl_iterate_phdr.
@@ -11,11 +11,67 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "fmt.h"
+#include "log.h"
 #include "stack.h"
 #include "thread.h"
 #include "banned.h"
 
 uintptr_t hp_stack_self_lo = UINTPTR_MAX, hp_stack_self_hi;
+int hp_stack_unwinder = HP_UNWIND_FAST;
+
+/* Strips our own frames: the two unwinders start in different functions
+ * of ours. */
+static int first_foreign(const uintptr_t *f, int n)
+{
+	int i = 0;
+
+	while (i < n && (hp_stack_is_self(f[i]) || hp_stack_is_alloc_frame(f[i])))
+		i++;
+	return i;
+}
+
+static uint64_t checked, mismatched;
+
+void hp_stack_log_stats(void)
+{
+	struct hp_unwind_stats u;
+
+	hp_unwind_stats(&u);
+	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), %llu rules cached",
+	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
+	       (unsigned long long)u.fallback, (unsigned long long)u.rules);
+	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
+		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
+		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),
+		       (unsigned long long)u.fallback);
+}
+
+HP_COLD void hp_stack_check(const struct hp_thread *th, const uintptr_t *buf, int n, int max)
+{
+	uintptr_t fast[HP_BT_LIMIT + HP_BT_SLACK];
+	const uintptr_t *fp = __builtin_frame_address(0);
+	int m = th->stack_hi ? hp_unwind_fast(fast, max, th->stack_lo, th->stack_hi, fp[1],
+					      (uintptr_t)fp + 16, fp[0]) : -1;
+
+	if (m < 0)
+		return;   /* the fast unwinder would have fallen back: nothing to compare */
+	int a = first_foreign(buf, n), b = first_foreign(fast, m);
+	int same = n - a == m - b && !memcmp(buf + a, fast + b, (size_t)(n - a) * sizeof(*buf));
+	uint64_t k = HP_ADD(&checked, 1) + 1;
+	if (same)
+		return;
+	uint64_t bad = HP_ADD(&mismatched, 1) + 1;
+	if (bad <= 5) {
+		char line[512];
+		size_t len = 0;
+		for (int i = 0; i < 6; i++)
+			len += hp_fmt(line + len, sizeof(line) - len, " %p/%p",
+				      (void *)(a + i < n ? buf[a + i] : 0), (void *)(b + i < m ? fast[b + i] : 0));
+		hp_log(HP_LOG_WARN, "prof_unwinder:check: stack %llu differs (libunwind/fast):%s",
+		       (unsigned long long)k, line);
+	}
+}
 
 #define MAX_ALLOC_RANGES 16
 static struct { uintptr_t lo, hi; } alloc_ranges[MAX_ALLOC_RANGES];

@@ -20,6 +20,7 @@
 
 #include "compiler.h"
 #include "thread.h"
+#include "unwind.h"
 
 /* Sets up libunwind (per-thread caches) and unwinds once so that its
  * lazy initialisation happens now, not inside the first sampled malloc.
@@ -46,12 +47,48 @@ HP_INLINE int hp_stack_is_self(uintptr_t pc)
 	return pc >= hp_stack_self_lo && pc < hp_stack_self_hi;
 }
 
-/* Captures at most max frames into buf, which must have room for
- * max + HP_BT_SLACK entries.  Returns the depth, >= 1.  Inside the guard.
- * Inlined into the slow paths: every frame of ours costs an unwind step. */
-HP_INLINE int hp_stack_capture(uintptr_t *buf, int max)
+/* prof_unwinder: 0 fast (falling back to libunwind), 1 libunwind, 2
+ * check (both, compared; libunwind's result is kept). */
+extern int hp_stack_fast;
+enum { HP_UNWIND_FAST = 0, HP_UNWIND_LIBUNWIND = 1, HP_UNWIND_CHECK = 2 };
+extern int hp_stack_unwinder;
+
+/* Logs the unwinders' statistics (debug level; the check's result at
+ * info level).  At exit. */
+void hp_stack_log_stats(void);
+
+/* prof_unwinder:check: compares the fast unwinder's stack with
+ * libunwind's in buf (n frames, own frames included), logging the first
+ * mismatches.  Cold. */
+void hp_stack_check(const struct hp_thread *th, const uintptr_t *buf, int n, int max);
+
+/* Captures at most max frames of the calling thread th into buf, which
+ * must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
+ * Inside the guard.  Inlined into the slow paths: every frame of ours
+ * costs an unwind step. */
+HP_INLINE int hp_stack_capture(const struct hp_thread *th, uintptr_t *buf, int max)
 {
-	int n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
+	int n = -1;
+
+	int how = HP_LOAD(&hp_stack_unwinder);
+
+	/* Start at our caller: the slow paths are entered by a tail jump from
+	 * the interposed function and keep a frame pointer, so their frame
+	 * holds the return address into the program and the program's RBP,
+	 * and the program's stack pointer is just above them.  Our own
+	 * frames are then never walked. */
+	if (HP_LIKELY(how == HP_UNWIND_FAST && th->stack_hi)) {
+		const uintptr_t *fp = __builtin_frame_address(0);
+		n = hp_unwind_fast(buf, max + HP_BT_SLACK, th->stack_lo, th->stack_hi, fp[1],
+				   (uintptr_t)fp + 16, fp[0]);
+	}
+	if (n < 0) {
+		n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
+		if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+			hp_unwind_count_libunwind();
+	}
+	if (HP_UNLIKELY(how == HP_UNWIND_CHECK))
+		hp_stack_check(th, buf, n, max + HP_BT_SLACK);
 	int skip = 0;
 
 	while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))

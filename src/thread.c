@@ -53,6 +53,22 @@ static void give_frames(uintptr_t *f)
 	hp_spin_unlock(&spare_lock);
 }
 
+/* For the fast unwinder: every stack read must fall inside these. */
+static void stack_bounds(struct hp_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		t->stack_lo = (uintptr_t)addr;
+		t->stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
+}
+
 static void read_comm(struct hp_thread *t)
 {
 	char path[64], buf[HP_NAME_MAX + 1];
@@ -107,6 +123,7 @@ struct hp_thread *hp_thread_self(void)
 			return NULL;
 		t->uid = HP_ADD(&uids, 1);
 		t->tid = gettid();
+		stack_bounds(t);
 		t->active = hp_prof.thread_active_init;
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);
 		struct hp_thread *old = HP_LOAD(&head);
@@ -177,5 +194,5 @@ void hp_thread_postfork_child(void)
 		if (t != tls->thread)
 			HP_STORE(&t->exited, 1);
 	if (tls->thread)
-		tls->thread->tid = gettid();
+		tls->thread->tid = gettid();   /* same stack: its bounds hold */
 }

@@ -32,6 +32,8 @@ struct hp_thread {
 	int name_set;               /* named through the API: keep it */
 	char name[HP_NAME_MAX];
 	uintptr_t *frames;          /* capture buffer: HP_BT_LIMIT + slack */
+	uintptr_t stack_lo;         /* the thread's stack, for the fast */
+	uintptr_t stack_hi;         /* unwinder's checks; 0 if unknown */
 	/* Owner-only open-addressing map: key -> tctx id. */
 	uint64_t *map_keys;
 	uint32_t *map_vals;

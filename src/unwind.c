@@ -1,0 +1,646 @@
+/*
+ * unwind.c -- the fast unwinder (see unwind.h).
+ *
+ * Owns the rule cache.  Runs on the sampled slow path inside the guard:
+ * no locks on the lookup path (the cache is read lock-free; a new rule is
+ * published with one compare-and-swap), no system calls, no allocation
+ * except when the cache grows (mmap).  _dl_find_object takes no lock and
+ * is async-signal-safe.
+ *
+ * A rule says, for one code address, where the caller's stack pointer
+ * (the CFA) is -- the stack pointer or RBP plus an offset -- where the
+ * return address is (at CFA - 8 on x86_64), and where the caller's RBP
+ * is (unchanged, or saved at CFA + offset).  That is all a backtrace
+ * needs: the other callee-saved registers never hold a CFA in code whose
+ * rule we accept.
+ */
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "pages.h"
+#include "spin.h"
+#include "unwind.h"
+#include "banned.h"
+
+static uint64_t n_fast, n_fallback, n_libunwind;
+bool hp_unwind_counting;
+
+#if defined(__x86_64__)
+
+#define R_RBP 6
+#define R_RSP 7
+#define R_RA  16
+
+enum { DW_EH_PE_omit = 0xff, DW_EH_PE_uleb128 = 0x01, DW_EH_PE_udata2 = 0x02,
+       DW_EH_PE_udata4 = 0x03, DW_EH_PE_udata8 = 0x04, DW_EH_PE_sleb128 = 0x09,
+       DW_EH_PE_sdata2 = 0x0a, DW_EH_PE_sdata4 = 0x0b, DW_EH_PE_sdata8 = 0x0c,
+       DW_EH_PE_pcrel = 0x10, DW_EH_PE_datarel = 0x30, DW_EH_PE_indirect = 0x80 };
+
+/* ---- rules and their cache ------------------------------------------- */
+
+/* 0 is "not cached": a hole in the table reads as a miss. */
+enum rule_kind {
+	RULE_CFA_RSP = 1,   /* a frame whose CFA is RSP + cfa_off */
+	RULE_CFA_RBP = 2,   /* a frame whose CFA is RBP + cfa_off */
+	RULE_END = 3,       /* the outermost frame */
+	RULE_GIVE_UP = 4,   /* anything else: libunwind walks this stack */
+};
+enum reg_how { REG_SAME = 0, REG_OFFSET = 1, REG_UNKNOWN = 2 };
+
+/* Eight bytes, so that a cache entry's rule is read in one load; whole
+ * bytes, so that the walk reads fields without shifting. */
+union rule {
+	uint64_t word;
+	struct {
+		int32_t cfa_off;
+		int16_t rbp_off;    /* caller's RBP at CFA + rbp_off */
+		uint8_t kind;
+		uint8_t rbp_how;
+	} f;
+};
+
+struct cache {
+	uint32_t mask;
+	uint32_t used;
+	struct { uintptr_t key; uint64_t rule; } e[];
+};
+
+static struct cache *cache;
+static struct hp_spin cache_lock;
+
+static size_t cache_bytes(uint32_t slots)
+{
+	return sizeof(struct cache) + (size_t)slots * 16;
+}
+
+static uint32_t slot_of(uintptr_t key, uint32_t mask)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+/* c: the table as loaded once per walk (possibly NULL, possibly retired:
+ * a retired table reads as zeros, so as misses). */
+static bool cache_get(const struct cache *c, uintptr_t key, union rule *r)
+{
+	if (HP_UNLIKELY(!c))
+		return false;
+	for (uint32_t i = slot_of(key, c->mask);; i = (i + 1) & c->mask) {
+		uintptr_t k = HP_LOAD_ACQ(&c->e[i].key);
+		if (HP_LIKELY(k == key)) {
+			r->word = HP_LOAD(&c->e[i].rule);
+			return r->f.kind != 0;
+		}
+		if (!k)
+			return false;   /* the table is never full: a hole ends the probe */
+	}
+}
+
+static void insert_into(struct cache *c, uintptr_t key, uint64_t val)
+{
+	for (uint32_t i = slot_of(key, c->mask);; i = (i + 1) & c->mask) {
+		if (c->e[i].key == key)
+			return;
+		if (!c->e[i].key) {
+			HP_STORE(&c->e[i].rule, val);
+			HP_STORE_REL(&c->e[i].key, key);   /* publishes val */
+			c->used++;
+			return;
+		}
+	}
+}
+
+/* Under cache_lock; readers keep probing the old table until they see
+ * the new one, and read zeros from it once retired (a miss). */
+static void cache_put(uintptr_t key, const union rule *r)
+{
+	hp_spin_lock(&cache_lock);
+	struct cache *c = cache;
+	if (!c || (c->used + 1) * 2 > c->mask + 1) {
+		uint32_t slots = c ? (c->mask + 1) * 2 : 4096;
+		struct cache *fresh = hp_pages_alloc(cache_bytes(slots));
+		if (!fresh)
+			goto out;
+		fresh->mask = slots - 1;
+		for (uint32_t i = 0; c && i <= c->mask; i++)
+			if (c->e[i].key)
+				insert_into(fresh, c->e[i].key, c->e[i].rule);
+		HP_STORE_REL(&cache, fresh);
+		if (c)
+			hp_pages_retire(c, cache_bytes(c->mask + 1));
+		c = fresh;
+	}
+	insert_into(c, key, r->word);
+out:
+	hp_spin_unlock(&cache_lock);
+}
+
+/* ---- reading .eh_frame ----------------------------------------------- */
+
+struct cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t uleb(struct cursor *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (c->p < c->end) {
+		uint8_t b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->bad = true;
+	return 0;
+}
+
+static int64_t sleb(struct cursor *c)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+
+	while (c->p < c->end) {
+		b = *c->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= -((int64_t)1 << shift);
+			return v;
+		}
+	}
+	c->bad = true;
+	return 0;
+}
+
+static bool take(struct cursor *c, void *out, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		return false;
+	}
+	memcpy(out, c->p, n);
+	c->p += n;
+	return true;
+}
+
+/* A pointer in encoding enc; indirect pointers are never followed (only
+ * personality routines use them, and we skip those). */
+static uintptr_t encoded(struct cursor *c, uint8_t enc, uintptr_t datarel)
+{
+	const uint8_t *start = c->p;
+	uintptr_t v = 0;
+
+	if (enc == DW_EH_PE_omit)
+		return 0;
+	switch (enc & 0x0f) {
+	case 0x00: { uint64_t x = 0; take(c, &x, 8); v = (uintptr_t)x; break; }
+	case DW_EH_PE_uleb128: v = (uintptr_t)uleb(c); break;
+	case DW_EH_PE_udata2: { uint16_t x = 0; take(c, &x, 2); v = x; break; }
+	case DW_EH_PE_udata4: { uint32_t x = 0; take(c, &x, 4); v = x; break; }
+	case DW_EH_PE_udata8: { uint64_t x = 0; take(c, &x, 8); v = (uintptr_t)x; break; }
+	case DW_EH_PE_sleb128: v = (uintptr_t)sleb(c); break;
+	case DW_EH_PE_sdata2: { int16_t x = 0; take(c, &x, 2); v = (uintptr_t)(intptr_t)x; break; }
+	case DW_EH_PE_sdata4: { int32_t x = 0; take(c, &x, 4); v = (uintptr_t)(intptr_t)x; break; }
+	case DW_EH_PE_sdata8: { int64_t x = 0; take(c, &x, 8); v = (uintptr_t)x; break; }
+	default: c->bad = true; return 0;
+	}
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case DW_EH_PE_pcrel: v += (uintptr_t)start; break;
+	case DW_EH_PE_datarel: v += datarel; break;
+	default: c->bad = true; break;
+	}
+	return v;
+}
+
+/* The FDE covering pc, from the object's .eh_frame_hdr search table. */
+static const uint8_t *find_fde(uintptr_t pc)
+{
+	struct dl_find_object fo;
+
+	if (_dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame)
+		return NULL;
+	const uint8_t *hdr = fo.dlfo_eh_frame;
+	if (hdr[0] != 1 || hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return NULL;   /* only the usual sorted table */
+	struct cursor c = { hdr + 4, hdr + 4 + 16, false };
+	(void)encoded(&c, hdr[1], (uintptr_t)hdr);        /* eh_frame_ptr */
+	uintptr_t count = encoded(&c, hdr[2], (uintptr_t)hdr);
+	if (c.bad || !count)
+		return NULL;
+	const int32_t *table = (const int32_t *)c.p;
+	/* The last entry whose initial location is <= pc. */
+	uintptr_t lo = 0, hi = count;
+	while (lo < hi) {
+		uintptr_t mid = (lo + hi) / 2;
+		if ((uintptr_t)hdr + (uintptr_t)(intptr_t)table[2 * mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	return hdr + table[2 * (lo - 1) + 1];
+}
+
+/* One register's rule while interpreting. */
+struct regs {
+	int cfa_reg;
+	int64_t cfa_off;
+	int rbp_how, ra_how;
+	int64_t rbp_off, ra_off;
+};
+
+struct cie {
+	int64_t data_align;
+	uint64_t code_align;
+	uint8_t fde_enc;
+	bool has_z, signal_frame;
+	struct cursor insns;
+};
+
+static bool parse_cie(const uint8_t *p, struct cie *out)
+{
+	uint32_t len;
+
+	memcpy(&len, p, 4);
+	if (len == 0 || len == 0xffffffff)
+		return false;
+	struct cursor c = { p + 4, p + 4 + len, false };
+	uint32_t id = 1;
+	uint8_t version = 0;
+	take(&c, &id, 4);
+	take(&c, &version, 1);
+	if (id != 0 || (version != 1 && version != 3))
+		return false;
+	const char *aug = (const char *)c.p;
+	size_t aug_len = strnlen(aug, (size_t)(c.end - c.p));
+	c.p += aug_len + 1;
+	out->code_align = uleb(&c);
+	out->data_align = sleb(&c);
+	uint64_t ra = version == 1 ? (c.p < c.end ? *c.p++ : 0) : uleb(&c);
+	if (ra != R_RA)
+		return false;
+	out->fde_enc = 0;
+	out->has_z = aug[0] == 'z';
+	out->signal_frame = false;
+	if (out->has_z) {
+		uint64_t n = uleb(&c);
+		const uint8_t *aug_end = c.p + n;
+		for (size_t i = 1; i < aug_len && !c.bad; i++) {
+			switch (aug[i]) {
+			case 'R':
+				take(&c, &out->fde_enc, 1);
+				break;
+			case 'P': {
+				uint8_t enc = 0;
+				take(&c, &enc, 1);
+				(void)encoded(&c, enc & 0x7f, 0);
+				break;
+			}
+			case 'L':
+				c.p++;
+				break;
+			case 'S':
+				out->signal_frame = true;
+				break;
+			default:
+				return false;
+			}
+		}
+		c.p = aug_end;
+	} else if (aug_len) {
+		return false;
+	}
+	out->insns = (struct cursor){ c.p, c.end, false };
+	return !c.bad && c.p <= c.end;
+}
+
+/* Runs CFA instructions until the row that covers target.  Returns false
+ * on anything we do not model for RBP, the return address or the CFA. */
+static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr_t target,
+		struct regs *r, const struct regs *initial)
+{
+	struct regs stack[8];
+	int depth = 0;
+
+	while (c->p < c->end && !c->bad) {
+		uint8_t op = *c->p++;
+		uint64_t reg = 0;
+		int64_t off;
+		uintptr_t next = *loc;
+
+		switch (op & 0xc0) {
+		case 0x40:
+			next = *loc + (op & 0x3f) * cie->code_align;
+			goto advance;
+		case 0x80:
+			reg = op & 0x3f;
+			off = (int64_t)uleb(c) * cie->data_align;
+			goto set_offset;
+		case 0xc0:
+			reg = op & 0x3f;
+			goto restore;
+		}
+		switch (op) {
+		case 0x00:
+			break;
+		case 0x01:
+			next = encoded(c, cie->fde_enc, 0);
+			goto advance;
+		case 0x02: {
+			uint8_t d = 0;
+			take(c, &d, 1);
+			next = *loc + d * cie->code_align;
+			goto advance;
+		}
+		case 0x03: {
+			uint16_t d = 0;
+			take(c, &d, 2);
+			next = *loc + d * cie->code_align;
+			goto advance;
+		}
+		case 0x04: {
+			uint32_t d = 0;
+			take(c, &d, 4);
+			next = *loc + d * cie->code_align;
+			goto advance;
+		}
+		case 0x05:
+			reg = uleb(c);
+			off = (int64_t)uleb(c) * cie->data_align;
+			goto set_offset;
+		case 0x11:
+			reg = uleb(c);
+			off = sleb(c) * cie->data_align;
+			goto set_offset;
+		case 0x2f:
+			reg = uleb(c);
+			off = -(int64_t)uleb(c) * cie->data_align;
+			goto set_offset;
+		case 0x06:
+			reg = uleb(c);
+			goto restore;
+		case 0x07:   /* undefined */
+			reg = uleb(c);
+			if (reg == R_RA)
+				r->ra_how = REG_UNKNOWN;
+			else if (reg == R_RBP)
+				r->rbp_how = REG_UNKNOWN;
+			break;
+		case 0x08:   /* same value */
+			reg = uleb(c);
+			if (reg == R_RBP)
+				r->rbp_how = REG_SAME;
+			else if (reg == R_RA)
+				return false;
+			break;
+		case 0x09:   /* register */
+			reg = uleb(c);
+			(void)uleb(c);
+			if (reg == R_RBP || reg == R_RA)
+				return false;
+			break;
+		case 0x0a:
+			if (depth == 8)
+				return false;
+			stack[depth++] = *r;
+			break;
+		case 0x0b:
+			/* The whole row, CFA included, as libgcc and libunwind
+			 * do: GCC wraps mid-function epilogues in
+			 * remember/restore_state to get the CFA back. */
+			if (!depth)
+				return false;
+			*r = stack[--depth];
+			break;
+		case 0x0c:
+			r->cfa_reg = (int)uleb(c);
+			r->cfa_off = (int64_t)uleb(c);
+			break;
+		case 0x0d:
+			r->cfa_reg = (int)uleb(c);
+			break;
+		case 0x0e:
+			r->cfa_off = (int64_t)uleb(c);
+			break;
+		case 0x12:
+			r->cfa_reg = (int)uleb(c);
+			r->cfa_off = sleb(c) * cie->data_align;
+			break;
+		case 0x13:
+			r->cfa_off = sleb(c) * cie->data_align;
+			break;
+		case 0x10:   /* expression */
+		case 0x16: { /* val_expression */
+			reg = uleb(c);
+			uint64_t n = uleb(c);
+			if (reg == R_RBP || reg == R_RA || (uint64_t)(c->end - c->p) < n)
+				return false;
+			c->p += n;
+			break;
+		}
+		case 0x14:
+		case 0x15:   /* val_offset(_sf) */
+			reg = uleb(c);
+			if (op == 0x14)
+				(void)uleb(c);
+			else
+				(void)sleb(c);
+			if (reg == R_RBP || reg == R_RA)
+				return false;
+			break;
+		case 0x2e:   /* GNU_args_size */
+			(void)uleb(c);
+			break;
+		default:     /* def_cfa_expression and anything else */
+			return false;
+		}
+		continue;
+set_offset:
+		if (reg == R_RBP) {
+			r->rbp_how = REG_OFFSET;
+			r->rbp_off = off;
+		} else if (reg == R_RA) {
+			r->ra_how = REG_OFFSET;
+			r->ra_off = off;
+		}
+		continue;
+restore:
+		if (!initial)
+			return false;
+		if (reg == R_RBP) {
+			r->rbp_how = initial->rbp_how;
+			r->rbp_off = initial->rbp_off;
+		} else if (reg == R_RA) {
+			r->ra_how = initial->ra_how;
+			r->ra_off = initial->ra_off;
+		}
+		continue;
+advance:
+		if (next > target)
+			return true;   /* the row for target is complete */
+		*loc = next;
+	}
+	return !c->bad;
+}
+
+/* Computes the rule for code address pc (already adjusted into the call
+ * instruction for caller frames). */
+static void compute(uintptr_t pc, union rule *out)
+{
+	const uint8_t *fde = find_fde(pc);
+	struct cie cie;
+	uint32_t len;
+	int32_t cie_off;
+
+	out->word = 0;
+	out->f.kind = RULE_GIVE_UP;
+	if (!fde)
+		return;
+	memcpy(&len, fde, 4);
+	memcpy(&cie_off, fde + 4, 4);
+	if (len == 0 || len == 0xffffffff || cie_off == 0 || !parse_cie(fde + 4 - cie_off, &cie) ||
+	    cie.signal_frame)
+		return;
+	struct cursor c = { fde + 8, fde + 4 + len, false };
+	uintptr_t begin = encoded(&c, cie.fde_enc, 0);
+	uintptr_t range = encoded(&c, cie.fde_enc & 0x0f, 0);
+	if (c.bad || pc < begin || pc >= begin + range)
+		return;
+	if (cie.has_z) {
+		uint64_t n = uleb(&c);
+		c.p += n;
+	}
+	struct regs r = { .cfa_reg = -1, .rbp_how = REG_SAME, .ra_how = REG_UNKNOWN };
+	uintptr_t loc = begin;
+	struct cursor ci = cie.insns;
+	if (!run(&ci, &cie, &loc, pc, &r, NULL))
+		return;
+	struct regs initial = r;
+	if (!run(&c, &cie, &loc, pc, &r, &initial))
+		return;
+	if (r.ra_how == REG_UNKNOWN) {
+		out->f.kind = RULE_END;   /* the outermost frame (_start, clone) */
+		return;
+	}
+	if ((r.cfa_reg != R_RSP && r.cfa_reg != R_RBP) || r.ra_how != REG_OFFSET || r.ra_off != -8 ||
+	    r.cfa_off < 0 || r.cfa_off > INT32_MAX || r.rbp_off < INT16_MIN || r.rbp_off > INT16_MAX)
+		return;
+	out->f.kind = r.cfa_reg == R_RBP ? RULE_CFA_RBP : RULE_CFA_RSP;
+	out->f.cfa_off = (int32_t)r.cfa_off;
+	out->f.rbp_how = (uint8_t)r.rbp_how;
+	out->f.rbp_off = (int16_t)r.rbp_off;
+}
+
+/* The rule for pc, computed and cached on a miss (which may replace the
+ * table: *c is reloaded). */
+HP_INLINE void rule_for(struct cache **c, uintptr_t pc, union rule *r)
+{
+	if (HP_LIKELY(cache_get(*c, pc, r)))
+		return;
+	compute(pc, r);
+	cache_put(pc, r);
+	*c = HP_LOAD_ACQ(&cache);
+}
+
+int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp)
+{
+	struct cache *c = HP_LOAD_ACQ(&cache);
+	int n = 0;
+
+	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
+	 * which the range check turns away. */
+	if (sp < lo || sp >= hi)
+		goto give_up;
+	while (n < max && ip) {
+		union rule r;
+		buf[n++] = ip;
+		/* Every frame's address is a return address: look up the call
+		 * instruction, which may be its function's last. */
+		rule_for(&c, ip - 1, &r);
+		if (HP_UNLIKELY(r.f.kind > RULE_CFA_RBP)) {
+			if (r.f.kind == RULE_END)
+				break;
+			goto give_up;
+		}
+		uintptr_t cfa = (r.f.kind == RULE_CFA_RBP ? bp : sp) + (uintptr_t)(intptr_t)r.f.cfa_off;
+		if (HP_UNLIKELY(cfa <= sp || cfa > hi))
+			goto give_up;
+		ip = *(const uintptr_t *)(cfa - 8);
+		if (r.f.rbp_how == REG_OFFSET) {
+			/* Within [lo, hi - 8]: one unsigned comparison. */
+			uintptr_t at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
+			if (HP_UNLIKELY(at - lo > hi - lo - 8))
+				goto give_up;
+			bp = *(const uintptr_t *)at;
+		} else if (r.f.rbp_how == REG_UNKNOWN) {
+			bp = 0;
+		}
+		sp = cfa;
+	}
+	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+		HP_ADD(&n_fast, 1);
+	return n;
+give_up:
+	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+		HP_ADD(&n_fallback, 1);
+	return -1;
+}
+
+void hp_unwind_count_libunwind(void)
+{
+	HP_ADD(&n_libunwind, 1);
+}
+
+void hp_unwind_stats(struct hp_unwind_stats *out)
+{
+	struct cache *c = HP_LOAD_ACQ(&cache);
+
+	out->fast = HP_LOAD(&n_fast);
+	out->fallback = HP_LOAD(&n_fallback);
+	out->libunwind = HP_LOAD(&n_libunwind);
+	out->rules = c ? c->used : 0;
+}
+
+#else /* not x86_64: always libunwind */
+
+int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp)
+{
+	(void)buf;
+	(void)max;
+	(void)lo;
+	(void)hi;
+	(void)ip;
+	(void)sp;
+	(void)bp;
+	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+		HP_ADD(&n_fallback, 1);
+	return -1;
+}
+
+void hp_unwind_count_libunwind(void)
+{
+	HP_ADD(&n_libunwind, 1);
+}
+
+void hp_unwind_stats(struct hp_unwind_stats *out)
+{
+	out->fast = 0;
+	out->fallback = HP_LOAD(&n_fallback);
+	out->libunwind = HP_LOAD(&n_libunwind);
+	out->rules = 0;
+}
+
+#endif

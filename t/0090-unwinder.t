@@ -1,0 +1,91 @@
+#!/bin/sh
+# The fast unwinder (prof_unwinder:fast, the default) walks the same stacks
+# as libunwind: code without frame pointers, libc callbacks, threads, C++,
+# signal handlers and a real interpreter, compared stack by stack with
+# prof_unwinder:check; and its stacks read right in a dump.
+. "$(dirname "$0")/lib.sh"
+plan 15
+
+# check_clean NAME LOGFILE [MIN]: every "prof_unwinder:check" line says
+# 0 differed, and together they compared at least MIN stacks.
+check_clean() {
+	lines=$(grep 'prof_unwinder:check: ' "$2")
+	compared=$(printf '%s\n' "$lines" | sed -n 's/.*check: \([0-9]*\) stacks compared.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	differed=$(printf '%s\n' "$lines" | sed -n 's/.* \([0-9]*\) differed.*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	if [ -n "$lines" ] && [ "$differed" -eq 0 ] && [ "$compared" -ge "${3:-1}" ]; then
+		ok 0 "$1: $compared stacks compared, none differed"
+	else
+		ok 1 "$1: every stack the same both ways"
+		diag "$(cat "$2")"
+	fi
+}
+
+CHECK=prof_unwinder:check,lg_prof_sample:0
+
+prof $CHECK "$TP/frames" >out 2>err
+is "$?" 0 "frames (no frame pointers) exits 0 under prof_unwinder:check"
+check_clean "frames, -O2 -fomit-frame-pointer, two threads" err 10000
+like "$(cat err)" ' 0 left to libunwind$' "frames: no stack of plain code is left to libunwind"
+
+prof $CHECK "$TP/cxx" >/dev/null 2>err
+check_clean "cxx (operator new, exceptions)" err 1000
+prof $CHECK "$TP/threads" >/dev/null 2>err
+check_clean "threads" err 10000
+
+# A signal frame is not described by DWARF the fast unwinder keeps: those
+# stacks go to libunwind whole, and are still right.
+prof $CHECK "$TP/sigalloc" >/dev/null 2>err
+check_clean "sigalloc (allocation in a signal handler)" err 10000
+left=$(sed -n 's/.* \([0-9]*\) left to libunwind$/\1/p' err)
+ok $([ "${left:-0}" -gt 0 ]; echo $?) "sigalloc: stacks through a signal frame are left to libunwind ($left)"
+
+# A real program with many shared objects loaded at run time; the shim
+# pyenv may put first in PATH would be checked instead, so name it.
+prof "$CHECK,log_file:$T_DIR/py.log" /usr/bin/python3 -c '
+import json, decimal, sqlite3
+db = sqlite3.connect(":memory:")
+db.execute("create table t (x)")
+db.executemany("insert into t values (?)", [(str(decimal.Decimal(i) / 7),) for i in range(3000)])
+print(len(json.dumps([r for r in db.execute("select * from t")])))' >/dev/null 2>&1
+check_clean "python3 with json, decimal and sqlite3 modules" py.log 10000
+
+# The stacks themselves: the deepest recursion in frames is 50 frames of
+# recurse, under work, under main or thread_main.
+prof lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:fr,dump_symbols:true \
+	"$TP/frames" >/dev/null 2>err
+dump=$(ls fr.*.f.*.heap)
+# The symbol section is keyed as pprof looks up: the first frame as is,
+# callers at their return address minus one.
+names() {
+	perl -ne 'if (/^--- symbol/) { $s = 1; next } if (/^---/) { $s = 0; next }
+		$name{hex $1} = $2 if $s && /^(0x[0-9a-f]+) (\S+)/;
+		next unless /\] @ (.*)/; my @a = map { hex } split " ", $1;
+		print join(" ", map { $name{$a[$_] - ($_ ? 1 : 0)} // "?" } 0 .. $#a), "\n"' "$1"
+}
+names "$dump" >named
+deepest=$(awk '{ n = 0; for (i = 1; i <= NF; i++) if ($i == "recurse") n++; if (n > best) { best = n; line = $0 } }
+	END { print best ":" line }' named)
+is "${deepest%%:*}" 50 "a dump shows all 50 frames of the deepest recursion"
+like "${deepest#*:}" '^recurse( recurse){49} work[.a-z0-9]* (main|thread_main)' \
+	"the frames under it are work, then main or thread_main"
+like "$(cat named)" '^compare .*qsort_r sort_with_callbacks[.a-z0-9]* work' \
+	"allocations in qsort's comparator keep the comparator's frame, then the sorter's"
+
+# prof_unwinder:libunwind: the same stacks (ASLR off, so the same addresses).
+stacks() {
+	setarch -R env HEAPPROF_CONF=lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:$1,prof_unwinder:$1 \
+		LD_PRELOAD=$LIB "$TP/frames" >/dev/null 2>&1
+	sed -n 's/^.*\] @ //p' "$1".*.f.*.heap | sort -u
+}
+stacks fast >fast.txt
+stacks libunwind >libunwind.txt
+ok $([ "$(wc -l <fast.txt)" -ge 5 ]; echo $?) "the fast unwinder's dump has the program's stacks"
+diff fast.txt libunwind.txt >d && ok 0 "prof_unwinder:libunwind records the very same stacks" ||
+	{ ok 1 "prof_unwinder:libunwind records the very same stacks"; diag "$(head -20 d)"; }
+prof lg_prof_sample:0,prof_unwinder:libunwind,log_level:debug "$TP/frames" >/dev/null 2>err
+like "$(cat err)" 'unwinder: 0 stacks walked fast, [1-9][0-9]* by libunwind' \
+	"prof_unwinder:libunwind walks no stack itself"
+prof prof_unwinder:sideways "$TP/frames" >/dev/null 2>err
+like "$(head -n 1 err)" '^<heapprof>: .*prof_unwinder.*sideways' "a bad prof_unwinder is named in a one-line error"
