@@ -19,9 +19,6 @@
 
 #include "input.h"
 
-/* Totals over every input of the run, against the caps in input.h. */
-static size_t total_frames, total_stacks, total_syms;
-
 struct reader {
 	const char *path;
 	const char *p, *end;	/* the unread rest of the file */
@@ -208,8 +205,8 @@ static struct hp_in_stack *add_stack(struct reader *r, const char *p, const char
 	struct hp_input *in = r->in;
 	uint32_t first = (uint32_t)in->nframes, depth = 0;
 
-	if (++total_stacks > HP_TOTAL_STACKS_MAX)
-		bad(r, "more than %u stacks in all dumps", HP_TOTAL_STACKS_MAX);
+	if (in->nstacks >= HP_DUMP_STACKS_MAX)
+		bad(r, "more than %u stacks in one dump", HP_DUMP_STACKS_MAX);
 	for (;;) {
 		skip_spaces(&p, end);
 		if (p >= end)
@@ -219,8 +216,8 @@ static struct hp_in_stack *add_stack(struct reader *r, const char *p, const char
 			bad(r, "expected a hexadecimal address like 0x4005d0");
 		if (++depth > HP_FRAMES_MAX)
 			bad(r, "more than %u frames in one stack", HP_FRAMES_MAX);
-		if (++total_frames > HP_TOTAL_FRAMES_MAX)
-			bad(r, "more than %u frames in all dumps", HP_TOTAL_FRAMES_MAX);
+		if (in->nframes >= HP_DUMP_FRAMES_MAX)
+			bad(r, "more than %u frames in one dump", HP_DUMP_FRAMES_MAX);
 		hp_grow(&in->frames, &in->cap_frames, in->nframes + 1, sizeof(*in->frames));
 		in->frames[in->nframes++] = pc;
 	}
@@ -445,8 +442,8 @@ static int symbol_section(struct reader *r)
 				e--;
 			if (e == p)
 				bad(r, "symbol without a name");
-			if (++total_syms > HP_TOTAL_SYMBOLS_MAX)
-				bad(r, "more than %u symbols in all dumps", HP_TOTAL_SYMBOLS_MAX);
+			if (in->nsyms >= HP_DUMP_SYMBOLS_MAX)
+				bad(r, "more than %u symbols in one dump", HP_DUMP_SYMBOLS_MAX);
 			hp_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
 			char *clean = hp_sanitize(p, (size_t)(e - p));
 			in->syms[in->nsyms].addr = addr;

@@ -31,13 +31,15 @@ enum hp_value {
  * them cannot overflow int64 (sums saturate as well, see profile.h). */
 #define HP_VALUE_MAX (INT64_C(1) << 62)
 
-/* Bounds against hostile input: a dump breaking one is rejected. */
+/* Bounds against hostile input, per dump: a dump breaking one is
+ * rejected.  With them, memory stays proportional to real profiles: the
+ * largest dump costs at most a few hundred MiB while it is read. */
 #define HP_LINE_MAX (1u << 20)		/* bytes in one line */
 #define HP_FRAMES_MAX 4096		/* frames in one stack */
 #define HP_MAPS_MAX (1u << 17)		/* MAPPED_LIBRARIES lines */
-#define HP_TOTAL_FRAMES_MAX (1u << 26)	/* frames over all inputs */
-#define HP_TOTAL_STACKS_MAX (1u << 24)	/* stacks over all inputs */
-#define HP_TOTAL_SYMBOLS_MAX (1u << 24)	/* symbol-section entries */
+#define HP_DUMP_FRAMES_MAX (1u << 24)	/* frames in one dump */
+#define HP_DUMP_STACKS_MAX (1u << 22)	/* stacks in one dump */
+#define HP_DUMP_SYMBOLS_MAX (1u << 22)	/* symbol-section entries */
 
 enum hp_scaling {
 	HP_SCALE_NONE,	/* "@ heapprofile": counts are exact */

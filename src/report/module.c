@@ -67,9 +67,18 @@ static void module_open(struct hp_module *mod)
 	struct stat st;
 
 	mod->opened = 1;
-	int fd = open(mod->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		mod->open_err = errno == ENOENT ? "the file is gone" : "the file cannot be opened";
+	/* A dump may name anything: never block on a FIFO or read a device
+	 * or a pseudo-file. */
+	if (!strncmp(mod->path, "/proc/", 6) || !strncmp(mod->path, "/sys/", 5) ||
+	    !strncmp(mod->path, "/dev/", 5)) {
+		mod->open_err = "not a regular file";
+		return;
+	}
+	int fd = open(mod->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		mod->open_err = fd < 0 && errno == ENOENT ? "the file is gone"
+			      : fd < 0 ? "the file cannot be opened"
+				       : "not a regular file";
 		if (fd >= 0)
 			close(fd);
 		return;

@@ -142,16 +142,16 @@ static void add_frame(struct hp_profile *p, uint32_t func, const char *file, int
 }
 
 /* A frame with a made-up name: "prog+0x1234", "[vdso]+0x10", "0x7f..". */
-static void add_named_frame(struct hp_profile *p, const char *fmt, const char *where,
-			    uint64_t off)
+static void add_named_frame(struct hp_profile *p, const char *where, uint64_t off)
 {
-	char name[512];
+	struct hp_buf name = { 0 };
 
 	if (where)
-		snprintf(name, sizeof(name), fmt, where, (unsigned long long)off);
+		hp_buf_printf(&name, "%s+0x%llx", where, (unsigned long long)off);
 	else
-		snprintf(name, sizeof(name), fmt, (unsigned long long)off);
-	add_frame(p, func_get(p, hp_intern_str(&p->strs, name), 0, NULL), NULL, 0);
+		hp_buf_printf(&name, "0x%llx", (unsigned long long)off);
+	add_frame(p, func_get(p, hp_intern_str(&p->strs, name.p), 0, NULL), NULL, 0);
+	hp_buf_release(&name);
 }
 
 void hp_profile_init(struct hp_profile *p, const struct hp_shape *shape)
@@ -240,7 +240,7 @@ static void module_frames(struct hp_profile *p, struct hp_module *mod, uint64_t 
 	for (size_t i = 0; i < n; i++)
 		add_frame(p, func_get(p, r[i].name, 1, r[i].file), r[i].file, r[i].line);
 	if (!n)
-		add_named_frame(p, "%s+0x%llx", mod->base, off);
+		add_named_frame(p, mod->base, off);
 	if (loc->mapping) {
 		struct hp_mapping *mp = &p->mappings[loc->mapping - 1];
 		mp->symbolized |= n > 0;
@@ -308,15 +308,15 @@ static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 	}
 	case LK_REGION:
 		loc->where = m->path;
-		add_named_frame(p, "%s+0x%llx", m->path, k.addr);
+		add_named_frame(p, m->path, k.addr);
 		break;
 	default:
-		add_named_frame(p, "0x%llx", NULL, addr);
+		add_named_frame(p, NULL, addr);
 		break;
 	}
 	/* A symbol section entry with only blanks still needs a frame. */
 	if (p->nframes == loc->frame0)
-		add_named_frame(p, "0x%llx", NULL, addr);
+		add_named_frame(p, NULL, addr);
 	loc->nframes = (uint32_t)(p->nframes - loc->frame0);
 	return id;
 }
@@ -418,11 +418,13 @@ static void lay_out(struct hp_profile *p, struct hp_stack *st)
 	st->trim = last;
 	st->f0 = (uint32_t)p->nsframes;
 	hp_grow(&p->sframes, &p->cap_sframes, p->nsframes + total + 1, sizeof(*p->sframes));
-	uint32_t k = 0;
+	/* Inlined frames multiply a stack's depth; the outputs recurse on
+	 * it, so keep at most HP_FRAMES_MAX, the innermost. */
+	uint32_t k = 0, kept = 0;
 	for (uint32_t i = 0; i < st->nlocs; i++) {
 		const struct hp_loc *loc = &p->locs[p->stack_locs[st->loc0 + i]];
 		for (uint32_t f = 0; f < loc->nframes; f++)
-			if (k++ >= last)
+			if (k++ >= last && kept++ < HP_FRAMES_MAX)
 				p->sframes[p->nsframes++] = loc->frame0 + f;
 	}
 	if (p->nsframes == st->f0) {

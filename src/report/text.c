@@ -81,7 +81,7 @@ static uint32_t node_at(const struct hp_profile *p, uint32_t s, uint32_t depth)
 
 static int64_t magnitude(int64_t v)
 {
-	return v < 0 ? -v : v;
+	return v == INT64_MIN ? INT64_MAX : v < 0 ? -v : v;
 }
 
 static int group_cmp(const void *a, const void *b)
