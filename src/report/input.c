@@ -96,9 +96,10 @@ static int number(const struct reader *r, const char **p, const char *end, uint6
 	if (s >= end || *s < '0' || *s > '9')
 		return -1;
 	for (; s < end && *s >= '0' && *s <= '9'; s++) {
-		if (x > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*s - '0');
+		if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			bad(r, "number out of range");
-		x = x * 10 + (uint64_t)(*s - '0');
+		x = x * 10 + d;
 	}
 	*p = s;
 	*v = x;
