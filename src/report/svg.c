@@ -16,7 +16,9 @@
 #define PAD 10.0
 #define FRAME_H 16.0
 #define TOP 56.0		/* title and subtitle */
-#define MIN_WIDTH 0.1		/* narrower frames are not drawn */
+/* Narrower frames are not drawn: flamegraph.pl uses 0.1, but a 10,000
+ * stack profile then makes an 18 MB file of invisible slivers. */
+#define MIN_WIDTH 0.5
 #define CHAR_W 7.0		/* average glyph width at 12px */
 
 struct fnode {
@@ -164,6 +166,22 @@ static void draw(struct flame *f, uint32_t id, double x, uint32_t depth)
 	}
 }
 
+/* The depth of the deepest frame wide enough to draw. */
+static uint32_t drawn_depth(const struct flame *f, uint32_t id, uint32_t depth)
+{
+	double scale = (WIDTH - 2 * PAD) / (double)f->total;
+	uint32_t max = depth;
+
+	if ((double)f->n[id].v * scale < MIN_WIDTH)
+		return depth ? depth - 1 : 0;
+	for (uint32_t c = f->n[id].child; c; c = f->n[c].next) {
+		uint32_t d = drawn_depth(f, c, depth + 1);
+		if (d > max)
+			max = d;
+	}
+	return max;
+}
+
 static void header(struct flame *f)
 {
 	const struct hp_render *r = f->r;
@@ -212,6 +230,8 @@ void hp_render_svg(const struct hp_profile *p, const struct hp_render *r, struct
 	struct flame f = { .p = p, .r = r, .b = b };
 
 	build(&f);
+	if (f.total > 0)
+		f.maxdepth = drawn_depth(&f, 0, 0);
 	f.height = TOP + FRAME_H * (f.maxdepth + 1) + 2 * PAD;
 	header(&f);
 	if (f.total > 0)
