@@ -79,7 +79,7 @@ like "$(json '$j->{stacks}[0]{frames}[0]{module}')" '/t/seed$' "and modules"
 
 # ---- collapsed -----------------------------------------------------------
 "$BIN" report --collapsed "$seed" >c
-like "$(cat c)" '^_start;__libc_start_main_impl;__libc_start_call_main;main;do_something 3235840$' \
+like "$(cat c)" '^_start;.*;main;do_something 3235840$' \
 	"--collapsed: root first, leaf last, bytes"
 is "$(awk '{ s += $NF } END { print s }' c)" "$total" "the lines add up to the total"
 is "$(sort c)" "$(cat c)" "sorted"
