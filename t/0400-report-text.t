@@ -4,7 +4,7 @@
 # functions as jeprof, several dumps summed, human sizes, --top, --lines,
 # -o, and usage errors (status 2).
 . "$(dirname "$0")/lib.sh"
-plan 36
+plan 39
 
 # flat/cum FUNCTION: that column of FUNCTION in a --text table on stdin.
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }
@@ -81,6 +81,12 @@ is $? 2 "--top 0 exits 2"
 is $? 2 "a bad regular expression exits 2"
 "$BIN" report "$g" --base >out 2>err
 is $? 2 "a missing option value exits 2"
+"$BIN" report --debug-dir relative/dir "$g" >out 2>err
+is $? 2 "--debug-dir wants an absolute path"
+"$BIN" report -o /nonexistent/dir/rep.txt "$g" >out 2>err
+is $? 1 "an output file that cannot be written exits 1"
+is "$(cat err)" "heapprof: cannot write '/nonexistent/dir/rep.txt': No such file or directory" \
+	"with one line naming it"
 "$BIN" report --help >out 2>err
 is $? 0 "--help exits 0"
 like "$(cat out)" '^usage: heapprof report \[options\] DUMP\.\.\.$' "and prints the usage on stdout"

@@ -46,7 +46,7 @@ static void functions(const struct hp_profile *p, const struct hp_render *r, str
 	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));
 	uint32_t *order;
 
-	hp_profile_flat(p, r->vi, -1, flat, cum);
+	hp_profile_flat(p, r->vi, flat, cum);
 	size_t n = hp_profile_sorted_nodes(p, flat, cum, &order);
 	if (r->top > 0 && (size_t)r->top < n)
 		n = (size_t)r->top;
@@ -90,8 +90,8 @@ static void frame(const struct hp_profile *p, uint32_t fi, const struct hp_loc *
 	hp_buf_printf(b, ", \"inlined\": %s}", inlined ? "true" : "false");
 }
 
-/* The location that holds sframes index k of st (frames are laid out
- * location by location after the trimmed ones). */
+/* The frames of st, leaf first, location by location after the trimmed
+ * ones, each with what its location knows (module, offset, address). */
 static void stack_frames(const struct hp_profile *p, const struct hp_stack *st,
 			 struct hp_buf *b)
 {

@@ -23,25 +23,19 @@ enum loc_kind {
 	LK_RAW,		/* addr = the address */
 };
 
-struct lockey {
+struct hp_lockey {
 	int kind;
 	uintptr_t id;
 	uint64_t addr;
 };
 
 /* Module mappings already turned into pprof mappings: canonical bases. */
-struct canon {
+struct hp_canon {
 	const struct hp_module *mod;
 	uint64_t map_offset;	/* which of its mappings */
 	uint64_t base;		/* first dump's start - offset */
 	uint32_t mapping;
 };
-
-/* Per-profile private state that the header need not show. */
-static struct lockey *loc_keys;
-static size_t cap_loc_keys;
-static struct canon *canons;
-static size_t ncanons, cap_canons;
 
 /* Per-input state while adding one dump. */
 struct adding {
@@ -167,20 +161,20 @@ void hp_profile_init(struct hp_profile *p, const struct hp_shape *shape)
 
 static int loc_eq(const void *ctx, uint32_t item, const void *key)
 {
-	const struct lockey *a = &loc_keys[item], *b = key;
+	const struct hp_profile *p = ctx;
+	const struct hp_lockey *a = &p->loc_keys[item], *b = key;
 
-	(void)ctx;
 	return a->kind == b->kind && a->id == b->id && a->addr == b->addr;
 }
 
-static uint32_t new_loc(struct hp_profile *p, const struct lockey *k, uint64_t h)
+static uint32_t new_loc(struct hp_profile *p, const struct hp_lockey *k, uint64_t h)
 {
 	uint32_t id = (uint32_t)p->nlocs;
 
 	hp_grow(&p->locs, &p->cap_locs, p->nlocs + 1, sizeof(*p->locs));
-	hp_grow(&loc_keys, &cap_loc_keys, p->nlocs + 1, sizeof(*loc_keys));
+	hp_grow(&p->loc_keys, &p->cap_loc_keys, p->nlocs + 1, sizeof(*p->loc_keys));
 	memset(&p->locs[id], 0, sizeof(p->locs[id]));
-	loc_keys[id] = *k;
+	p->loc_keys[id] = *k;
 	p->locs[id].frame0 = (uint32_t)p->nframes;
 	p->nlocs++;
 	hp_index_add(&p->loc_ix, h, id);
@@ -188,20 +182,20 @@ static uint32_t new_loc(struct hp_profile *p, const struct lockey *k, uint64_t h
 }
 
 /* The pprof mapping and canonical base for a module's mapping m. */
-static const struct canon *canon_for(struct hp_profile *p, const struct hp_module *mod,
-				     const struct hp_map *m)
+static const struct hp_canon *canon_for(struct hp_profile *p, const struct hp_module *mod,
+					const struct hp_map *m)
 {
-	for (size_t i = 0; i < ncanons; i++)
-		if (canons[i].mod == mod && canons[i].map_offset == m->offset)
-			return &canons[i];
+	for (size_t i = 0; i < p->ncanons; i++)
+		if (p->canons[i].mod == mod && p->canons[i].map_offset == m->offset)
+			return &p->canons[i];
 	hp_grow(&p->mappings, &p->cap_mappings, p->nmappings + 1, sizeof(*p->mappings));
 	p->mappings[p->nmappings] = (struct hp_mapping){
 		.start = m->start, .limit = m->end, .offset = m->offset, .file = mod->path,
 	};
-	hp_grow(&canons, &cap_canons, ncanons + 1, sizeof(*canons));
-	canons[ncanons] = (struct canon){ mod, m->offset, m->start - m->offset,
-					  (uint32_t)++p->nmappings };
-	return &canons[ncanons++];
+	hp_grow(&p->canons, &p->cap_canons, p->ncanons + 1, sizeof(*p->canons));
+	p->canons[p->ncanons] = (struct hp_canon){ mod, m->offset, m->start - m->offset,
+						   (uint32_t)++p->nmappings };
+	return &p->canons[p->ncanons++];
 }
 
 /* Frames from a symbol section entry: "outer--inner", outermost first. */
@@ -272,16 +266,16 @@ static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 	const struct hp_map *m = hp_maps_find(a->in->maps, a->in->nmaps, addr);
 	struct hp_module *mod = NULL;
 	const char *err = NULL;
-	struct lockey k = { LK_RAW, 0, addr };
+	struct hp_lockey k = { LK_RAW, 0, addr };
 
 	if (names)
-		k = (struct lockey){ LK_SYMBOL, a->input_no, addr };
+		k = (struct hp_lockey){ LK_SYMBOL, a->input_no, addr };
 	else if (m && m->kind == HP_MAP_FILE) {
 		mod = map_module(a, m, &err);
-		k = (struct lockey){ err ? LK_STALE : LK_MODULE, mod->id,
+		k = (struct hp_lockey){ err ? LK_STALE : LK_MODULE, mod->id,
 				     addr - m->start + m->offset };
 	} else if (m && m->kind == HP_MAP_SPECIAL)
-		k = (struct lockey){ LK_REGION, (uintptr_t)m->path, addr - m->start };
+		k = (struct hp_lockey){ LK_REGION, (uintptr_t)m->path, addr - m->start };
 
 	uint64_t h = hp_hash_u64(hp_hash_u64((uint64_t)k.kind << 56 ^ k.id) ^ k.addr);
 	int64_t found = hp_index_find(&p->loc_ix, h, loc_eq, p, &k);
@@ -298,7 +292,7 @@ static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 		break;
 	case LK_MODULE:
 	case LK_STALE: {
-		const struct canon *c = canon_for(p, mod, m);
+		const struct hp_canon *c = canon_for(p, mod, m);
 		loc->addr = c->base + k.addr;
 		loc->mapping = c->mapping;
 		loc->where = mod->path;
@@ -457,8 +451,7 @@ void hp_profile_finish(struct hp_profile *p)
 
 /* ---- aggregation ----------------------------------------------------- */
 
-void hp_profile_flat(const struct hp_profile *p, int vi, int64_t slot, int64_t *flat,
-		     int64_t *cum)
+void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t *cum)
 {
 	uint32_t *seen = hp_xcalloc(p->nnodes, sizeof(*seen));
 
@@ -466,7 +459,7 @@ void hp_profile_flat(const struct hp_profile *p, int vi, int64_t slot, int64_t *
 	memset(cum, 0, p->nnodes * sizeof(*cum));
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct hp_stack *st = &p->stacks[s];
-		if (st->dropped || (slot >= 0 && st->slot != (uint64_t)slot) || !st->v[vi])
+		if (st->dropped || !st->v[vi])
 			continue;
 		uint32_t leaf = p->frames[p->sframes[st->f0]].node;
 		flat[leaf] = hp_sat_add(flat[leaf], st->v[vi]);

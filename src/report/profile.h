@@ -84,6 +84,11 @@ struct hp_stack {
 	int64_t v[HP_NVALUES];
 };
 
+/* Internal to profile.c: a location's identity, and the canonical base
+ * of each module mapping seen (see profile.c). */
+struct hp_lockey;
+struct hp_canon;
+
 struct hp_profile {
 	struct hp_shape shape;
 	struct hp_strtab strs;
@@ -101,6 +106,10 @@ struct hp_profile {
 	struct hp_loc *locs;
 	size_t nlocs, cap_locs;
 	struct hp_index loc_ix;
+	struct hp_lockey *loc_keys;	/* parallel to locs */
+	size_t cap_loc_keys;
+	struct hp_canon *canons;
+	size_t ncanons, cap_canons;
 	struct hp_mapping *mappings;
 	size_t nmappings, cap_mappings;
 	struct hp_stack *stacks;
@@ -133,12 +142,11 @@ void hp_profile_finish(struct hp_profile *p);
 int64_t hp_sat_add(int64_t a, int64_t b);
 
 /*
- * Flat and cumulative value vi of every node over the kept stacks (of one
- * slot, or of all when slot is -1): flat counts a stack at its leaf, cum
- * once per node on the stack.  flat and cum have p->nnodes entries.
+ * Flat and cumulative value vi of every node over the kept stacks: flat
+ * counts a stack at its leaf, cum once per node on the stack.  flat and
+ * cum have p->nnodes entries.
  */
-void hp_profile_flat(const struct hp_profile *p, int vi, int64_t slot, int64_t *flat,
-		     int64_t *cum);
+void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t *cum);
 
 /*
  * Node ids with a non-zero flat or cum, sorted as jeprof and pprof sort:

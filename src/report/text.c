@@ -30,7 +30,7 @@ void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struc
 	uint32_t *order;
 	int64_t whole = pct_base(p, r->vi), sum = 0;
 
-	hp_profile_flat(p, r->vi, -1, flat, cum);
+	hp_profile_flat(p, r->vi, flat, cum);
 	size_t n = hp_profile_sorted_nodes(p, flat, cum, &order);
 	if (r->top > 0 && (size_t)r->top < n)
 		n = (size_t)r->top;
@@ -166,7 +166,7 @@ void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struc
 	int64_t whole = pct_base(p, r->vi);
 	struct tree t = { .p = p, .r = r, .b = b };
 
-	hp_profile_flat(p, r->vi, -1, flat, cum);
+	hp_profile_flat(p, r->vi, flat, cum);
 	size_t n = hp_profile_sorted_nodes(p, flat, cum, &order);
 	size_t top = r->top > 0 ? (size_t)r->top : 10;
 	hp_render_headline(p, r, b);

@@ -200,28 +200,26 @@ static void stack_keys(struct keys *k)
 	}
 }
 
-/* One key per function with a flat value somewhere. */
+/* One key per function with a flat value somewhere: one pass over the
+ * stacks of every dump, each adding to its leaf function at its dump. */
 static void function_keys(struct keys *k)
 {
 	const struct hp_profile *p = k->p;
 	struct hp_series *s = k->s;
-	int64_t *flat = hp_xcalloc(s->n * p->nnodes + 1, sizeof(*flat));
-	int64_t *cum = hp_xcalloc(p->nnodes + 1, sizeof(*cum));
+	int64_t *key_of = hp_xcalloc(p->nnodes + 1, sizeof(*key_of));
 
-	for (size_t t = 0; t < s->n; t++)
-		hp_profile_flat(p, s->vi, (int64_t)t, flat + t * p->nnodes, cum);
-	for (size_t node = 0; node < p->nnodes; node++) {
-		int any = 0;
-		for (size_t t = 0; t < s->n && !any; t++)
-			any = flat[t * p->nnodes + node] != 0;
-		if (!any)
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct hp_stack *st = &p->stacks[i];
+		if (st->dropped || !st->v[s->vi])
 			continue;
-		size_t id = key_add(k, NULL, 0, hp_xstrdup(p->nodes[node]));
-		for (size_t t = 0; t < s->n; t++)
-			s->keys[id].v[t] = flat[t * p->nnodes + node];
+		uint32_t leaf = p->frames[p->sframes[st->f0]].node;
+		/* key_of holds key + 1; 0 means none yet. */
+		if (!key_of[leaf])
+			key_of[leaf] = (int64_t)key_add(k, NULL, 0, hp_xstrdup(p->nodes[leaf])) + 1;
+		int64_t *v = &s->keys[key_of[leaf] - 1].v[st->slot];
+		*v = hp_sat_add(*v, st->v[s->vi]);
 	}
-	free(flat);
-	free(cum);
+	free(key_of);
 }
 
 static int rank_cmp(const void *a, const void *b)
