@@ -569,7 +569,7 @@ void hp_input_read(struct hp_input *in, const char *path, struct hp_strtab *strs
 		munmap(map, len);
 	free(copy);
 
-	hp_dumpname_parse(path, &in->name);
+	hp_input_name_parse(path, &in->name);
 	/* When the dump was written: the name's second, rounded up, or the
 	 * file's own time.  A binary newer than this changed after the dump. */
 	if (in->name.has_time) {
@@ -650,7 +650,7 @@ static uint64_t dec(const char *s, size_t n)
 	return v;
 }
 
-void hp_dumpname_parse(const char *path, struct hp_dumpname *dn)
+void hp_input_name_parse(const char *path, struct hp_dumpname *dn)
 {
 	const char *base = strrchr(path, '/');
 	const char *f[8];	/* the last dot-separated fields, from the right */

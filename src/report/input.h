@@ -101,6 +101,6 @@ void hp_input_release(struct hp_input *in);
 const char *hp_input_symbol(const struct hp_input *in, uint64_t addr);
 
 /* Parses a dump file name (any directory part is ignored). */
-void hp_dumpname_parse(const char *path, struct hp_dumpname *dn);
+void hp_input_name_parse(const char *path, struct hp_dumpname *dn);
 
 #endif

@@ -165,8 +165,9 @@ void hp_render_json(const struct hp_profile *p, const struct hp_render *r, struc
 
 	hp_buf_str(b, "{\n  \"format\": \"heapprof-report\",\n  \"version\": 1,\n");
 	hp_buf_str(b, "  \"sample_type\": ");
-	jstr(b, hp_value_name(r->vi));
-	hp_buf_printf(b, ",\n  \"unit\": \"%s\",\n", hp_value_is_bytes(r->vi) ? "bytes" : "objects");
+	jstr(b, hp_render_value_name(r->vi));
+	hp_buf_printf(b, ",\n  \"unit\": \"%s\",\n",
+		      hp_render_value_is_bytes(r->vi) ? "bytes" : "objects");
 	hp_buf_str(b, "  \"dumps\": ");
 	jstr_list(b, r->dumps, r->ndumps);
 	hp_buf_str(b, ",\n  \"base\": ");

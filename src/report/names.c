@@ -30,7 +30,7 @@ static demangle_fn *load_demangler(void)
 	return fn;
 }
 
-char *hp_demangle(const char *sym)
+char *hp_names_demangle(const char *sym)
 {
 	if (strncmp(sym, "_Z", 2))
 		return NULL;
@@ -109,7 +109,7 @@ static int word_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-char *hp_short_name(const char *full)
+char *hp_names_short(const char *full)
 {
 	char *s = hp_xstrdup(full);
 
@@ -185,14 +185,14 @@ static char *alloc_key(const char *name)
 		if (dot && dot != s)
 			*dot = '\0';
 	}
-	char *k = hp_short_name(s);
+	char *k = hp_names_short(s);
 	free(s);
 	if (!strncmp(k, "je_", 3))
 		memmove(k, k + 3, strlen(k + 3) + 1);
 	return k;
 }
 
-int hp_is_alloc_name(const char *name)
+int hp_names_is_alloc(const char *name)
 {
 	/* Mangled operator new/new[]/delete/delete[] in every overload. */
 	if (!strncmp(name, "_Znw", 4) || !strncmp(name, "_Zna", 4) ||

@@ -13,7 +13,7 @@
  * __cxa_demangle, loaded once with dlopen: the command is C and does not
  * link libstdc++.  A "@VERSION" or "@@VERSION" suffix is ignored.
  */
-char *hp_demangle(const char *sym);
+char *hp_names_demangle(const char *sym);
 
 /*
  * jeprof's short function name (ShortFunctionName): argument lists,
@@ -21,7 +21,7 @@ char *hp_demangle(const char *sym);
  * "std::vector<int>::push_back(int const&)" becomes
  * "std::vector::push_back" and overloads share one line.  malloc'd.
  */
-char *hp_short_name(const char *full);
+char *hp_names_short(const char *full);
 
 /*
  * Whether a frame named name (mangled, demangled or short; with or
@@ -29,6 +29,6 @@ char *hp_short_name(const char *full);
  * of the allocator: malloc and its family, operator new/delete in every
  * spelling, jemalloc's and tcmalloc's entry points and internals.
  */
-int hp_is_alloc_name(const char *name);
+int hp_names_is_alloc(const char *name);
 
 #endif

@@ -298,8 +298,8 @@ void hp_render_pprof(const struct hp_profile *p, const struct hp_render *r, stru
 	types[nt++] = HP_V_INUSE_OBJECTS;
 	types[nt++] = HP_V_INUSE_SPACE;
 	for (size_t t = 0; t < nt; t++)
-		value_type(&e, PROFILE_SAMPLE_TYPE, hp_value_name(types[t]),
-			   hp_value_is_bytes(types[t]) ? "bytes" : "count");
+		value_type(&e, PROFILE_SAMPLE_TYPE, hp_render_value_name(types[t]),
+			   hp_render_value_is_bytes(types[t]) ? "bytes" : "count");
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct hp_stack *st = &p->stacks[s];
 		int any = 0;
@@ -313,7 +313,7 @@ void hp_render_pprof(const struct hp_profile *p, const struct hp_render *r, stru
 	mappings(&e);
 	value_type(&e, PROFILE_PERIOD_TYPE, "space", "bytes");
 	pb_uint(&e.out, PROFILE_COMMENT, str_id(&e.str, "written by heapprof report"));
-	pb_uint(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&e.str, hp_value_name(r->vi)));
+	pb_uint(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&e.str, hp_render_value_name(r->vi)));
 	for (size_t i = 0; i < e.str.n; i++)
 		pb_bytes(&e.out, PROFILE_STRING_TABLE, e.str.s[i], strlen(e.str.s[i]));
 	gzip(&e.out, b);

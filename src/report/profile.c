@@ -47,15 +47,6 @@ struct adding {
 	unsigned char *mapdone;
 };
 
-int64_t hp_sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b > 0 ? INT64_MAX : INT64_MIN;
-	return r;
-}
-
 /* ---- nodes and functions --------------------------------------------- */
 
 static int node_eq(const void *ctx, uint32_t item, const void *key)
@@ -97,7 +88,7 @@ static uint32_t func_get(struct hp_profile *p, const char *sys, int symbolized,
 	struct hp_func f = { .sys = sys, .full = sys, .name = sys, .file = file,
 			     .symbolized = symbolized ? 1 : 0 };
 	if (symbolized) {
-		char *dm = hp_demangle(sys);
+		char *dm = hp_names_demangle(sys);
 		if (dm) {
 			char *clean = hp_sanitize(dm, strlen(dm));
 			f.full = hp_intern_str(&p->strs, clean);
@@ -105,13 +96,13 @@ static uint32_t func_get(struct hp_profile *p, const char *sys, int symbolized,
 			free(dm);
 		}
 		if (!p->shape.full_names) {
-			char *s = hp_short_name(f.full);
+			char *s = hp_names_short(f.full);
 			f.name = hp_intern_str(&p->strs, s);
 			free(s);
 		} else {
 			f.name = f.full;
 		}
-		f.alloc = hp_is_alloc_name(sys) || hp_is_alloc_name(f.full);
+		f.alloc = hp_names_is_alloc(sys) || hp_names_is_alloc(f.full);
 	}
 	f.node = node_get(p, f.name);
 	hp_grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));

@@ -138,9 +138,6 @@ void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, u
  * of each stack (leaf first) for the outputs. */
 void hp_profile_finish(struct hp_profile *p);
 
-/* Saturating int64 addition: sums of hostile values stay finite. */
-int64_t hp_sat_add(int64_t a, int64_t b);
-
 /*
  * Flat and cumulative value vi of every node over the kept stacks: flat
  * counts a stack at its leaf, cum once per node on the stack.  flat and

@@ -8,7 +8,7 @@
 
 #include "render.h"
 
-const char *hp_value_name(int vi)
+const char *hp_render_value_name(int vi)
 {
 	static const char *const names[HP_NVALUES] = {
 		[HP_V_INUSE_OBJECTS] = "inuse_objects",
@@ -19,12 +19,12 @@ const char *hp_value_name(int vi)
 	return names[vi];
 }
 
-int hp_value_is_bytes(int vi)
+int hp_render_value_is_bytes(int vi)
 {
 	return vi == HP_V_INUSE_SPACE || vi == HP_V_ALLOC_SPACE;
 }
 
-void hp_fmt_size(char *buf, size_t n, int64_t v)
+void hp_render_size(char *buf, size_t n, int64_t v)
 {
 	static const char *const units[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
 	/* |INT64_MIN| does not fit: work on the magnitude as a double. */
@@ -44,15 +44,15 @@ void hp_fmt_size(char *buf, size_t n, int64_t v)
 	snprintf(buf, n, "%s%.1f%s", sign, x, units[u]);
 }
 
-void hp_fmt_value(char *buf, size_t n, int64_t v, int vi, int show_bytes)
+void hp_render_value(char *buf, size_t n, int64_t v, int vi, int show_bytes)
 {
-	if (hp_value_is_bytes(vi) && !show_bytes)
-		hp_fmt_size(buf, n, v);
+	if (hp_render_value_is_bytes(vi) && !show_bytes)
+		hp_render_size(buf, n, v);
 	else
 		snprintf(buf, n, "%" PRId64, v);
 }
 
-void hp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole)
+void hp_render_pct(char *buf, size_t n, int64_t part, int64_t whole)
 {
 	if (whole == 0)
 		snprintf(buf, n, "-");
@@ -89,10 +89,10 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 	size_t neg;
 	int64_t total = hp_render_total(p, r->vi, NULL, &neg);
 
-	hp_fmt_value(v, sizeof(v), total, r->vi, r->show_bytes);
+	hp_render_value(v, sizeof(v), total, r->vi, r->show_bytes);
 	hp_buf_printf(b, "Total: %s%s%s (%s, %zu dump%s", r->nbases && total > 0 ? "+" : "", v,
-		      hp_value_is_bytes(r->vi) && r->show_bytes ? " B" : "",
-		      hp_value_name(r->vi), r->ndumps, r->ndumps == 1 ? "" : "s");
+		      hp_render_value_is_bytes(r->vi) && r->show_bytes ? " B" : "",
+		      hp_render_value_name(r->vi), r->ndumps, r->ndumps == 1 ? "" : "s");
 	if (r->nbases)
 		hp_buf_printf(b, " minus %zu base dump%s", r->nbases, r->nbases == 1 ? "" : "s");
 	if (r->focus)
@@ -106,7 +106,7 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 			      neg, neg == 1 ? "" : "s");
 }
 
-void hp_xml_escape(struct hp_buf *b, const char *s)
+void hp_render_xml_escape(struct hp_buf *b, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {

@@ -25,18 +25,18 @@ struct hp_render {
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
-const char *hp_value_name(int vi);
+const char *hp_render_value_name(int vi);
 /* Whether value vi counts bytes (else objects). */
-int hp_value_is_bytes(int vi);
+int hp_render_value_is_bytes(int vi);
 
 /* A size for people: "100B", "512.0kB", "3.1MB" (powers of 1024),
  * negative with a leading '-'. */
-void hp_fmt_size(char *buf, size_t n, int64_t v);
+void hp_render_size(char *buf, size_t n, int64_t v);
 /* Value v of kind vi: a size (or exact bytes with show_bytes), or an
  * object count. */
-void hp_fmt_value(char *buf, size_t n, int64_t v, int vi, int show_bytes);
+void hp_render_value(char *buf, size_t n, int64_t v, int vi, int show_bytes);
 /* "50.3%" of whole; "-" when whole is 0. */
-void hp_fmt_pct(char *buf, size_t n, int64_t part, int64_t whole);
+void hp_render_pct(char *buf, size_t n, int64_t part, int64_t whole);
 
 /* The sum of value vi over the kept stacks; *abs_total gets the sum of
  * absolute values (they differ only after --base), *negative the number of
@@ -49,7 +49,7 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 			struct hp_buf *b);
 
 /* Appends s with &, <, >, " and ' escaped for XML. */
-void hp_xml_escape(struct hp_buf *b, const char *s);
+void hp_render_xml_escape(struct hp_buf *b, const char *s);
 
 /* The outputs.  Each writes its whole result into b. */
 void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);

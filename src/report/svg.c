@@ -123,11 +123,11 @@ static void frame(struct flame *f, uint32_t id, double x, double w, uint32_t dep
 	char val[32], pct[16];
 	int r, g, b;
 
-	hp_fmt_value(val, sizeof(val), fn->v, f->r->vi, f->r->show_bytes);
-	hp_fmt_pct(pct, sizeof(pct), fn->v, f->total);
+	hp_render_value(val, sizeof(val), fn->v, f->r->vi, f->r->show_bytes);
+	hp_render_pct(pct, sizeof(pct), fn->v, f->total);
 	color(name, &r, &g, &b);
 	hp_buf_str(f->b, "<g><title>");
-	hp_xml_escape(f->b, name);
+	hp_render_xml_escape(f->b, name);
 	hp_buf_printf(f->b, " (%s, %s)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			    "height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>",
 		      val, pct, x, y, w, FRAME_H - 1, r, g, b);
@@ -136,14 +136,14 @@ static void frame(struct flame *f, uint32_t id, double x, double w, uint32_t dep
 		size_t len = strlen(name);
 		hp_buf_printf(f->b, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 4.5);
 		if (len <= fit) {
-			hp_xml_escape(f->b, name);
+			hp_render_xml_escape(f->b, name);
 		} else {
 			/* Cut on a UTF-8 boundary, then mark the cut. */
 			size_t cut = fit > 2 ? fit - 2 : 0;
 			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
 				cut--;
 			char *s = hp_xstrndup(name, cut);
-			hp_xml_escape(f->b, s);
+			hp_render_xml_escape(f->b, s);
 			hp_buf_str(f->b, "..");
 			free(s);
 		}
@@ -193,7 +193,7 @@ static void header(struct flame *f)
 		if (!st->dropped && st->v[r->vi] < 0)
 			all_neg = hp_sat_add(all_neg, st->v[r->vi]);
 	}
-	hp_fmt_value(total, sizeof(total), f->total, r->vi, r->show_bytes);
+	hp_render_value(total, sizeof(total), f->total, r->vi, r->show_bytes);
 	hp_buf_printf(f->b,
 		      "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n"
 		      "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -204,23 +204,23 @@ static void header(struct flame *f)
 		      "rect{stroke:#fff;stroke-width:0.5}g:hover rect{stroke:#000}</style>\n"
 		      "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f4ec\"/>\n"
 		      "<text class=\"title\" x=\"%.0f\" y=\"24\">heapprof flame graph: %s</text>\n",
-		      WIDTH, f->height, WIDTH, f->height, WIDTH / 2, hp_value_name(r->vi));
+		      WIDTH, f->height, WIDTH, f->height, WIDTH / 2, hp_render_value_name(r->vi));
 	hp_buf_printf(f->b, "<text class=\"sub\" x=\"%.0f\" y=\"44\">total %s in %zu dump%s",
 		      WIDTH / 2, total, r->ndumps, r->ndumps == 1 ? "" : "s");
 	if (r->nbases)
 		hp_buf_printf(f->b, " minus %zu base dump%s", r->nbases, r->nbases == 1 ? "" : "s");
 	if (all_neg) {
 		char neg[32];
-		hp_fmt_value(neg, sizeof(neg), all_neg, r->vi, r->show_bytes);
+		hp_render_value(neg, sizeof(neg), all_neg, r->vi, r->show_bytes);
 		hp_buf_printf(f->b, "; stacks that shrank (%s) are not drawn", neg);
 	}
 	if (r->focus) {
 		hp_buf_str(f->b, "; focus ");
-		hp_xml_escape(f->b, r->focus);
+		hp_render_xml_escape(f->b, r->focus);
 	}
 	if (r->ignore) {
 		hp_buf_str(f->b, "; ignore ");
-		hp_xml_escape(f->b, r->ignore);
+		hp_render_xml_escape(f->b, r->ignore);
 	}
 	hp_buf_str(f->b, "; hover a frame for its value</text>\n");
 }

@@ -41,11 +41,11 @@ void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struc
 		uint32_t k = order[i];
 		char f[32], fp[16], sp[16], c[32], cp[16];
 		sum = hp_sat_add(sum, flat[k]);
-		hp_fmt_value(f, sizeof(f), flat[k], r->vi, r->show_bytes);
-		hp_fmt_pct(fp, sizeof(fp), flat[k], whole);
-		hp_fmt_pct(sp, sizeof(sp), sum, whole);
-		hp_fmt_value(c, sizeof(c), cum[k], r->vi, r->show_bytes);
-		hp_fmt_pct(cp, sizeof(cp), cum[k], whole);
+		hp_render_value(f, sizeof(f), flat[k], r->vi, r->show_bytes);
+		hp_render_pct(fp, sizeof(fp), flat[k], whole);
+		hp_render_pct(sp, sizeof(sp), sum, whole);
+		hp_render_value(c, sizeof(c), cum[k], r->vi, r->show_bytes);
+		hp_render_pct(cp, sizeof(cp), cum[k], whole);
 		hp_buf_printf(b, "%8s %6s %6s %8s %6s %s\n", f, fp, sp, c, cp, p->nodes[k]);
 	}
 	free(order);
@@ -109,8 +109,8 @@ static void tree_line(struct tree *t, int64_t v, int depth, const char *name)
 {
 	char val[32], pct[16];
 
-	hp_fmt_value(val, sizeof(val), v, t->r->vi, t->r->show_bytes);
-	hp_fmt_pct(pct, sizeof(pct), v, t->entry);
+	hp_render_value(val, sizeof(val), v, t->r->vi, t->r->show_bytes);
+	hp_render_pct(pct, sizeof(pct), v, t->entry);
 	hp_buf_printf(t->b, "%8s %6s  %*s%s\n", val, pct, 2 * depth, "", name);
 }
 
@@ -172,15 +172,15 @@ void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struc
 	hp_render_headline(p, r, b);
 	hp_buf_printf(b, "Call paths to the %zu functions with the largest flat %s;\n"
 			 "caller percentages are of the function's flat value.\n",
-		      top, hp_value_name(r->vi));
+		      top, hp_render_value_name(r->vi));
 	for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
 		uint32_t k = order[i];
 		if (!flat[k])
 			continue;
 		shown++;
 		char val[32], pct[16];
-		hp_fmt_value(val, sizeof(val), flat[k], r->vi, r->show_bytes);
-		hp_fmt_pct(pct, sizeof(pct), flat[k], whole);
+		hp_render_value(val, sizeof(val), flat[k], r->vi, r->show_bytes);
+		hp_render_pct(pct, sizeof(pct), flat[k], whole);
 		hp_buf_printf(b, "\n%8s %6s  %s\n", val, pct, p->nodes[k]);
 		/* The stacks whose leaf is this function. */
 		size_t m = 0;

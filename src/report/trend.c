@@ -59,7 +59,7 @@ static void order(struct hp_series *s, char *const *dumps, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		pt[i].path = dumps[i];
 		pt[i].argi = i;
-		hp_dumpname_parse(dumps[i], &pt[i].name);
+		hp_input_name_parse(dumps[i], &pt[i].name);
 		all_time &= pt[i].name.has_time;
 		all_seq &= pt[i].name.has_seq;
 	}
@@ -114,7 +114,7 @@ void hp_trend_fmt_slope(const struct hp_series *s, double slope, char *buf, size
 	}
 	double x = slope * per;
 	int64_t iv = fabs(x) >= (double)INT64_MAX ? (x < 0 ? -INT64_MAX : INT64_MAX) : llround(x);
-	hp_fmt_value(v, sizeof(v), iv, s->vi, s->show_bytes);
+	hp_render_value(v, sizeof(v), iv, s->vi, s->show_bytes);
 	snprintf(buf, n, "%s%s/%s", iv > 0 ? "+" : "", v, unit);
 }
 
@@ -266,16 +266,16 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 	char first[32], last[32], delta[32], sdelta[40], slope[48];
 	int64_t d = s->total[s->n - 1] - s->total[0];
 
-	hp_buf_printf(b, "Trend of %s over %zu dumps", hp_value_name(s->vi), s->n);
+	hp_buf_printf(b, "Trend of %s over %zu dumps", hp_render_value_name(s->vi), s->n);
 	if (s->timed) {
 		char t0[32], t1[32];
 		fmt_time(s->t0, t0, sizeof(t0));
 		fmt_time(s->t0 + (time_t)s->x[s->n - 1], t1, sizeof(t1));
 		hp_buf_printf(b, " from %s to %s", t0, t1);
 	}
-	hp_fmt_value(first, sizeof(first), s->total[0], s->vi, s->show_bytes);
-	hp_fmt_value(last, sizeof(last), s->total[s->n - 1], s->vi, s->show_bytes);
-	hp_fmt_value(delta, sizeof(delta), d, s->vi, s->show_bytes);
+	hp_render_value(first, sizeof(first), s->total[0], s->vi, s->show_bytes);
+	hp_render_value(last, sizeof(last), s->total[s->n - 1], s->vi, s->show_bytes);
+	hp_render_value(delta, sizeof(delta), d, s->vi, s->show_bytes);
 	hp_trend_fmt_slope(s, s->total_slope, slope, sizeof(slope));
 	hp_buf_printf(b, "\nTotal: %s -> %s (%s%s, %s)\n", first, last, d > 0 ? "+" : "", delta,
 		      slope);
@@ -286,9 +286,9 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 	for (size_t i = 0; i < s->nkeys && i < top; i++) {
 		const struct hp_trend_key *k = &s->keys[i];
 		int64_t kd = k->v[s->n - 1] - k->v[0];
-		hp_fmt_value(first, sizeof(first), k->v[0], s->vi, s->show_bytes);
-		hp_fmt_value(last, sizeof(last), k->v[s->n - 1], s->vi, s->show_bytes);
-		hp_fmt_value(delta, sizeof(delta), kd, s->vi, s->show_bytes);
+		hp_render_value(first, sizeof(first), k->v[0], s->vi, s->show_bytes);
+		hp_render_value(last, sizeof(last), k->v[s->n - 1], s->vi, s->show_bytes);
+		hp_render_value(delta, sizeof(delta), kd, s->vi, s->show_bytes);
 		snprintf(sdelta, sizeof(sdelta), "%s%s", kd > 0 ? "+" : "", delta);
 		hp_trend_fmt_slope(s, k->slope, slope, sizeof(slope));
 		hp_buf_printf(b, "%14s %9s %9s %10s %5.2f  %s\n", slope, first, last, sdelta,
@@ -301,7 +301,7 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 			fmt_time(s->t0 + (time_t)s->x[t], when, sizeof(when));
 		else
 			snprintf(when, sizeof(when), "#%zu", t + 1);
-		hp_fmt_value(tot, sizeof(tot), s->total[t], s->vi, s->show_bytes);
+		hp_render_value(tot, sizeof(tot), s->total[t], s->vi, s->show_bytes);
 		hp_buf_printf(b, "  %-21s %9s  %s\n", when, tot, s->paths[t]);
 	}
 }

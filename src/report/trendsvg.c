@@ -84,7 +84,7 @@ static void axes(struct chart *c)
 
 	for (double y = 0; y <= c->ymax + step / 2; y += step) {
 		double at = py(c, (int64_t)y);
-		hp_fmt_value(label, sizeof(label), (int64_t)y, s->vi, s->show_bytes);
+		hp_render_value(label, sizeof(label), (int64_t)y, s->vi, s->show_bytes);
 		hp_buf_printf(c->b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 				    "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"yl\">%s"
 				    "</text>\n", LEFT, at, W - RIGHT, at, LEFT - 6, at + 4, label);
@@ -113,13 +113,13 @@ static void series(struct chart *c, const int64_t *v, const char *label, const c
 		hp_buf_printf(c->b, "%s%.1f,%.1f", t ? " " : "", px(c, t), py(c, v[t]));
 	hp_buf_str(c->b, "\"/>\n");
 	for (size_t t = 0; t < s->n; t++) {
-		hp_fmt_value(val, sizeof(val), v[t], s->vi, s->show_bytes);
+		hp_render_value(val, sizeof(val), v[t], s->vi, s->show_bytes);
 		when(s, t, at, sizeof(at));
 		hp_buf_printf(c->b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
 			      px(c, t), py(c, v[t]), color);
-		hp_xml_escape(c->b, label);
+		hp_render_xml_escape(c->b, label);
 		hp_buf_printf(c->b, ": %s at %s (", val, at);
-		hp_xml_escape(c->b, s->paths[t]);
+		hp_render_xml_escape(c->b, s->paths[t]);
 		hp_buf_str(c->b, ")</title></circle>\n");
 	}
 }
@@ -134,7 +134,7 @@ static void legend_row(struct chart *c, size_t row, const char *color, const cha
 	hp_buf_printf(c->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\">%s  ", LEFT, y - 10, color, LEFT + 18, y,
 		      sl);
-	hp_xml_escape(c->b, label);
+	hp_render_xml_escape(c->b, label);
 	hp_buf_str(c->b, "</text>\n");
 }
 
@@ -150,7 +150,7 @@ void hp_trend_svg(const struct hp_series *s, size_t top, struct hp_buf *b)
 			c.ymax = (double)s->total[t];
 	if (c.ymax <= 0)
 		c.ymax = 1;
-	c.step = nice_step(c.ymax, hp_value_is_bytes(s->vi) && !s->show_bytes);
+	c.step = nice_step(c.ymax, hp_render_value_is_bytes(s->vi) && !s->show_bytes);
 	if (c.step < 1)
 		c.step = 1;
 	c.ymax = ceil(c.ymax / c.step) * c.step;
@@ -168,7 +168,7 @@ void hp_trend_svg(const struct hp_series *s, size_t top, struct hp_buf *b)
 		      "</text>\n"
 		      "<text class=\"xl\" x=\"%.0f\" y=\"48\">the total and the %zu %s growing "
 		      "fastest; hover a point for its value</text>\n",
-		      W, c.height, W, c.height, W / 2, hp_value_name(s->vi), s->n, W / 2, c.lines,
+		      W, c.height, W, c.height, W / 2, hp_render_value_name(s->vi), s->n, W / 2, c.lines,
 		      s->functions ? "functions" : "stacks");
 	axes(&c);
 	/* Steepest last, so that it is drawn on top. */

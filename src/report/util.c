@@ -150,6 +150,15 @@ void hp_buf_release(struct hp_buf *b)
 	b->len = b->cap = 0;
 }
 
+int64_t hp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* ---- hashing --------------------------------------------------------- */
 
 uint64_t hp_hash_u64(uint64_t x)

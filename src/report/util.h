@@ -44,6 +44,9 @@ __attribute__((format(printf, 2, 3))) void hp_buf_printf(struct hp_buf *b, const
 void hp_buf_reset(struct hp_buf *b);
 void hp_buf_release(struct hp_buf *b);
 
+/* Saturating int64 addition: sums of hostile values stay finite. */
+int64_t hp_sat_add(int64_t a, int64_t b);
+
 /* 64-bit FNV-1a over bytes, then mixed: good enough for our tables. */
 uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
 uint64_t hp_hash_u64(uint64_t x);
