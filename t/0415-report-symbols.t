@@ -6,7 +6,7 @@
 # stripped, rebuilt after the dump or gone: module+0xoffset, never a wrong
 # name.  Also dumps with a symbol section, read without the binary.
 . "$(dirname "$0")/lib.sh"
-plan 46
+plan 49
 
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }
 cum() { awk -v fn="$1" '$6 == fn { print $4; f = 1 } END { if (!f) print 0 }'; }
@@ -136,6 +136,20 @@ touch -d '2000-01-01 00:00' rebuilt
 "$BIN" report --show-bytes "$rb" >rb2.out 2>rb2.err
 is "$(flat local_leak <rb2.out)" 0 "an old timestamp does not fool it"
 like "$(cat rb2.err)" 'its segments do not match the dump.s mappings$' "the segments give it away"
+
+# Overwritten in place (same inode): the dump from before and the dump
+# from after share the module, and each is judged on its own.
+cp pie inplace
+exact ip1 ./inplace
+ip1=$(one_file 'ip1.*.f.heap')
+sleep 1
+cc $CFLAGS_T -o variant main2.c -L. -lreplib -Wl,-rpath,"$T_DIR" && cat variant >inplace
+exact ip2 ./inplace
+"$BIN" report --show-bytes "$(one_file 'ip2.*.f.heap')" "$ip1" >ip 2>iperr
+is "$(flat local_leak <ip)" 15000 "in place: the dump after the change has names"
+like "$(cat ip)" ' inplace\+0x[0-9a-f]+$' "the dump before it has offsets"
+like "$(cat iperr)" "'$T_DIR/inplace' .*: the file was modified after the dump was written\$" \
+	"and the note is about that one"
 
 cp pie gone
 exact gone ./gone

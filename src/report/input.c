@@ -544,6 +544,9 @@ void hp_input_read(struct hp_input *in, const char *path, struct hp_strtab *strs
 	char *copy = NULL;
 	size_t len;
 
+	static uint64_t serial;
+
+	in->serial = ++serial;
 	in->path = path;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)

@@ -68,6 +68,7 @@ struct hp_dumpname {
 };
 
 struct hp_input {
+	uint64_t serial;	/* distinct for every dump read in a run */
 	const char *path;
 	char layout;		/* 'g' gperftools, 'j' jemalloc */
 	enum hp_scaling scaling;

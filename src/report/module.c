@@ -177,7 +177,7 @@ static int newer(const struct timespec *a, const struct timespec *b)
 
 const char *hp_module_check(struct hp_module *mod, const struct hp_input *in)
 {
-	if (mod->checked == in)
+	if (mod->checked == in->serial)
 		return mod->check_err;
 	if (!mod->opened)
 		module_open(mod);
@@ -186,7 +186,7 @@ const char *hp_module_check(struct hp_module *mod, const struct hp_input *in)
 		err = "the file was modified after the dump was written";
 	if (!err)
 		err = check_mappings(mod, in);
-	mod->checked = in;
+	mod->checked = in->serial;
 	mod->check_err = err;
 	if (err && !mod->warned) {
 		mod->warned = 1;

@@ -30,8 +30,9 @@ struct hp_module {
 	GElf_Phdr *load;		/* its PT_LOAD program headers */
 	size_t nload;
 
-	/* The last check against a dump (dumps are checked one by one). */
-	const struct hp_input *checked;
+	/* The last check, against the dump with this serial (dumps are read
+	 * and checked one by one). */
+	uint64_t checked;
 	const char *check_err;
 	int warned;
 
