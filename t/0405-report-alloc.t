@@ -2,9 +2,10 @@
 # heapprof report's value types: --alloc-space and --alloc-objects from
 # cumulative counts (prof_accum:true) in both layouts, the one-line error
 # when a dump has none, and the sampling scale (jeprof's AdjustSamples) on
-# a sampled dump, checked against jeprof.
+# a sampled dump and on gperftools' own header types, checked against
+# jeprof.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 25
 
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }
 # within A B N: |A - B| <= N
@@ -64,4 +65,17 @@ hp=$(flat do_something <sa)
 je=$(jeprof_bytes "$TP/seed" "$smp" do_something --alloc_space)
 within "$hp" "$je" 1
 ok $? "sampled --alloc-space: heapprof $hp, jeprof $je bytes"
+# gperftools' header types: "heapprofile" (exact), "heap/P" (version 1:
+# rate P/2, scaled only below one sample), "heap_v2/R"; symbolized dumps,
+# so that jeprof needs no binary either.
+for hdr in heapprofile heap/1048576 heap_v2/524288 heap_v2/1; do
+	printf -- '--- symbol\n0x401000 leaf_fn\n0x401fff main\n---\n--- heap\nheap profile: 3: 1200 [3: 1200] @ %s\n1: 1000 [1: 1000] @ 0x401000 0x402000\n2: 200 [2: 200] @ 0x402001 0x402000\n\nMAPPED_LIBRARIES:\n' \
+		"$hdr" >v.heap
+	hp=$("$BIN" report --show-bytes v.heap | sed -n 's/^Total: \([0-9]*\) B .*/\1/p')
+	je=$(jeprof --text --show_bytes v.heap 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')
+	is "$hp" "$je" "'@ $hdr': the total is jeprof's ($je bytes)"
+	hp=$("$BIN" report --show-bytes v.heap | flat leaf_fn)
+	je=$(jeprof --text --show_bytes v.heap 2>/dev/null | flat leaf_fn)
+	is "$hp" "$je" "'@ $hdr': leaf_fn's bytes are jeprof's ($je)"
+done
 done_testing
