@@ -4,7 +4,7 @@
 # functions as jeprof, several dumps summed, human sizes, --top, --lines,
 # -o, and usage errors (status 2).
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 41
 
 # flat/cum FUNCTION: that column of FUNCTION in a --text table on stdin.
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }
@@ -38,6 +38,16 @@ is "$top_hp" "$top_je" "and the same top two functions with the same bytes"
 "$BIN" report --show-bytes "$j" >jl
 is "$(flat do_something <jl)" 3235840 "jemalloc layout: do_something 3235840 bytes"
 is "$(flat do_something_else <jl)" 3194880 "jemalloc layout: do_something_else 3194880 bytes"
+
+# Threads in the jemalloc layout: per-thread rows and names are skipped,
+# the t* rows count.
+prof lg_prof_sample:0,prof_final:true,prof_prefix:th,dump_format:jemalloc "$TP/threads" >/dev/null 2>&1
+th=$(one_file 'th.*.f.heap')
+"$BIN" report --show-bytes "$th" >thr
+is "$(flat worker_alloc <thr)" 1000000 "four named threads: worker_alloc keeps 1000000 bytes"
+is "$(sed -n 's/^Total: \([0-9]*\) B .*/\1/p' thr)" \
+	"$(jeprof --text --show_bytes "$TP/threads" "$th" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')" \
+	"the same total as jeprof"
 
 "$BIN" report --inuse-objects "$g" >objs
 is "$(flat do_something <objs)" 80 "--inuse-objects: do_something 80 objects"
