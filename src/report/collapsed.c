@@ -79,7 +79,7 @@ void hp_render_collapsed(const struct hp_profile *p, const struct hp_render *r,
 		ls.l[i].v = hp_sat_add(ls.l[i].v, st->v[r->vi]);
 	}
 	sort_text = ls.text.p;
-	qsort(ls.l, ls.n, sizeof(*ls.l), line_cmp);
+	hp_sort(ls.l, ls.n, sizeof(*ls.l), line_cmp);
 	for (size_t i = 0; i < ls.n; i++) {
 		if (!ls.l[i].v)
 			continue;

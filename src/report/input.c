@@ -458,7 +458,7 @@ static int symbol_section(struct reader *r)
 			bad(r, "expected '0x<address> <function>' in the symbol section");
 		}
 	}
-	qsort(in->syms, in->nsyms, sizeof(*in->syms), sym_cmp);
+	hp_sort(in->syms, in->nsyms, sizeof(*in->syms), sym_cmp);
 	const char *p = r->line + 3, *end = r->line + r->len;
 	skip_spaces(&p, end);
 	return p < end;

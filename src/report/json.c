@@ -140,7 +140,7 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 			ids[n++] = (uint32_t)s;
 	sort_p = p;
 	sort_vi = r->vi;
-	qsort(ids, n, sizeof(*ids), stack_cmp);
+	hp_sort(ids, n, sizeof(*ids), stack_cmp);
 	hp_buf_str(b, "  \"stacks\": [");
 	for (size_t i = 0; i < n; i++) {
 		const struct hp_stack *st = &p->stacks[ids[i]];

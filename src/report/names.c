@@ -187,9 +187,11 @@ static char *alloc_key(const char *name)
 	}
 	char *k = hp_names_short(s);
 	free(s);
-	if (!strncmp(k, "je_", 3))
-		memmove(k, k + 3, strlen(k + 3) + 1);
-	return k;
+	if (strncmp(k, "je_", 3))
+		return k;
+	char *plain = hp_xstrdup(k + 3);
+	free(k);
+	return plain;
 }
 
 int hp_names_is_alloc(const char *name)

@@ -320,8 +320,9 @@ static int stack_eq(const void *ctx, uint32_t item, const void *key)
 	const struct hp_stack *st = &p->stacks[item];
 	const struct stackkey *k = key;
 
+	/* An empty stack (a bare '@') may have no storage at all. */
 	return st->slot == k->slot && st->nlocs == k->n &&
-	       !memcmp(p->stack_locs + st->loc0, k->locs, k->n * sizeof(*k->locs));
+	       (!k->n || !memcmp(p->stack_locs + st->loc0, k->locs, k->n * sizeof(*k->locs)));
 }
 
 static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs, uint32_t n,
@@ -332,8 +333,9 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 	int64_t i = hp_index_find(&p->stack_ix, h, stack_eq, p, &k);
 
 	if (i < 0) {
-		hp_grow(&p->stack_locs, &p->cap_stack_locs, p->nstack_locs + n, sizeof(*locs));
-		memcpy(p->stack_locs + p->nstack_locs, locs, n * sizeof(*locs));
+		hp_grow(&p->stack_locs, &p->cap_stack_locs, p->nstack_locs + n + 1, sizeof(*locs));
+		if (n)
+			memcpy(p->stack_locs + p->nstack_locs, locs, n * sizeof(*locs));
 		hp_grow(&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*p->stacks));
 		struct hp_stack *st = &p->stacks[p->nstacks];
 		memset(st, 0, sizeof(*st));
@@ -492,7 +494,7 @@ size_t hp_profile_sorted_nodes(const struct hp_profile *p, const int64_t *flat,
 	sort_p = p;
 	sort_flat = flat;
 	sort_cum = cum;
-	qsort(ids, n, sizeof(*ids), node_cmp);
+	hp_sort(ids, n, sizeof(*ids), node_cmp);
 	*out = ids;
 	return n;
 }

@@ -85,7 +85,7 @@ static void build(struct flame *f)
 		if (!p->stacks[s].dropped && p->stacks[s].v[f->r->vi] > 0)
 			ids[m++] = (uint32_t)s;
 	sort_p = p;
-	qsort(ids, m, sizeof(*ids), path_cmp);
+	hp_sort(ids, m, sizeof(*ids), path_cmp);
 	hp_grow(&f->n, &f->cap, 1, sizeof(*f->n));
 	f->n[0] = (struct fnode){ .node = UINT32_MAX };
 	f->nn = 1;

@@ -169,13 +169,13 @@ static Dwarf *module_dwarf(struct dwmod *d)
 			continue;
 		die_ranges(&cudie, &d->cus);
 	}
-	qsort(d->cus.r, d->cus.n, sizeof(*d->cus.r), range_cmp);
+	hp_sort(d->cus.r, d->cus.n, sizeof(*d->cus.r), range_cmp);
 	/* The distinct CU offsets, for the per-CU subprogram indexes. */
 	d->cu_offs = hp_xcalloc(d->cus.n, sizeof(*d->cu_offs));
 	size_t n = 0;
 	for (size_t i = 0; i < d->cus.n; i++)
 		d->cu_offs[n++] = d->cus.r[i].die;
-	qsort(d->cu_offs, n, sizeof(*d->cu_offs), off_cmp);
+	hp_sort(d->cu_offs, n, sizeof(*d->cu_offs), off_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!u || d->cu_offs[u - 1] != d->cu_offs[i])
@@ -231,7 +231,7 @@ static struct cu_index *cu_index(struct dwmod *d, Dwarf_Off cu)
 		ci->built = 1;
 		if (dwarf_offdie(d->dw, cu, &cudie))
 			collect_subprograms(&cudie, &ci->subs, 0);
-		qsort(ci->subs.r, ci->subs.n, sizeof(*ci->subs.r), range_cmp);
+		hp_sort(ci->subs.r, ci->subs.n, sizeof(*ci->subs.r), range_cmp);
 	}
 	return ci;
 }

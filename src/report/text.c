@@ -122,7 +122,7 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 
 	stack_node_cmp_p = p;
 	stack_node_cmp_depth = (int)depth;
-	qsort(ids, n, sizeof(*ids), stack_node_cmp);
+	hp_sort(ids, n, sizeof(*ids), stack_node_cmp);
 	struct group *g = NULL;
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n;) {
@@ -137,7 +137,7 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 		}
 		i = j;
 	}
-	qsort(g, ng, sizeof(*g), group_cmp);
+	hp_sort(g, ng, sizeof(*g), group_cmp);
 	size_t hidden = 0;
 	int64_t hidden_v = 0;
 	for (size_t i = 0; i < ng; i++) {

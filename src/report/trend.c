@@ -64,9 +64,9 @@ static void order(struct hp_series *s, char *const *dumps, size_t n)
 		all_seq &= pt[i].name.has_seq;
 	}
 	if (all_time)
-		qsort(pt, n, sizeof(*pt), by_time);
+		hp_sort(pt, n, sizeof(*pt), by_time);
 	else if (all_seq)
-		qsort(pt, n, sizeof(*pt), by_seq);
+		hp_sort(pt, n, sizeof(*pt), by_seq);
 	s->n = n;
 	s->paths = hp_xcalloc(n, sizeof(*s->paths));
 	s->x = hp_xcalloc(n, sizeof(*s->x));
@@ -243,7 +243,7 @@ static void rank(struct hp_series *s)
 		key->slope = hp_trend_slope(s->x, key->v, s->n);
 		key->mono = (double)(rises - falls) / (double)(s->n - 1);
 	}
-	qsort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
+	hp_sort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
 	s->total = hp_xcalloc(s->n, sizeof(*s->total));
 	for (size_t i = 0; i < s->nkeys; i++)
 		for (size_t t = 0; t < s->n; t++)

@@ -150,6 +150,12 @@ void hp_buf_release(struct hp_buf *b)
 	b->len = b->cap = 0;
 }
 
+void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 int64_t hp_sat_add(int64_t a, int64_t b)
 {
 	int64_t r;

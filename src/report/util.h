@@ -44,6 +44,10 @@ __attribute__((format(printf, 2, 3))) void hp_buf_printf(struct hp_buf *b, const
 void hp_buf_reset(struct hp_buf *b);
 void hp_buf_release(struct hp_buf *b);
 
+/* qsort, except that fewer than two items (maybe at NULL) are left alone:
+ * qsort(NULL, 0, ...) is undefined. */
+void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Saturating int64 addition: sums of hostile values stay finite. */
 int64_t hp_sat_add(int64_t a, int64_t b);
 
