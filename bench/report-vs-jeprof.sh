@@ -12,6 +12,8 @@
 # the ratio to jeprof --text measured in the same run.  The first run of
 # each command is included (symbolization has no cache between runs).
 set -eu
+# Offline, as jeprof is: no debuginfod lookups while symbolizing.
+unset DEBUGINFOD_URLS
 
 RUNS=${1:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -4,6 +4,8 @@
 # functions as jeprof, several dumps summed, human sizes, --top, --lines,
 # -o, and usage errors (status 2).
 . "$(dirname "$0")/lib.sh"
+# Offline: elfutils would ask debuginfod servers for missing debug files.
+unset DEBUGINFOD_URLS
 plan 41
 
 # flat/cum FUNCTION: that column of FUNCTION in a --text table on stdin.

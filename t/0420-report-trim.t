@@ -6,6 +6,8 @@
 # appear: plain, versioned, mangled, demangled, je_/tc_ prefixed, GCC
 # clones, glibc's internal names, and frames inside libheapprof.so.
 . "$(dirname "$0")/lib.sh"
+# Offline: elfutils would ask debuginfod servers for missing debug files.
+unset DEBUGINFOD_URLS
 plan 13
 
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }

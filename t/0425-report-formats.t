@@ -4,6 +4,8 @@
 # mappings), --svg by xmllint (valid XML naming the functions, with
 # tooltips), --json by Perl's JSON::PP, --collapsed and --tree by eye.
 . "$(dirname "$0")/lib.sh"
+# Offline: elfutils would ask debuginfod servers for missing debug files.
+unset DEBUGINFOD_URLS
 plan 38
 
 prof lg_prof_sample:0,prof_final:true,prof_prefix:s "$TP/seed" >/dev/null

@@ -3,6 +3,8 @@
 # on function names; --focus keeps the stacks with a matching frame,
 # --ignore drops them, both together, in every output.
 . "$(dirname "$0")/lib.sh"
+# Offline: elfutils would ask debuginfod servers for missing debug files.
+unset DEBUGINFOD_URLS
 plan 14
 
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }

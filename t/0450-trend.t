@@ -5,6 +5,8 @@
 # values and monotonicity; --functions, --top, --svg (a valid XML chart),
 # and dumps of one process from jemalloc.
 . "$(dirname "$0")/lib.sh"
+# Offline: elfutils would ask debuginfod servers for missing debug files.
+unset DEBUGINFOD_URLS
 plan 34
 
 # rep_grow K keeps K MiB from grow() and 40 kB from steady().  Run it for
