@@ -331,6 +331,23 @@ char *hp_sanitize(const char *s, size_t n)
 	return out;
 }
 
+const char *hp_intern_clean(struct hp_strtab *t, const char *s)
+{
+	size_t n = 0;
+
+	/* Nearly always printable ASCII: no copy then. */
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f)
+			break;
+	if (!s[n])
+		return hp_intern(t, s, n);
+	n += strlen(s + n);
+	char *clean = hp_sanitize(s, n);
+	const char *out = hp_intern(t, clean, n);
+	free(clean);
+	return out;
+}
+
 void hp_write_output(const char *path, const void *p, size_t n)
 {
 	const char *name = path ? path : "<stdout>";

@@ -87,6 +87,9 @@ int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
 void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t item);
 void hp_index_release(struct hp_index *ix);
 
+/* hp_intern_str of hp_sanitize(s): for strings from binaries. */
+const char *hp_intern_clean(struct hp_strtab *t, const char *s);
+
 /*
  * Copies s into a fresh string that is safe in every output: control
  * characters and bytes that are not valid UTF-8 become '?'.  Names come
