@@ -168,11 +168,15 @@ void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struc
 
 	hp_profile_flat(p, r->vi, flat, cum);
 	size_t n = hp_profile_sorted_nodes(p, flat, cum, &order);
-	size_t top = r->top > 0 ? (size_t)r->top : 10;
+	size_t top = r->top > 0 ? (size_t)r->top : 10, with_flat = 0;
+	for (size_t i = 0; i < n; i++)
+		with_flat += flat[order[i]] != 0;
+	if (top > with_flat)
+		top = with_flat;
 	hp_render_headline(p, r, b);
-	hp_buf_printf(b, "Call paths to the %zu functions with the largest flat %s;\n"
+	hp_buf_printf(b, "Call paths to the %zu function%s with the largest flat %s;\n"
 			 "caller percentages are of the function's flat value.\n",
-		      top, hp_render_value_name(r->vi));
+		      top, top == 1 ? "" : "s", hp_render_value_name(r->vi));
 	for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
 		uint32_t k = order[i];
 		if (!flat[k])
