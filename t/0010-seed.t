@@ -10,7 +10,7 @@ is $st 0 "the program's exit status is unchanged"
 is "$(cat out)" "seed: allocated" "its output is unchanged"
 is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~6430720 bytes, ~120 objects, >= 2 contexts" \
 	"exact leak summary"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 like "$dump" '^heapprof\.[0-9]+\.0\.f\.[0-9]{8}T[0-9]{6}Z\.heap$' "final dump named <prefix>.<pid>.<seq>.f.<UTC time>.heap"
 like "$(sed -n 2p err)" "^<heapprof>: Run jeprof --text $TP/seed $T_DIR/$dump for leak detail\$" \
 	"the second line names the dump and the command"
@@ -31,7 +31,7 @@ like "$objs" '^ *80 .* do_something$' "pprof: do_something 80 objects"
 # The jemalloc layout: per-thread rows, read by jeprof with the same totals.
 rm -f heapprof.*.heap
 prof lg_prof_sample:0,prof_final:true,dump_format:jemalloc,prof_prefix:je "$TP/seed" >/dev/null 2>&1
-dump=$(one_file 'je.*.f.*.heap')
+dump=$(one_file 'je.*.f.*heap')
 is "$(sed -n 1p "$dump")" "heap_v2/1" "jemalloc layout header"
 like "$(sed -n 2,3p "$dump")" '^  t0: [0-9]+: [0-9]+ \[0: 0\] seed$' "main thread row with its name"
 is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "jeprof reads the jemalloc layout"

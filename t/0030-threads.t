@@ -8,7 +8,7 @@ prof lg_prof_sample:0,prof_leak:true,prof_accum:true,dump_format:jemalloc "$TP/t
 is $? 0 "exit status unchanged"
 is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~1000000 bytes, ~4000 objects, >= 1 context" \
 	"exact summary: only worker_alloc's blocks are live"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 is "$(jeprof_bytes "$TP/threads" "$dump" worker_alloc)" 1000000 "in use: worker_alloc 1000000 bytes"
 is "$(jeprof_bytes "$TP/threads" "$dump" handoff_alloc)" 0 "in use: handoff_alloc holds nothing (freed on other threads)"
 is "$(jeprof_bytes "$TP/threads" "$dump" handoff_alloc --alloc_space)" 5120000 \
@@ -24,5 +24,5 @@ is "$rows" 4 "worker_alloc's stack has one row per thread"
 
 # The default layout sums the threads.
 prof lg_prof_sample:0,prof_final:true,prof_prefix:g "$TP/threads" >/dev/null 2>&1
-is "$(jeprof_bytes "$TP/threads" "$(one_file 'g.*.f.*.heap')" worker_alloc)" 1000000 "gperftools layout: same total"
+is "$(jeprof_bytes "$TP/threads" "$(one_file 'g.*.f.*heap')" worker_alloc)" 1000000 "gperftools layout: same total"
 done_testing

@@ -15,7 +15,7 @@ for under in glibc jemalloc; do
 		"$under: bad_alloc, nothrow and aligned new behave"
 	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~34000 bytes, ~110 objects, >= 2 contexts" \
 		"$under: exact summary; libstdc++'s emergency pool is not a leak"
-	dump=$(one_file 'heapprof.*.f.*.heap')
+	dump=$(one_file 'heapprof.*.f.*heap')
 	is "$(jeprof_bytes "$TP/cxx" "$dump" make_widget)" 24000 "$under: new Widget attributed to make_widget"
 	is "$(jeprof_bytes "$TP/cxx" "$dump" make_buffer)" 10000 "$under: new[] attributed to make_buffer"
 done

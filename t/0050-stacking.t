@@ -18,13 +18,13 @@ for alloc in $JEMALLOC $libdir/libtcmalloc_minimal.so.4 $libdir/libmimalloc.so.2
 	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_accum:true LD_PRELOAD=$pre "$TP/threads" >out 2>err
 	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~1000000 bytes, ~4000 objects, >= 1 context" \
 		"$name: threads exact, with cross-thread frees"
-	is "$(jeprof_bytes "$TP/threads" "$(one_file 'heapprof.*.f.*.heap')" handoff_alloc --alloc_space)" 5120000 \
+	is "$(jeprof_bytes "$TP/threads" "$(one_file 'heapprof.*.f.*heap')" handoff_alloc --alloc_space)" 5120000 \
 		"$name: cumulative counts"
 	rm -f *.heap
 	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$pre "$TP/cxx" nofail >out 2>err
 	is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~34000 bytes, ~110 objects, >= 2 contexts" \
 		"$name: C++ new/delete seen once each"
-	is "$(jeprof_bytes "$TP/cxx" "$(one_file 'heapprof.*.f.*.heap')" make_widget)" 24000 \
+	is "$(jeprof_bytes "$TP/cxx" "$(one_file 'heapprof.*.f.*heap')" make_widget)" 24000 \
 		"$name: new attributed to its caller"
 	# Behaviour: identical to the allocator alone, usable sizes its own.
 	SEMANTICS_ALLOCATOR=$alloc LD_PRELOAD=$alloc "$TP/semantics" --no-pvalloc >alone.out

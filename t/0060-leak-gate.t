@@ -13,7 +13,7 @@ is $? 1 "a leak turns exit status 0 into 1"
 is "$(cat out)" "gate: leak: buffered output" "the program's buffered stdout is not lost"
 is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~300 bytes, ~3 objects, >= 1 context" "summary"
 is "$(sed -n 3p err)" "<heapprof>: Exiting with error code because memory leaks were detected" "jemalloc's gate message"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 like "$(tail -n 1 "$dump")" '^[0-9a-f]+-[0-9a-f]+ [-r][-w][-x][ps] ' "the final dump is complete (ends in the maps section)"
 is "$(jeprof_bytes "$TP/gate" "$dump" leak_some)" 300 "and holds the leak: 300 bytes in leak_some"
 rm -f *.heap
@@ -50,12 +50,12 @@ rm -f *.heap
 # land in the dump (jemalloc #1977), and the gate still works.
 gate "" nostderr >out
 is $? 1 "gate works with stderr closed by the program"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 like "$(sed -n 1p "$dump")" '^heap profile: ' "the dump starts with its header, not our messages"
 rm -f *.heap
 gate "" leak >out 2>&-
 is $? 1 "gate works when started with stderr closed"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 is "$(grep -c '<heapprof>' "$dump")" 0 "no message inside the dump"
 is "$(jeprof_bytes "$TP/gate" "$dump" leak_some)" 300 "the dump is readable"
 done_testing

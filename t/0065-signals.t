@@ -12,7 +12,7 @@ is $st 0 "finishes (no deadlock) and exits 0"
 runs=$(sed -n 's/^handler ran \([0-9]*\) times$/\1/p' out)
 ok $([ "${runs:-0}" -gt 500 ]; echo $?) "the handler interrupted the program ${runs:-0} times"
 is "$(cat err)" "" "nothing leaked: every block freed in a handler was accounted for"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 main_row=$(grep -c '^0: 0 \[200000: 13107200000\] @ ' "$dump")
 is "$main_row" 1 "main_alloc's stack: exactly 200000 blocks, 13107200000 bytes, none live"
 handler_objs=$(awk '/^[0-9]+: [0-9]+ \[/ { gsub(/\[|:/, "", $3); if ($4 ~ /^[0-9]+\]$/ && $0 ~ / @ /) { b = $4; sub(/\]/, "", b); if (b == 16 * $3) n += $3 } } END { print n + 0 }' "$dump")

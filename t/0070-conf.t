@@ -55,7 +55,7 @@ rm -f *.heap
 MALLOC_CONF=prof_prefix:mc,lg_prof_sample:0,prof_final:true HEAPPROF_CONF=prof_prefix:hc \
 	LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
 is "$(ls mc.* 2>/dev/null | wc -l)" 0 "HEAPPROF_CONF's prefix wins"
-dump=$(one_file 'hc.*.f.*.heap')
+dump=$(one_file 'hc.*.f.*heap')
 is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "MALLOC_CONF's other keys still apply (exact mode)"
 rm -f *.heap
 MALLOC_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
@@ -74,7 +74,7 @@ prof "prof_active:false,lg_prof_sample:0,prof_leak:true" "$TP/seed" >/dev/null 2
 is "$(cat err)" "" "prof_active:false: nothing sampled, no leak reported"
 rm -f *.heap
 prof "prof_bt_max:1,lg_prof_sample:0,prof_final:true" "$TP/seed" >/dev/null 2>&1
-is "$(awk '/ @ 0x/ {print NF - 5}' "$(one_file 'heapprof.*.f.*.heap')" | sort -u)" 1 "prof_bt_max:1: one frame per stack"
+is "$(awk '/ @ 0x/ {print NF - 5}' "$(one_file 'heapprof.*.f.*heap')" | sort -u)" 1 "prof_bt_max:1: one frame per stack"
 rm -f *.heap
 
 # A dump that cannot be written: one line, and the host carries on.

@@ -16,7 +16,7 @@ plan 10
 
 prof prof_accum:true,prof_leak:true "$TP/stat" >out 2>err
 is $? 0 "the workload runs"
-dump=$(one_file 'heapprof.*.f.*.heap')
+dump=$(one_file 'heapprof.*.f.*heap')
 
 # check NAME ESTIMATE TRUTH SD
 check() {

@@ -55,7 +55,7 @@ check_clean "python3 with json, decimal and sqlite3 modules" py.log 10000
 # recurse, under work, under main or thread_main.
 prof lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:fr,dump_symbols:true \
 	"$TP/frames" >/dev/null 2>err
-dump=$(ls fr.*.f.*.heap)
+dump=$(ls fr.*.f.*heap)
 # The symbol section is keyed as pprof looks up: the first frame as is,
 # callers at their return address minus one.
 names() {
@@ -77,7 +77,7 @@ like "$(cat named)" '^compare .*qsort_r sort_with_callbacks[.a-z0-9]* work' \
 stacks() {
 	setarch -R env HEAPPROF_CONF=lg_prof_sample:0,prof_accum:true,prof_final:true,prof_prefix:$1,prof_unwinder:$1 \
 		LD_PRELOAD=$LIB "$TP/frames" >/dev/null 2>&1
-	sed -n 's/^.*\] @ //p' "$1".*.f.*.heap | sort -u
+	sed -n 's/^.*\] @ //p' "$1".*.f.*heap | sort -u
 }
 stacks fast >fast.txt
 stacks libunwind >libunwind.txt

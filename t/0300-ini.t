@@ -19,16 +19,16 @@ prof_bt_max = 3
 INI
 LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
 like "$(cat err)" "~6430720 bytes" "the file alone configures heapprof (exact mode, leak summary)"
-ok $(ls fromfile.*.f.*.heap >/dev/null 2>&1; echo $?) "the file's prof_prefix is used"
-stack=$(awk '/ @ 0x/ {print NF - 5; exit}' fromfile.*.f.*.heap)
+ok $(ls fromfile.*.f.*heap >/dev/null 2>&1; echo $?) "the file's prof_prefix is used"
+stack=$(awk '/ @ 0x/ {print NF - 5; exit}' fromfile.*.f.*heap)
 is "$stack" 3 "the file's prof_bt_max is used"
 rm -f *.heap
 MALLOC_CONF=prof_prefix:frommc,prof_bt_max:2 LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>&1
-ok $(ls frommc.*.f.*.heap >/dev/null 2>&1; echo $?) "MALLOC_CONF overrides the file's prof_prefix"
-is "$(awk '/ @ 0x/ {print NF - 5; exit}' frommc.*.f.*.heap)" 2 "MALLOC_CONF overrides prof_bt_max"
+ok $(ls frommc.*.f.*heap >/dev/null 2>&1; echo $?) "MALLOC_CONF overrides the file's prof_prefix"
+is "$(awk '/ @ 0x/ {print NF - 5; exit}' frommc.*.f.*heap)" 2 "MALLOC_CONF overrides prof_bt_max"
 rm -f *.heap
 MALLOC_CONF=prof_prefix:frommc HEAPPROF_CONF=prof_prefix:fromhc LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
-ok $(ls fromhc.*.f.*.heap >/dev/null 2>&1; echo $?) "HEAPPROF_CONF overrides MALLOC_CONF"
+ok $(ls fromhc.*.f.*heap >/dev/null 2>&1; echo $?) "HEAPPROF_CONF overrides MALLOC_CONF"
 like "$(cat err)" "~6430720 bytes" "keys set only in the file still apply under both"
 rm -f *.heap
 

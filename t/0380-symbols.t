@@ -10,8 +10,8 @@ HEAPPROF_CONF=lg_prof_sample:0,prof_final:true,dump_symbols:true,prof_prefix:c L
 HEAPPROF_CONF=lg_prof_sample:0,prof_final:true,dump_symbols:true,dump_format:jemalloc,prof_prefix:s \
 	LD_PRELOAD=$LIB ./seedprog >/dev/null 2>&1
 rm cxxprog seedprog   # the binaries are gone
-c=$(one_file 'c.*.f.*.heap')
-s=$(one_file 's.*.f.*.heap')
+c=$(one_file 'c.*.f.*heap')
+s=$(one_file 's.*.f.*heap')
 is "$(sed -n 1p "$c")" "--- symbol" "the dump starts with a symbol section"
 is "$(sed -n 2p "$c")" "binary=$T_DIR/cxxprog" "naming the program"
 like "$(cat "$c")" '^0x[0-9a-f]+ make_widget\(\)$' "C++ names are demangled"

@@ -7,17 +7,36 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../report/report.h"
 #include "../version.h"
 #include "cmds.h"
 
 static void usage(FILE *out)
 {
-	fputs("usage: heapprof --version\n"
+	char lib[4096];
+
+	if (find_library(lib, sizeof(lib)) != 0)
+		snprintf(lib, sizeof(lib), "/path/to/libheapprof.so");
+	fprintf(out, "usage: heapprof run [-c key:value,...]... [--config FILE] [--] COMMAND [ARG]...\n"
+	      "       heapprof ps [-q]\n"
+	      "       heapprof dump PID [--timeout SECONDS]\n"
+	      "       heapprof toggle|pause|resume PID [--timeout SECONDS]\n"
+	      "       heapprof report [options] DUMP...\n"
+	      "       heapprof trend [options] DUMP...\n"
+	      "       heapprof --version\n"
 	      "       heapprof --help\n"
 	      "\n"
-	      "The profiler itself is the library: run a program with\n"
-	      "  LD_PRELOAD=/path/to/libheapprof.so MALLOC_CONF=prof_leak:true program\n"
-	      "See heapprof(7) and profiler.ini(5).\n", out);
+	      "  run      runs a program with heapprof loaded ('heapprof run --help')\n"
+	      "  ps       lists the processes that have heapprof loaded\n"
+	      "  dump     asks a running process for a dump and prints its path\n"
+	      "  toggle   pauses or resumes a process's sampling (pause, resume: one way)\n"
+	      "  report   where the memory in heap dumps is: text, tree, flame graph,\n"
+	      "           collapsed stacks, pprof or JSON ('heapprof report --help')\n"
+	      "  trend    which stacks grow over a series of dumps ('heapprof trend --help')\n"
+	      "\n"
+	      "The profiler itself is the library; 'heapprof run' preloads it, or by hand:\n"
+	      "  LD_PRELOAD=%s MALLOC_CONF=prof_leak:true program\n"
+	      "See heapprof(1), heapprof(7) and profiler.ini(5).\n", lib);
 }
 
 int main(int argc, char **argv)
@@ -32,6 +51,10 @@ int main(int argc, char **argv)
 			return cmd_dump(argc - 1, argv + 1);
 		if (!strcmp(c, "toggle") || !strcmp(c, "pause") || !strcmp(c, "resume"))
 			return cmd_toggle(argc - 1, argv + 1);
+		if (!strcmp(c, "report"))
+			return hp_cli_report(argc - 1, argv + 1);
+		if (!strcmp(c, "trend"))
+			return hp_cli_trend(argc - 1, argv + 1);
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("heapprof %s\n", HEAPPROF_VERSION);

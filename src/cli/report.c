@@ -1,0 +1,117 @@
+/*
+ * report.c -- `heapprof report [options] DUMP...`: option parsing and
+ * usage; the work is src/report's (report.h).
+ *
+ * Exit status: 0 ok, 1 unreadable input or output (the engine dies with
+ * one "heapprof: ..." line), 2 usage errors.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../report/options.h"
+#include "../report/report.h"
+#include "../report/util.h"
+
+static const char usage_text[] =
+	"usage: heapprof report [options] DUMP...\n"
+	"Reads heap dumps (several are summed) and reports where the memory is.\n"
+	"\n"
+	"Output, one of:\n"
+	"  --text             functions by flat value, like jeprof --text (default)\n"
+	"  --tree             call paths to the functions with the largest flat values\n"
+	"  --collapsed        one 'root;...;leaf value' line per call path (flamegraph.pl)\n"
+	"  --svg              a flame graph in one self-contained SVG file\n"
+	"  --pprof            gzipped profile.proto for go tool pprof\n"
+	"  --json             everything as JSON, for scripts\n"
+	"Value, one of:\n"
+	"  --inuse-space      live bytes (default)\n"
+	"  --inuse-objects    live objects\n"
+	"  --alloc-space      bytes allocated since start (dumps with prof_accum:true)\n"
+	"  --alloc-objects    objects allocated since start (same)\n"
+	"Selection and names:\n"
+	"  --base OLD         subtract the dump OLD (repeatable): what grew since OLD\n"
+	"  --focus RE         keep stacks with a function matching RE (extended regex)\n"
+	"  --ignore RE        drop stacks with a function matching RE\n"
+	"  --lines            function and file:line instead of functions\n"
+	"  --full-names       C++ names with arguments and template arguments\n"
+	"  --top N            N rows (--text, --json; default all) or N functions\n"
+	"                     (--tree; default 10)\n"
+	"  --show-bytes       exact byte counts instead of sizes like 3.1MB\n"
+	"  --debug-dir DIR    look for separate debug files in DIR too (repeatable)\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  -h, --help         show this help\n"
+	"See heapprof(1).\n";
+
+static const struct option longopts[] = {
+	{ "text", no_argument, NULL, HP_OPT_TEXT },
+	{ "tree", no_argument, NULL, HP_OPT_TREE },
+	{ "collapsed", no_argument, NULL, HP_OPT_COLLAPSED },
+	{ "pprof", no_argument, NULL, HP_OPT_PPROF },
+	{ "json", no_argument, NULL, HP_OPT_JSON },
+	{ "base", required_argument, NULL, HP_OPT_BASE },
+	HP_COMMON_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fputs("heapprof report: ", stderr);
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* Report-only options; -1 on a usage error. */
+static int report_option(struct hp_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case HP_OPT_TEXT:
+		return hp_opts_format(o, HP_FMT_TEXT);
+	case HP_OPT_TREE:
+		return hp_opts_format(o, HP_FMT_TREE);
+	case HP_OPT_COLLAPSED:
+		return hp_opts_format(o, HP_FMT_COLLAPSED);
+	case HP_OPT_PPROF:
+		return hp_opts_format(o, HP_FMT_PPROF);
+	case HP_OPT_JSON:
+		return hp_opts_format(o, HP_FMT_JSON);
+	case HP_OPT_BASE:
+		o->base = hp_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
+		o->base[o->nbase++] = arg;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int hp_cli_report(int argc, char **argv)
+{
+	struct hp_opts o;
+	int c;
+
+	hp_opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (c == '?')
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		int r = hp_opts_common(&o, c, optarg);
+		if (r == 0)
+			r = report_option(&o, c, optarg) ? -1 : 1;
+		if (r < 0)
+			return usage_error(NULL, NULL);
+	}
+	if (optind >= argc)
+		return usage_error("no dump given%s", "");
+	return hp_report_run(&o, argv + optind, (size_t)(argc - optind));
+}

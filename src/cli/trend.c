@@ -1,0 +1,80 @@
+/*
+ * trend.c -- `heapprof trend [options] DUMP...`: option parsing and usage;
+ * the work is src/report's (report.h).
+ *
+ * Exit status: 0 ok, 1 unreadable input or output, 2 usage errors.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../report/options.h"
+#include "../report/report.h"
+
+static const char usage_text[] =
+	"usage: heapprof trend [options] DUMP...\n"
+	"Ranks the stacks of a series of dumps of one program (at least two, e.g.\n"
+	"interval dumps) by how steadily their value grows: the leak signature.\n"
+	"Dumps are ordered by the UTC time in their names, else by sequence number,\n"
+	"else as given.\n"
+	"\n"
+	"  --svg              a line chart of the total and the top stacks over time\n"
+	"  --functions        rank functions (flat values) instead of stacks\n"
+	"  --top N            N stacks or functions (default 10)\n"
+	"  --inuse-space      live bytes (default); or --inuse-objects, --alloc-space,\n"
+	"                     --alloc-objects\n"
+	"  --focus RE         keep stacks with a function matching RE (extended regex)\n"
+	"  --ignore RE        drop stacks with a function matching RE\n"
+	"  --lines            function and file:line instead of functions\n"
+	"  --full-names       C++ names with arguments and template arguments\n"
+	"  --show-bytes       exact byte counts instead of sizes like 3.1MB\n"
+	"  --debug-dir DIR    look for separate debug files in DIR too (repeatable)\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  -h, --help         show this help\n"
+	"See heapprof(1).\n";
+
+static const struct option longopts[] = {
+	{ "functions", no_argument, NULL, HP_OPT_FUNCTIONS },
+	HP_COMMON_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fputs("heapprof trend: ", stderr);
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+int hp_cli_trend(int argc, char **argv)
+{
+	struct hp_opts o;
+	int c;
+
+	hp_opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		if (c == '?')
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == HP_OPT_FUNCTIONS) {
+			o.functions = 1;
+			continue;
+		}
+		if (hp_opts_common(&o, c, optarg) <= 0)
+			return usage_error(NULL, NULL);
+	}
+	if (argc - optind < 2)
+		return usage_error("needs at least two dumps%s", "");
+	return hp_trend_run(&o, argv + optind, (size_t)(argc - optind));
+}

@@ -1,0 +1,107 @@
+/*
+ * input.h -- one dump file, read: its stacks with their scaled counts, its
+ * MAPPED_LIBRARIES and its optional symbol section.
+ *
+ * Reads every layout the library (and jemalloc, and gperftools) writes:
+ * the gperftools text layout ("heap profile: ... @ heap_v2/R"), the
+ * jemalloc threaded layout ("heap_v2/R" with t* rows), either one after a
+ * "--- symbol" section.  Counts are scaled for sampling exactly as jeprof
+ * does (AdjustSamples), so the values here are estimates of real objects
+ * and bytes.
+ */
+#ifndef HP_REPORT_INPUT_H
+#define HP_REPORT_INPUT_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "maps.h"
+#include "util.h"
+
+/* Value slots of a stack, in this order everywhere in the engine. */
+enum hp_value {
+	HP_V_INUSE_OBJECTS,
+	HP_V_INUSE_SPACE,
+	HP_V_ALLOC_OBJECTS,
+	HP_V_ALLOC_SPACE,
+	HP_NVALUES
+};
+
+/* Scaled values are clamped to this, so that sums of a few million of
+ * them cannot overflow int64 (sums saturate as well, see profile.h). */
+#define HP_VALUE_MAX (INT64_C(1) << 62)
+
+/* Bounds against hostile input, per dump: a dump breaking one is
+ * rejected.  With them, memory stays proportional to real profiles: the
+ * largest dump costs at most a few hundred MiB while it is read. */
+#define HP_LINE_MAX (1u << 20)		/* bytes in one line */
+#define HP_FRAMES_MAX 4096		/* frames in one stack */
+#define HP_MAPS_MAX (1u << 17)		/* MAPPED_LIBRARIES lines */
+#define HP_DUMP_FRAMES_MAX (1u << 24)	/* frames in one dump */
+#define HP_DUMP_STACKS_MAX (1u << 22)	/* stacks in one dump */
+#define HP_DUMP_SYMBOLS_MAX (1u << 22)	/* symbol-section entries */
+
+enum hp_scaling {
+	HP_SCALE_NONE,	/* "@ heapprofile": counts are exact */
+	HP_SCALE_V1,	/* "@ heap/P": divide by (avg/R) when below 1, R = P/2 */
+	HP_SCALE_V2,	/* heap_v2/R: multiply by 1/(1-exp(-avg/R)) */
+};
+
+struct hp_in_stack {
+	uint32_t first;		/* index of its first frame in frames[] */
+	uint32_t depth;		/* number of frames, innermost first */
+	int64_t v[HP_NVALUES];	/* scaled values */
+};
+
+/* One "0x<addr> <names>" line of a symbol section; names holds the
+ * functions at addr, outermost first, separated by "--" (jeprof). */
+struct hp_symbol {
+	uint64_t addr;
+	const char *names;
+};
+
+/* What the file name says: <prefix>.<pid>.<seq>.<trigger>[.<UTC>].heap */
+struct hp_dumpname {
+	int has_time, has_seq;
+	time_t time;		/* from YYYYMMDDTHHMMSSZ, UTC */
+	uint64_t pid, seq;
+};
+
+struct hp_input {
+	uint64_t serial;	/* distinct for every dump read in a run */
+	const char *path;
+	char layout;		/* 'g' gperftools, 'j' jemalloc */
+	enum hp_scaling scaling;
+	double rate;
+	int has_accum;		/* some cumulative ([aobjs: abytes]) data */
+	int has_maps;		/* a MAPPED_LIBRARIES section was present */
+	uint64_t *frames;	/* program counters as written */
+	size_t nframes, cap_frames;
+	struct hp_in_stack *stacks;
+	size_t nstacks, cap_stacks;
+	struct hp_map *maps;	/* sorted by start */
+	size_t nmaps, cap_maps;
+	struct hp_symbol *syms;	/* sorted by addr */
+	size_t nsyms, cap_syms;
+	const char *binary;	/* "binary=" of the symbol section, or NULL */
+	struct hp_dumpname name;
+	struct timespec written;	/* when the dump was written, at the latest */
+};
+
+/*
+ * Reads the dump at path into *in (zeroed by the caller), interning
+ * strings in strs.  On any problem prints
+ *   heapprof: cannot read 'PATH': line N: WHAT
+ * and exits with status 1.
+ */
+void hp_input_read(struct hp_input *in, const char *path, struct hp_strtab *strs);
+
+void hp_input_release(struct hp_input *in);
+
+/* The symbol-section names for addr, or NULL. */
+const char *hp_input_symbol(const struct hp_input *in, uint64_t addr);
+
+/* Parses a dump file name (any directory part is ignored). */
+void hp_input_name_parse(const char *path, struct hp_dumpname *dn);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * options.c -- the options report and trend share (see options.h).
+ *
+ * Owns their validation and messages; the subcommands own usage text and
+ * the exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "options.h"
+#include "util.h"
+
+void hp_opts_init(struct hp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = HP_FMT_TEXT;
+	o->value = HP_V_INUSE_SPACE;
+	o->top = -1;
+}
+
+int hp_opts_format(struct hp_opts *o, enum hp_format f)
+{
+	if (o->format_set && o->format != f) {
+		fprintf(stderr, "heapprof: choose one output format\n");
+		return -1;
+	}
+	o->format = f;
+	o->format_set = 1;
+	return 0;
+}
+
+static int set_value(struct hp_opts *o, int v)
+{
+	if (o->value_set && o->value != v) {
+		fprintf(stderr, "heapprof: choose one of --inuse-space, --inuse-objects, "
+				"--alloc-space and --alloc-objects\n");
+		return -1;
+	}
+	o->value = v;
+	o->value_set = 1;
+	return 0;
+}
+
+static int set_regex(regex_t *re, int *has, const char **text, const char *opt,
+		     const char *arg)
+{
+	char msg[256];
+
+	if (*has) {
+		fprintf(stderr, "heapprof: %s given twice (use one regular expression with '|')\n",
+			opt);
+		return -1;
+	}
+	int err = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, re, msg, sizeof(msg));
+		fprintf(stderr, "heapprof: %s '%s': %s\n", opt, arg, msg);
+		return -1;
+	}
+	*has = 1;
+	*text = arg;
+	return 0;
+}
+
+static int set_top(struct hp_opts *o, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	long n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1) {
+		fprintf(stderr, "heapprof: --top wants a positive number, not '%s'\n", arg);
+		return -1;
+	}
+	o->top = n;
+	return 0;
+}
+
+int hp_opts_common(struct hp_opts *o, int code, const char *arg)
+{
+	switch (code) {
+	case HP_OPT_INUSE_SPACE:
+		return set_value(o, HP_V_INUSE_SPACE) ? -1 : 1;
+	case HP_OPT_INUSE_OBJECTS:
+		return set_value(o, HP_V_INUSE_OBJECTS) ? -1 : 1;
+	case HP_OPT_ALLOC_SPACE:
+		return set_value(o, HP_V_ALLOC_SPACE) ? -1 : 1;
+	case HP_OPT_ALLOC_OBJECTS:
+		return set_value(o, HP_V_ALLOC_OBJECTS) ? -1 : 1;
+	case HP_OPT_FOCUS:
+		return set_regex(&o->focus, &o->has_focus, &o->focus_text, "--focus", arg) ? -1 : 1;
+	case HP_OPT_IGNORE:
+		return set_regex(&o->ignore, &o->has_ignore, &o->ignore_text, "--ignore", arg) ? -1 : 1;
+	case HP_OPT_LINES:
+		o->lines = 1;
+		return 1;
+	case HP_OPT_FULL_NAMES:
+		o->full_names = 1;
+		return 1;
+	case HP_OPT_DEBUG_DIR:
+		if (arg[0] != '/') {
+			fprintf(stderr, "heapprof: --debug-dir wants an absolute path, not '%s'\n",
+				arg);
+			return -1;
+		}
+		o->debug_dirs = hp_xrealloc(o->debug_dirs,
+					    (o->ndebug_dirs + 1) * sizeof(*o->debug_dirs));
+		o->debug_dirs[o->ndebug_dirs++] = arg;
+		return 1;
+	case HP_OPT_TOP:
+		return set_top(o, arg) ? -1 : 1;
+	case HP_OPT_SHOW_BYTES:
+		o->show_bytes = 1;
+		return 1;
+	case HP_OPT_SVG:
+		return hp_opts_format(o, HP_FMT_SVG) ? -1 : 1;
+	case 'o':
+		o->output = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * render.h -- the outputs of `heapprof report`, all drawn from a finished
+ * profile (profile.h), and the helpers they share: value names, units,
+ * percentages, XML escaping.
+ */
+#ifndef HP_REPORT_RENDER_H
+#define HP_REPORT_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "util.h"
+
+struct hp_render {
+	int vi;			/* enum hp_value shown */
+	int show_bytes;		/* exact byte counts instead of 3.1MB */
+	long top;		/* rows or entries; -1 for the default */
+	const char *out_path;	/* for error messages ("<stdout>") */
+	const char *const *dumps;
+	size_t ndumps;
+	const char *const *bases;
+	size_t nbases;
+	const char *focus, *ignore;	/* the expressions, for titles */
+};
+
+/* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
+const char *hp_render_value_name(int vi);
+/* Whether value vi counts bytes (else objects). */
+int hp_render_value_is_bytes(int vi);
+
+/* A size for people: "100B", "512.0kB", "3.1MB" (powers of 1024),
+ * negative with a leading '-'. */
+void hp_render_size(char *buf, size_t n, int64_t v);
+/* Value v of kind vi: a size (or exact bytes with show_bytes), or an
+ * object count. */
+void hp_render_value(char *buf, size_t n, int64_t v, int vi, int show_bytes);
+/* "50.3%" of whole; "-" when whole is 0. */
+void hp_render_pct(char *buf, size_t n, int64_t part, int64_t whole);
+
+/* The sum of value vi over the kept stacks; *abs_total gets the sum of
+ * absolute values (they differ only after --base), *negative the number of
+ * kept stacks below zero. */
+int64_t hp_render_total(const struct hp_profile *p, int vi, int64_t *abs_total,
+			size_t *negative);
+
+/* The first line of the text outputs: "Total: 6.1MB (inuse_space, ...)". */
+void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
+			struct hp_buf *b);
+
+/* Appends s with &, <, >, " and ' escaped for XML. */
+void hp_render_xml_escape(struct hp_buf *b, const char *s);
+
+/* The outputs.  Each writes its whole result into b. */
+void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_render_collapsed(const struct hp_profile *p, const struct hp_render *r,
+			 struct hp_buf *b);
+void hp_render_svg(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_render_json(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_render_pprof(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+
+#endif

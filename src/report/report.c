@@ -1,0 +1,91 @@
+/*
+ * report.c -- `heapprof report` from options to output (see report.h):
+ * read every dump, sum them, subtract the base, shape, render, write.
+ *
+ * Owns the order of the work, so that nothing is written until every
+ * input has been read: a bad dump never leaves a half-written output.
+ */
+#include <string.h>
+
+#include "input.h"
+#include "profile.h"
+#include "render.h"
+#include "report.h"
+
+void hp_report_shape(const struct hp_opts *o, struct hp_shape *shape)
+{
+	memset(shape, 0, sizeof(*shape));
+	shape->lines = o->lines;
+	shape->full_names = o->full_names;
+	shape->focus = o->has_focus ? (regex_t *)&o->focus : NULL;
+	shape->ignore = o->has_ignore ? (regex_t *)&o->ignore : NULL;
+	shape->debug_dirs = o->debug_dirs;
+	shape->ndebug_dirs = o->ndebug_dirs;
+}
+
+void hp_report_need_accum(const struct hp_opts *o, const struct hp_input *in)
+{
+	if ((o->value == HP_V_ALLOC_SPACE || o->value == HP_V_ALLOC_OBJECTS) && !in->has_accum)
+		hp_die("'%s' has no cumulative counts for --%s (profile with prof_accum:true)",
+		       in->path, o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
+}
+
+static void add_file(struct hp_profile *p, const struct hp_opts *o, const char *path, int sign)
+{
+	struct hp_input in = { 0 };
+
+	hp_input_read(&in, path, &p->strs);
+	hp_report_need_accum(o, &in);
+	hp_profile_add(p, &in, sign, 0);
+	hp_input_release(&in);
+}
+
+int hp_report_run(const struct hp_opts *o, char *const *dumps, size_t n)
+{
+	struct hp_shape shape;
+	struct hp_profile p;
+	struct hp_buf out = { 0 };
+	struct hp_render r = {
+		.vi = o->value,
+		.show_bytes = o->show_bytes,
+		.top = o->top,
+		.dumps = (const char *const *)dumps,
+		.ndumps = n,
+		.bases = o->base,
+		.nbases = o->nbase,
+	};
+
+	hp_report_shape(o, &shape);
+	hp_profile_init(&p, &shape);
+	for (size_t i = 0; i < n; i++)
+		add_file(&p, o, dumps[i], 1);
+	for (size_t i = 0; i < o->nbase; i++)
+		add_file(&p, o, o->base[i], -1);
+	hp_profile_finish(&p);
+
+	r.focus = o->focus_text;
+	r.ignore = o->ignore_text;
+	switch (o->format) {
+	case HP_FMT_TEXT:
+		hp_render_text(&p, &r, &out);
+		break;
+	case HP_FMT_TREE:
+		hp_render_tree(&p, &r, &out);
+		break;
+	case HP_FMT_COLLAPSED:
+		hp_render_collapsed(&p, &r, &out);
+		break;
+	case HP_FMT_SVG:
+		hp_render_svg(&p, &r, &out);
+		break;
+	case HP_FMT_PPROF:
+		hp_render_pprof(&p, &r, &out);
+		break;
+	case HP_FMT_JSON:
+		hp_render_json(&p, &r, &out);
+		break;
+	}
+	hp_write_output(o->output, out.p, out.len);
+	hp_buf_release(&out);
+	return 0;
+}

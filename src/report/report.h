@@ -1,0 +1,41 @@
+/*
+ * report.h -- the two things the command asks of the report engine:
+ * a report on dumps summed, and the trend over a series of dumps.
+ */
+#ifndef HP_REPORT_REPORT_H
+#define HP_REPORT_REPORT_H
+
+#include <stddef.h>
+
+#include "options.h"
+
+/*
+ * `heapprof report`: reads the dumps (and o->base), builds the profile and
+ * writes the chosen output to o->output or stdout.  Returns 0; dies with
+ * status 1 on unreadable input or output.
+ */
+int hp_report_run(const struct hp_opts *o, char *const *dumps, size_t n);
+
+/*
+ * `heapprof trend`: reads a series of dumps of one program (n >= 2),
+ * orders them by the time (or sequence number) in their names, and ranks
+ * stacks or functions by the growth of their value.  Returns 0; dies with
+ * status 1 on unreadable input or output.
+ */
+int hp_trend_run(const struct hp_opts *o, char *const *dumps, size_t n);
+
+/* The profile shape (names, filters, debug directories) the options ask
+ * for; shared by both. */
+struct hp_shape;
+void hp_report_shape(const struct hp_opts *o, struct hp_shape *shape);
+
+/* Dies unless in has cumulative counts when the options want them. */
+struct hp_input;
+void hp_report_need_accum(const struct hp_opts *o, const struct hp_input *in);
+
+/* The subcommands' entry points (src/cli/report.c, src/cli/trend.c):
+ * argv[0] is the subcommand's name; they return the exit status. */
+int hp_cli_report(int argc, char **argv);
+int hp_cli_trend(int argc, char **argv);
+
+#endif

@@ -1,0 +1,390 @@
+/*
+ * symbolize.c -- addresses to functions, files and lines with elfutils
+ * (see symbolize.h).
+ *
+ * Owns one Dwfl session per module, reported at load bias 0 so that
+ * module addresses are the ELF's own virtual addresses and dumps from
+ * different runs (different ASLR bases) share one session.
+ *
+ * Speed matters: a report on 10,000 stacks of depth 30 must finish in
+ * well under a second.  dwarf_getscopes walks every top-level DIE of a CU
+ * for each address, which is quadratic on big CUs, so we index instead:
+ * the CUs' address ranges once per module, the subprograms' ranges once
+ * per CU the first time an address lands in it; then each address costs
+ * two binary searches and a walk down one function's inlined scopes.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize.h"
+
+/* An address range [lo, hi) and the DIE (CU or subprogram) it belongs to. */
+struct range {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+struct range_vec {
+	struct range *r;
+	size_t n, cap;
+};
+
+/* The subprogram index of one CU, built on first use. */
+struct cu_index {
+	int built;
+	struct range_vec subs;
+};
+
+struct dwmod {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	int dwarf_tried;
+	Dwarf *dw;		/* NULL when there is no debug information */
+	Dwarf_Addr bias;	/* module address - DWARF address */
+	struct range_vec cus;	/* CU ranges, sorted; die = CU DIE offset */
+	struct cu_index *cu_idx; /* parallel to cu_offs */
+	Dwarf_Off *cu_offs;	/* sorted distinct CU DIE offsets */
+	size_t ncu;
+};
+
+struct hp_symbolizer {
+	struct hp_strtab *strs;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+};
+
+struct hp_symbolizer *hp_sym_new(struct hp_strtab *strs, const char *const *debug_dirs,
+				 size_t ndirs)
+{
+	struct hp_symbolizer *s = hp_xcalloc(1, sizeof(*s));
+	struct hp_buf path = { 0 };
+
+	s->strs = strs;
+	/* elfutils' default is ":.debug:/usr/lib/debug"; the user's
+	 * directories go before /usr/lib/debug. */
+	hp_buf_str(&path, ":.debug");
+	for (size_t i = 0; i < ndirs; i++) {
+		hp_buf_char(&path, ':');
+		hp_buf_str(&path, debug_dirs[i]);
+	}
+	hp_buf_str(&path, ":/usr/lib/debug");
+	s->debuginfo_path = path.p;
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+/* ---- sessions -------------------------------------------------------- */
+
+static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
+{
+	if (mod->dw)
+		return mod->dw;
+	struct dwmod *d = hp_xcalloc(1, sizeof(*d));
+	mod->dw = d;
+	d->dwfl = dwfl_begin(&s->cb);
+	if (!d->dwfl)
+		return d;
+	dwfl_report_begin(d->dwfl);
+	/* Base 0 with add_p_vaddr: module addresses are ELF vaddrs. */
+	d->mod = dwfl_report_elf(d->dwfl, mod->base, mod->path, -1, 0, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	return d;
+}
+
+static void range_add(struct range_vec *v, uint64_t lo, uint64_t hi, Dwarf_Off die)
+{
+	if (hi <= lo)
+		return;
+	hp_grow(&v->r, &v->cap, v->n + 1, sizeof(*v->r));
+	v->r[v->n++] = (struct range){ lo, hi, die };
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Adds every range of die to v. */
+static void die_ranges(Dwarf_Die *die, struct range_vec *v)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int guard = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0 && guard++ < 100000)
+		range_add(v, lo, hi, dwarf_dieoffset(die));
+}
+
+static const struct range *range_find(const struct range_vec *v, uint64_t pc)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges rarely overlap; look back a little for one that holds pc. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (pc < v->r[i].hi)
+			return &v->r[i];
+	return NULL;
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Loads the DWARF and indexes the CUs' ranges, once. */
+static Dwarf *module_dwarf(struct dwmod *d)
+{
+	if (d->dwarf_tried)
+		return d->dw;
+	d->dwarf_tried = 1;
+	if (!d->mod)
+		return NULL;
+	d->dw = dwfl_module_getdwarf(d->mod, &d->bias);
+	if (!d->dw)
+		return NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t type;
+	while (dwarf_get_units(d->dw, cu, &cu, NULL, &type, &cudie, NULL) == 0) {
+		if (type != DW_UT_compile && type != DW_UT_skeleton)
+			continue;
+		die_ranges(&cudie, &d->cus);
+	}
+	hp_sort(d->cus.r, d->cus.n, sizeof(*d->cus.r), range_cmp);
+	/* The distinct CU offsets, for the per-CU subprogram indexes. */
+	d->cu_offs = hp_xcalloc(d->cus.n, sizeof(*d->cu_offs));
+	size_t n = 0;
+	for (size_t i = 0; i < d->cus.n; i++)
+		d->cu_offs[n++] = d->cus.r[i].die;
+	hp_sort(d->cu_offs, n, sizeof(*d->cu_offs), off_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || d->cu_offs[u - 1] != d->cu_offs[i])
+			d->cu_offs[u++] = d->cu_offs[i];
+	d->ncu = u;
+	d->cu_idx = hp_xcalloc(u, sizeof(*d->cu_idx));
+	return d->dw;
+}
+
+/* ---- subprograms ----------------------------------------------------- */
+
+/* Collects the subprograms with code under die: namespaces, classes and
+ * structures are searched too, for C++. */
+static void collect_subprograms(Dwarf_Die *parent, struct range_vec *v, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 16 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			die_ranges(&child, v);
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			collect_subprograms(&child, v, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static struct cu_index *cu_index(struct dwmod *d, Dwarf_Off cu)
+{
+	size_t lo = 0, hi = d->ncu;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->cu_offs[mid] < cu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == d->ncu || d->cu_offs[lo] != cu)
+		return NULL;
+	struct cu_index *ci = &d->cu_idx[lo];
+	if (!ci->built) {
+		Dwarf_Die cudie;
+		ci->built = 1;
+		if (dwarf_offdie(d->dw, cu, &cudie))
+			collect_subprograms(&cudie, &ci->subs, 0);
+		hp_sort(ci->subs.r, ci->subs.n, sizeof(*ci->subs.r), range_cmp);
+	}
+	return ci;
+}
+
+/* ---- one address ----------------------------------------------------- */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
+	Dwarf_Attribute mem;
+
+	for (size_t i = 0; i < HP_ARRAY_LEN(attrs); i++) {
+		Dwarf_Attribute *a = dwarf_attr_integrate(die, attrs[i], &mem);
+		const char *s = a ? dwarf_formstring(a) : NULL;
+		if (s && *s)
+			return s;
+	}
+	return NULL;
+}
+
+/* Appends to chain the inlined subroutines under scope that hold pc,
+ * outermost first, through lexical blocks. */
+static void inline_chain(Dwarf_Die *scope, uint64_t pc, Dwarf_Die *chain, size_t *n,
+			 int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || *n >= HP_SYM_INLINE_MAX || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (dwarf_haspc(&child, pc) != 1)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine)
+			chain[(*n)++] = child;
+		/* Only one child scope can hold pc: descend there and stop. */
+		inline_chain(&child, pc, chain, n, depth + 1);
+		return;
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* A source file name, made absolute with the CU's compilation directory
+ * as addr2line does ("./libio/x.c" in "/build/glibc" -> "/build/glibc/
+ * libio/x.c"). */
+static const char *source(struct hp_symbolizer *s, Dwarf_Die *cudie, const char *f)
+{
+	if (!f)
+		return NULL;
+	if (f[0] == '/')
+		return hp_intern_clean(s->strs, f);
+	Dwarf_Attribute mem;
+	const char *dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &mem));
+	if (!dir || !*dir)
+		return hp_intern_clean(s->strs, f);
+	while (f[0] == '.' && f[1] == '/')
+		f += 2;
+	struct hp_buf b = { 0 };
+	hp_buf_str(&b, dir);
+	if (b.p[b.len - 1] != '/')
+		hp_buf_char(&b, '/');
+	hp_buf_str(&b, f);
+	const char *out = hp_intern_clean(s->strs, b.p);
+	hp_buf_release(&b);
+	return out;
+}
+
+static const char *file_of(struct hp_symbolizer *s, Dwarf_Die *cudie, Dwarf_Files *files,
+			   size_t nfiles, Dwarf_Word idx)
+{
+	if (!files || idx >= nfiles)
+		return NULL;
+	return source(s, cudie, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t vaddr,
+			   struct hp_symres *out)
+{
+	Dwarf_Addr pc = vaddr - d->bias;
+	const struct range *cr = range_find(&d->cus, pc);
+	if (!cr)
+		return 0;
+	struct cu_index *ci = cu_index(d, cr->die);
+	const struct range *sr = ci ? range_find(&ci->subs, pc) : NULL;
+	Dwarf_Die cudie, sub;
+	if (!sr || !dwarf_offdie(d->dw, cr->die, &cudie) || !dwarf_offdie(d->dw, sr->die, &sub))
+		return 0;
+
+	Dwarf_Die chain[HP_SYM_INLINE_MAX];
+	size_t n = 1;
+	chain[0] = sub;
+	inline_chain(&sub, pc, chain, &n, 0);
+
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (dwarf_getsrcfiles(&cudie, &files, &nfiles) != 0)
+		files = NULL;
+	Dwarf_Line *line = dwarf_getsrc_die(&cudie, pc);
+	const char *file = NULL;
+	int lineno = 0;
+	if (line) {
+		file = source(s, &cudie, dwarf_linesrc(line, NULL, NULL));
+		dwarf_lineno(line, &lineno);
+	}
+	/* Innermost first: chain[n-1] is where pc is; each outer frame's
+	 * line is where the next inner one was inlined (its call site). */
+	for (size_t i = n; i-- > 0;) {
+		const char *name = die_name(&chain[i]);
+		struct hp_symres *r = &out[n - 1 - i];
+		r->name = name ? hp_intern_clean(s->strs, name) : NULL;
+		r->file = file;
+		r->line = lineno;
+		if (i > 0) {
+			Dwarf_Attribute mem;
+			Dwarf_Word cf = 0, cl = 0;
+			Dwarf_Attribute *a = dwarf_attr(&chain[i], DW_AT_call_file, &mem);
+			if (!a || dwarf_formudata(a, &cf) != 0)
+				cf = (Dwarf_Word)-1;
+			a = dwarf_attr(&chain[i], DW_AT_call_line, &mem);
+			if (!a || dwarf_formudata(a, &cl) != 0)
+				cl = 0;
+			file = file_of(s, &cudie, files, nfiles, cf);
+			lineno = cl > 0x7fffffff ? 0 : (int)cl;
+		}
+	}
+	/* A frame without a name is useless; let the caller fall back. */
+	for (size_t i = 0; i < n; i++)
+		if (!out[i].name)
+			return 0;
+	return n;
+}
+
+size_t hp_sym_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
+		     struct hp_symres *out)
+{
+	struct dwmod *d = session(s, mod);
+
+	if (!d->mod)
+		return 0;
+	if (module_dwarf(d)) {
+		size_t n = lookup_dwarf(s, d, vaddr, out);
+		if (n)
+			return n;
+	}
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	if (!name || !*name)
+		return 0;
+	out[0].name = hp_intern_clean(s->strs, name);
+	out[0].file = NULL;
+	out[0].line = 0;
+	return 1;
+}

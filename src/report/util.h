@@ -1,0 +1,104 @@
+/*
+ * util.h -- the report engine's plumbing: fatal errors, checked
+ * allocation, growable buffers, string interning and hashing.
+ *
+ * The report engine is an ordinary program: stdio and malloc are fine.
+ * Everything that fails here is fatal: a one-line "heapprof: ..." message
+ * on stderr and exit status 1, which is what the command promises.
+ */
+#ifndef HP_REPORT_UTIL_H
+#define HP_REPORT_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Prints "heapprof: <message>" and exits with status 1. */
+__attribute__((noreturn, format(printf, 1, 2))) void hp_die(const char *fmt, ...);
+/* Prints "heapprof: <message>" and returns. */
+__attribute__((format(printf, 1, 2))) void hp_warn(const char *fmt, ...);
+
+/* Allocation that dies on failure ("out of memory"). */
+void *hp_xmalloc(size_t n);
+void *hp_xcalloc(size_t n, size_t size);
+void *hp_xrealloc(void *p, size_t n);
+char *hp_xstrdup(const char *s);
+char *hp_xstrndup(const char *s, size_t n);
+/* Grows *p (an array of elem-size items with capacity *cap) so that it can
+ * hold need items: doubles, never shrinks. */
+void hp_grow(void *pp, size_t *cap, size_t need, size_t elem);
+
+/* A growable byte string, always NUL-terminated when p is set. */
+struct hp_buf {
+	char *p;
+	size_t len, cap;
+};
+
+void hp_buf_add(struct hp_buf *b, const void *s, size_t n);
+void hp_buf_str(struct hp_buf *b, const char *s);
+void hp_buf_char(struct hp_buf *b, char c);
+__attribute__((format(printf, 2, 3))) void hp_buf_printf(struct hp_buf *b, const char *fmt, ...);
+void hp_buf_reset(struct hp_buf *b);
+void hp_buf_release(struct hp_buf *b);
+
+/* qsort, except that fewer than two items (maybe at NULL) are left alone:
+ * qsort(NULL, 0, ...) is undefined. */
+void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+/* Saturating int64 addition: sums of hostile values stay finite. */
+int64_t hp_sat_add(int64_t a, int64_t b);
+
+/* 64-bit FNV-1a over bytes, then mixed: good enough for our tables. */
+uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
+uint64_t hp_hash_u64(uint64_t x);
+
+/*
+ * Interned strings: equal strings get the same pointer, so the engine
+ * compares names by pointer.  Strings live until the process exits (the
+ * command is short-lived; nothing is worth freeing one by one).
+ */
+struct hp_strtab {
+	const char **slot;
+	size_t n, cap;
+};
+
+const char *hp_intern(struct hp_strtab *t, const char *s, size_t n);
+const char *hp_intern_str(struct hp_strtab *t, const char *s);
+
+/*
+ * An open-addressing index of items kept elsewhere (in an array): maps a
+ * 64-bit hash to item numbers; the caller's eq function decides equality.
+ */
+struct hp_index {
+	uint32_t *item;		/* item + 1; 0 is empty */
+	uint64_t *hash;
+	size_t n, cap;
+};
+
+typedef int hp_eq_fn(const void *ctx, uint32_t item, const void *key);
+
+/* The item with hash h that eq(ctx, item, key) accepts, or -1. */
+int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
+		      const void *ctx, const void *key);
+/* Adds item under hash h (the caller checked it is not there). */
+void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t item);
+void hp_index_release(struct hp_index *ix);
+
+/* hp_intern_str of hp_sanitize(s): for strings from binaries. */
+const char *hp_intern_clean(struct hp_strtab *t, const char *s);
+
+/*
+ * Copies s into a fresh string that is safe in every output: control
+ * characters and bytes that are not valid UTF-8 become '?'.  Names come
+ * from binaries and dumps we do not trust.
+ */
+char *hp_sanitize(const char *s, size_t n);
+
+/* Writes n bytes to the file path (created or truncated), or to standard
+ * output when path is NULL; dies "cannot write 'PATH': ..." on failure. */
+void hp_write_output(const char *path, const void *p, size_t n);
+
+#endif
