@@ -6,6 +6,7 @@
  * the exit handler, after the program's atexit handlers, C++ static
  * destructors and the shared libraries' destructors.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -179,12 +180,36 @@ static void absolute(char *out, size_t cap, const char *path)
 		hp_fmt(out, cap, "%s/%s", cwd, path);
 }
 
+/* The heapprof command that goes with this library, for the summary's
+ * hint: beside it (a build tree), or in bin/ one or two levels up (an
+ * installation in lib/ or lib/<triplet>/); else the bare name. */
+static void command_path(char *out, size_t cap)
+{
+	Dl_info info;
+	char dir[PATH_MAX];
+
+	hp_fmt(out, cap, "heapprof");
+	if (!dladdr((void *)command_path, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+		return;
+	hp_fmt(dir, sizeof(dir), "%s", info.dli_fname);
+	for (int up = 0; up < 3; up++) {
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return;
+		*slash = '\0';
+		char try[PATH_MAX];
+		size_t n = hp_fmt(try, sizeof(try), up ? "%s/bin/heapprof" : "%s/heapprof", dir);
+		if (n < sizeof(try) && access(try, X_OK) == 0) {
+			hp_fmt(out, cap, "%s", try);
+			return;
+		}
+	}
+}
+
 static void print_summary(const struct hp_leak_summary *sum, const char *dump, int dump_err)
 {
-	char exe[PATH_MAX], where[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char cmd[PATH_MAX], where[PATH_MAX];
 
-	exe[n > 0 ? n : 0] = '\0';
 	hp_log(HP_LOG_ERROR, "Leak approximation summary: ~%llu byte%s, ~%llu object%s, >= %llu context%s",
 	       (unsigned long long)sum->bytes, plural(sum->bytes),
 	       (unsigned long long)sum->objects, plural(sum->objects),
@@ -195,7 +220,8 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 		hp_log(HP_LOG_ERROR, "No final dump (%s): no leak detail", strerrordesc_np(dump_err));
 	} else {
 		absolute(where, sizeof(where), dump);
-		hp_log(HP_LOG_ERROR, "Run jeprof --text %s %s for leak detail", exe, where);
+		command_path(cmd, sizeof(cmd));
+		hp_log(HP_LOG_ERROR, "Run %s report %s for leak detail", cmd, where);
 	}
 	if (HP_LOAD(&hp_prof.lg_sample) > 0)
 		hp_log(HP_LOG_ERROR, "Estimated from samples (lg_prof_sample:%d); lg_prof_sample:0 counts every block",

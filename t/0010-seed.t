@@ -2,7 +2,7 @@
 # The seed example in exact mode: the leak summary, the final dump's name,
 # mode and contents, read by jeprof and by go tool pprof, in both formats.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 prof lg_prof_sample:0,prof_leak:true "$TP/seed" >out 2>err
 st=$?
@@ -12,8 +12,11 @@ is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~6430720 bytes, ~
 	"exact leak summary"
 dump=$(one_file 'heapprof.*.f.*heap')
 like "$dump" '^heapprof\.[0-9]+\.0\.f\.[0-9]{8}T[0-9]{6}Z\.heap$' "final dump named <prefix>.<pid>.<seq>.f.<UTC time>.heap"
-like "$(sed -n 2p err)" "^<heapprof>: Run jeprof --text $TP/seed $T_DIR/$dump for leak detail\$" \
-	"the second line names the dump and the command"
+like "$(sed -n 2p err)" "^<heapprof>: Run $BIN report $T_DIR/$dump for leak detail\$" \
+	"the second line names the dump and the heapprof command beside the library"
+cmd=$(sed -n 's/^<heapprof>: Run \(.*\) for leak detail$/\1/p' err)
+$cmd >report 2>&1
+like "$(sed -n 1p report)" '^Total: 6\.1MB \(inuse_space, 1 dump\)$' "that command, pasted, reports the leak"
 is "$(stat -c %a "$dump")" 600 "the dump is mode 0600"
 is "$(ls -A | grep -c '\.tmp$')" 0 "no temporary file is left behind"
 like "$(sed -n 1p "$dump")" '^heap profile: [0-9]+: [0-9]+ \[0: 0\] @ heap_v2/1$' "gperftools header, rate 1"
