@@ -2,7 +2,7 @@
 # report-vs-jeprof.sh -- how long `heapprof report` takes on a big dump,
 # side by side with `jeprof --text` on the same dump and binary.
 #
-# usage: bench/report-vs-jeprof.sh [runs]      (default 5; run `make` first)
+# usage: bench/report-vs-jeprof.sh [runs] [stacks]   (default 5 and 10000; run `make` first)
 #
 # The dump: bench/gen-deep.py writes a C program with 3600 functions in 30
 # levels; compiled with -g and run under libheapprof.so in exact mode, it
@@ -16,8 +16,9 @@ set -eu
 unset DEBUGINFOD_URLS
 
 RUNS=${1:-5}
+STACKS=${2:-10000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$ROOT/build
+B=${HP_BUILD:-$ROOT/build}
 W=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"
@@ -25,7 +26,7 @@ cd "$W"
 [ -x "$B/heapprof" ] && [ -e "$B/libheapprof.so" ] || { echo "run make first" >&2; exit 1; }
 command -v jeprof >/dev/null || { echo "jeprof is missing (libjemalloc-dev)" >&2; exit 1; }
 
-python3 "$ROOT/bench/gen-deep.py" --levels 30 --width 120 --stacks 10000 >deep.c
+python3 "$ROOT/bench/gen-deep.py" --levels 30 --width 120 --stacks "$STACKS" >deep.c
 cc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o deep deep.c
 HEAPPROF_CONF=lg_prof_sample:0,prof_final:true,prof_prefix:deep LD_PRELOAD=$B/libheapprof.so ./deep
 DUMP=$(ls deep.*.f.*heap)

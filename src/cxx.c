@@ -10,10 +10,12 @@
  * sample and forward.  Otherwise (libstdc++ over glibc) they forward at
  * once and our malloc and free do the work, so nothing counts twice.
  *
- * An allocator's operator new may call back into exported functions (jemalloc's
- * aligned new calls aligned_alloc): in direct mode the forwarding call is
- * made inside the guard, so the block is counted once, here.  The guard is
- * left by a cleanup handler when operator new throws (-fexceptions).
+ * An allocator's aligned operator new may call back into exported
+ * functions (jemalloc's calls aligned_alloc): in direct mode that
+ * forwarding call is made inside the guard, so the block is counted once,
+ * here.  The guard is left by a cleanup handler when operator new throws
+ * (-fexceptions).  The plain operators of jemalloc, tcmalloc and mimalloc
+ * allocate internally and are called without it.
  */
 #include <stddef.h>
 
@@ -22,7 +24,8 @@
 #include "live.h"
 #include "tls.h"
 
-#define NEXT(kind, type) ((type)hp_cxx_next(kind))
+/* In direct mode every operator is resolved already. */
+#define NEXT(kind, type) ((type)HP_LOAD(&hp_cxx.fn[kind]))
 
 typedef void *(*new_fn)(size_t);
 typedef void *(*new_nt_fn)(size_t, const void *);
@@ -36,43 +39,71 @@ typedef void (*del_al_nt_fn)(void *, size_t, const void *);
 
 /* std::nothrow_t is an empty class passed by reference; std::align_val_t
  * is a size_t-sized enum passed by value. */
-#define DEFINE_NEW(sym, kind, type, params, args, al)                 \
+/* Where each exported operator jumps: the next operator itself when
+ * heapprof's malloc and free see the allocations (libstdc++ over glibc),
+ * the direct-mode function below otherwise, and a resolver until the C++
+ * runtime is known (one may arrive later through dlopen).  So over glibc
+ * an operator is one indirect jump. */
+static void *entry[HP_CXX_NKINDS];
+
+#define ENTRY(kind, type) ((type)HP_LOAD(&entry[kind]))
+
+#define DEFINE_NEW(sym, kind, type, params, args, al, guard)          \
+	static HP_NOINLINE HP_COLD void *sym##_resolve params           \
+	{                                                               \
+		hp_cxx_next_slow(kind);                                 \
+		return ENTRY(kind, type) args;                          \
+	}                                                               \
+	static HP_NOINLINE void *sym##_guarded params                   \
+	{                                                               \
+		HP_GUARD_SCOPE(g, &hp_tls);                             \
+		return NEXT(kind, type) args;                           \
+	}                                                               \
+	static void *sym##_direct params                                \
+	{                                                               \
+		if (HP_LIKELY(hp_fast(n)))                              \
+			return guard ? sym##_guarded args : NEXT(kind, type) args; \
+		return hp_prof_new(kind, n, al);                        \
+	}                                                               \
 	HP_EXPORT void *sym params;                                     \
 	HP_EXPORT void *sym params                                      \
 	{                                                               \
-		if (HP_LIKELY(!hp_cxx.direct))                          \
-			return NEXT(kind, type) args;                   \
-		if (HP_LIKELY(hp_fast(n))) {                               \
-			HP_GUARD_SCOPE(g, &hp_tls);                     \
-			return NEXT(kind, type) args;                   \
-		}                                                       \
-		return hp_prof_new(kind, n, al);                        \
+		return ENTRY(kind, type) args;                          \
 	}
 
-DEFINE_NEW(_Znwm, HP_CXX_NEW, new_fn, (size_t n), (n), 0)
-DEFINE_NEW(_Znam, HP_CXX_NEW_ARR, new_fn, (size_t n), (n), 0)
+DEFINE_NEW(_Znwm, HP_CXX_NEW, new_fn, (size_t n), (n), 0, 0)
+DEFINE_NEW(_Znam, HP_CXX_NEW_ARR, new_fn, (size_t n), (n), 0, 0)
 DEFINE_NEW(_ZnwmRKSt9nothrow_t, HP_CXX_NEW_NT, new_nt_fn,
-	   (size_t n, const void *nt), (n, nt), 0)
+	   (size_t n, const void *nt), (n, nt), 0, 0)
 DEFINE_NEW(_ZnamRKSt9nothrow_t, HP_CXX_NEW_ARR_NT, new_nt_fn,
-	   (size_t n, const void *nt), (n, nt), 0)
+	   (size_t n, const void *nt), (n, nt), 0, 0)
 DEFINE_NEW(_ZnwmSt11align_val_t, HP_CXX_NEW_AL, new_al_fn,
-	   (size_t n, size_t al), (n, al), al)
+	   (size_t n, size_t al), (n, al), al, 1)
 DEFINE_NEW(_ZnamSt11align_val_t, HP_CXX_NEW_ARR_AL, new_al_fn,
-	   (size_t n, size_t al), (n, al), al)
+	   (size_t n, size_t al), (n, al), al, 1)
 DEFINE_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_AL_NT, new_al_nt_fn,
-	   (size_t n, size_t al, const void *nt), (n, al, nt), al)
+	   (size_t n, size_t al, const void *nt), (n, al, nt), al, 1)
 DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_fn,
-	   (size_t n, size_t al, const void *nt), (n, al, nt), al)
+	   (size_t n, size_t al, const void *nt), (n, al, nt), al, 1)
 
 #define DEFINE_DELETE(sym, kind, type, params, args, n, al)           \
-	HP_EXPORT void sym params;                                      \
-	HP_EXPORT void sym params                                       \
+	static HP_NOINLINE HP_COLD void sym##_resolve params            \
 	{                                                               \
-		if (HP_LIKELY(!hp_cxx.direct || !hp_live_maybe(p))) {   \
+		hp_cxx_next_slow(kind);                                 \
+		ENTRY(kind, type) args;                                 \
+	}                                                               \
+	static void sym##_direct params                                 \
+	{                                                               \
+		if (HP_LIKELY(!hp_live_maybe(p))) {                     \
 			NEXT(kind, type) args;                          \
 			return;                                         \
 		}                                                       \
 		hp_prof_delete(kind, p, n, al);                         \
+	}                                                               \
+	HP_EXPORT void sym params;                                      \
+	HP_EXPORT void sym params                                       \
+	{                                                               \
+		ENTRY(kind, type) args;                                 \
 	}
 
 DEFINE_DELETE(_ZdlPv, HP_CXX_DL, del_fn, (void *p), (p), 0, 0)
@@ -95,3 +126,30 @@ DEFINE_DELETE(_ZdlPvmSt11align_val_t, HP_CXX_DL_SZ_AL, del_sz_al_fn,
 	      (void *p, size_t n, size_t al), (p, n, al), n, al)
 DEFINE_DELETE(_ZdaPvmSt11align_val_t, HP_CXX_DL_ARR_SZ_AL, del_sz_al_fn,
 	      (void *p, size_t n, size_t al), (p, n, al), n, al)
+
+#define BY_KIND(suffix) {                                                     \
+	(void *)_Znwm##suffix, (void *)_Znam##suffix,                         \
+	(void *)_ZnwmRKSt9nothrow_t##suffix, (void *)_ZnamRKSt9nothrow_t##suffix, \
+	(void *)_ZnwmSt11align_val_t##suffix, (void *)_ZnamSt11align_val_t##suffix, \
+	(void *)_ZnwmSt11align_val_tRKSt9nothrow_t##suffix,                   \
+	(void *)_ZnamSt11align_val_tRKSt9nothrow_t##suffix,                   \
+	(void *)_ZdlPv##suffix, (void *)_ZdaPv##suffix,                       \
+	(void *)_ZdlPvRKSt9nothrow_t##suffix, (void *)_ZdaPvRKSt9nothrow_t##suffix, \
+	(void *)_ZdlPvm##suffix, (void *)_ZdaPvm##suffix,                     \
+	(void *)_ZdlPvSt11align_val_t##suffix, (void *)_ZdaPvSt11align_val_t##suffix, \
+	(void *)_ZdlPvSt11align_val_tRKSt9nothrow_t##suffix,                  \
+	(void *)_ZdaPvSt11align_val_tRKSt9nothrow_t##suffix,                  \
+	(void *)_ZdlPvmSt11align_val_t##suffix, (void *)_ZdaPvmSt11align_val_t##suffix, \
+}
+
+static void *const direct[HP_CXX_NKINDS] = BY_KIND(_direct);
+static void *entry[HP_CXX_NKINDS] = BY_KIND(_resolve);
+
+void hp_cxx_route(void)
+{
+	for (int k = 0; k < HP_CXX_NKINDS; k++) {
+		void *next = HP_LOAD(&hp_cxx.fn[k]);
+		if (next)
+			HP_STORE_REL(&entry[k], HP_LOAD(&hp_cxx.direct) ? direct[k] : next);
+	}
+}

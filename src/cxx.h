@@ -46,6 +46,10 @@ HP_INLINE void *hp_cxx_next(enum hp_cxx_kind kind)
 	return HP_LIKELY(f != NULL) ? f : hp_cxx_next_slow(kind);
 }
 
+/* Points each exported operator at the next one, or at its direct-mode
+ * function, once hp_cxx is resolved (cxx.c). */
+void hp_cxx_route(void);
+
 /* Resolves every operator now (at init) and registers libstdc++'s
  * operator new as an allocator frame to strip from stacks. */
 void hp_cxx_resolve(void);

@@ -420,10 +420,11 @@ void hp_cxx_resolve(void)
 		return;
 	if (same_object(nw)) {
 		HP_STORE(&hp_cxx.direct, 1);
-		return;
+	} else {
+		for (int k = 0; k < HP_CXX_NNEW; k++)
+			strip_operator_new(hp_cxx.fn[k]);
 	}
-	for (int k = 0; k < HP_CXX_NNEW; k++)
-		strip_operator_new(hp_cxx.fn[k]);
+	hp_cxx_route();
 }
 
 void *hp_cxx_next_slow(enum hp_cxx_kind kind)
