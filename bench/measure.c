@@ -2,12 +2,14 @@
  * measure.c -- runs one command and reports its wall time, peak RSS and
  * how it ended, for bench/run.
  *
- * usage: measure [-t SECONDS] [-m MEGABYTES] [-e FILE] -- COMMAND [ARG]...
+ * usage: measure [-t SECONDS] [-m MEGABYTES] [-e FILE] [-E NAME=VALUE]... -- COMMAND [ARG]...
  *
  * The command runs in its own process group with standard output on
  * /dev/null and standard error in FILE (default /dev/null).  -t kills the
  * whole group after SECONDS; -m caps each process's address space (so a
- * tool that would take the machine's memory fails alone).  Prints one
+ * tool that would take the machine's memory fails alone).  -E sets a
+ * variable in the command's environment only (LD_PRELOAD for the command,
+ * not for measure).  Prints one
  * line:  <wall seconds> <peak RSS KiB> <ok | exit:N | signal:N | timeout>
  * The peak is the largest of any process in the command's tree that was
  * waited for (RUSAGE_CHILDREN), so a tool's analysis process counts.
@@ -42,7 +44,8 @@ static void on_alarm(int sig)
 
 static void usage(void)
 {
-	fputs("usage: measure [-t SECONDS] [-m MEGABYTES] [-e FILE] -- COMMAND [ARG]...\n", stderr);
+	fputs("usage: measure [-t SECONDS] [-m MEGABYTES] [-e FILE] [-E NAME=VALUE]... -- COMMAND [ARG]...\n",
+	      stderr);
 	exit(2);
 }
 
@@ -51,15 +54,18 @@ int main(int argc, char **argv)
 	unsigned timeout = 0;
 	unsigned long long limit_mb = 0;
 	const char *errfile = "/dev/null";
-	int c;
+	char *env[64];
+	int nenv = 0, c;
 
-	while ((c = getopt(argc, argv, "+t:m:e:")) != -1) {
+	while ((c = getopt(argc, argv, "+t:m:e:E:")) != -1) {
 		if (c == 't')
 			timeout = (unsigned)strtoul(optarg, NULL, 10);
 		else if (c == 'm')
 			limit_mb = strtoull(optarg, NULL, 10);
 		else if (c == 'e')
 			errfile = optarg;
+		else if (c == 'E' && strchr(optarg, '=') && nenv < 64)
+			env[nenv++] = optarg;
 		else
 			usage();
 	}
@@ -82,6 +88,8 @@ int main(int argc, char **argv)
 			struct rlimit rl = { limit_mb << 20, limit_mb << 20 };
 			setrlimit(RLIMIT_AS, &rl);
 		}
+		for (int i = 0; i < nenv; i++)
+			putenv(env[i]);
 		execvp(argv[optind], argv + optind);
 		dprintf(2, "measure: cannot run %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);

@@ -4,7 +4,7 @@
 # every configuration, thread scaling, callgrind, dumps and the report
 # comparison, with the Markdown results and the SVG chart written.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 M=$HP_BUILD/bench/measure
 [ -x "$M" ] || { echo "Bail out! $M is missing: run make check"; exit 1; }
@@ -12,6 +12,7 @@ M=$HP_BUILD/bench/measure
 # measure itself: status, timeout and peak RSS.
 like "$("$M" -- true)" '^[0-9.]+ [0-9]+ ok$' "measure: a command that succeeds"
 like "$("$M" -- sh -c 'exit 3')" ' exit:3$' "measure: an exit status"
+like "$(FOO=no "$M" -E FOO=yes -- sh -c 'test "$FOO" = yes')" ' ok$' "measure: -E sets the command's environment"
 like "$("$M" -t 1 -- sleep 30)" '^1\.[0-9]+ [0-9]+ timeout$' "measure: a timeout kills the command after 1 s"
 rss=$("$M" -- python3 -c 'b = bytearray(64 << 20); print(len(b))' | awk '{ print $2 }')
 ok $([ "$rss" -gt 65536 ] && [ "$rss" -lt 200000 ]; echo $?) "measure: peak RSS of a 64 MiB process ($rss KiB)"
