@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "dumpname.h"
 #include "file.h"
 #include "fmt.h"
+#include "hpmath.h"
 #include "pages.h"
 #include "log.h"
 #include "prof.h"
@@ -37,6 +37,12 @@
 /* Live bytes at this process's previous dump, for the growth figure. */
 static int64_t previous_live = -1;
 
+/* y >= 0 to the nearest integer, saturated. */
+static uint64_t round_u64(double y)
+{
+	return y >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)(y + 0.5);
+}
+
 void hp_dump_preimage(double cnt, double bytes, double rate,
 		      uint64_t *cnt_in, uint64_t *bytes_in)
 {
@@ -46,10 +52,10 @@ void hp_dump_preimage(double cnt, double bytes, double rate,
 		return;
 	}
 	double avg = bytes / cnt;
-	double y = bytes * -expm1(-avg / rate);
+	double y = bytes * -hp_expm1(-avg / rate);
 	double c = y / avg;
-	*bytes_in = (uint64_t)llround(y);
-	*cnt_in = (uint64_t)llround(c);
+	*bytes_in = round_u64(y);
+	*cnt_in = round_u64(c);
 	/* Readers reject a count of 0 with bytes, and divide by bytes. */
 	if (*bytes_in == 0)
 		*bytes_in = 1;
@@ -248,7 +254,7 @@ int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int
 {
 	struct hp_file f;
 	struct hp_out o;
-	double rate = ldexp(1.0, s->lg);
+	double rate = hp_pow2(s->lg);
 	char *buf = hp_pages_alloc(OUT_BUF);
 
 	if (!buf)

@@ -10,7 +10,15 @@
  * a filter byte lives in the same shard and the byte is only written under
  * that shard's lock: plain stores, no atomic read-modify-write.  Tables
  * use linear probing with backward-shift deletion: no tombstones, so a
- * table is rebuilt only when it doubles.
+ * table is rebuilt only when it grows.  Tables start at 16 slots, carved
+ * with the other small ones from shared pages, so that a process with few
+ * sampled blocks spread over all 256 shards holds 64 KiB of tables, not a
+ * page per shard; they double up to a page, then grow by an eighth, so
+ * that a table is never less than two-thirds full once it is large
+ * (doubling would leave every shard 37.5% full at once: in exact mode the
+ * table is most of heapprof's memory).  Each record moves about nine
+ * times over the table's growth, once per record per eighth.  Slot indexes are taken from the hash by a
+ * multiply, not a mask, so a table can have any number of slots.
  */
 #include <string.h>
 
@@ -22,7 +30,9 @@
 uint8_t hp_live_filter[1u << HP_FILTER_BITS];
 
 #define SLOT_EMPTY   0u
-#define MIN_SHIFT    8u          /* 256 slots: one 4 KiB page */
+#define MIN_SHIFT    4u          /* 16 slots, 256 bytes */
+#define PAGE_SHIFT   8u          /* from 256 slots (4 KiB) on, a table is pages of its own */
+#define PAGE_SLOTS   (1u << PAGE_SHIFT)
 #define SIZE_BITS    40
 #define HASH_MUL     0x9e3779b97f4a7c15ULL
 
@@ -34,8 +44,7 @@ struct slot {
 struct shard {
 	struct hp_spin lock;
 	uint32_t live;   /* records */
-	uint32_t shift;  /* 64 - log2(slots), or 0 before the first insert */
-	uint32_t mask;
+	uint32_t n;      /* slots, 0 before the first insert */
 	struct slot *slots;
 } __attribute__((aligned(HP_CACHELINE)));
 
@@ -74,7 +83,12 @@ static struct shard *shard_of(uintptr_t p)
 
 static uint32_t home(const struct shard *s, uintptr_t key)
 {
-	return (uint32_t)(((uint64_t)key * HASH_MUL) >> s->shift);
+	return (uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * s->n) >> 64);
+}
+
+static uint32_t next(const struct shard *s, uint32_t i)
+{
+	return i + 1 == s->n ? 0 : i + 1;
 }
 
 /* Filter updates happen under the block's shard lock (see above); relaxed
@@ -131,7 +145,7 @@ static uint32_t probe(const struct shard *s, uintptr_t key, bool *found)
 {
 	uint32_t i = home(s, key);
 
-	for (;; i = (i + 1) & s->mask) {
+	for (;; i = next(s, i)) {
 		uintptr_t k = s->slots[i].key;
 		if (k == key || k == SLOT_EMPTY) {
 			*found = k == key;
@@ -140,30 +154,124 @@ static uint32_t probe(const struct shard *s, uintptr_t key, bool *found)
 	}
 }
 
-/* Doubles the shard's table (or creates it).  False if memory ran out:
- * the old table stays. */
+/* ---- tables ----------------------------------------------------------- */
+
+/* Small tables (16 to 128 slots) come from 64 KiB chunks with a free list
+ * per size; the lock is taken only when a shard grows, under that shard's
+ * lock, always in that order. */
+#define SMALL_CLASSES (PAGE_SHIFT - MIN_SHIFT)
+#define SMALL_CHUNK   (64u << 10)
+
+static struct {
+	struct hp_spin lock;
+	void *free[SMALL_CLASSES];
+	char *cur, *end;
+} small;
+
+/* Bytes of all shards' tables, now and at most, for the debug log. */
+static uint64_t table_bytes, table_bytes_peak;
+
+static void note_table_bytes(int64_t delta)
+{
+	uint64_t now = HP_ADD(&table_bytes, (uint64_t)delta) + (uint64_t)delta;
+	uint64_t peak = HP_LOAD(&table_bytes_peak);
+	while (now > peak && !__atomic_compare_exchange_n(&table_bytes_peak, &peak, now, false,
+							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* The size class of a small table of n slots (16, 32, 64 or 128). */
+static unsigned small_class(uint32_t n)
+{
+	unsigned c = 0;
+
+	while ((1u << (MIN_SHIFT + c)) < n)
+		c++;
+	return c;
+}
+
+static struct slot *table_alloc(uint32_t n)
+{
+	size_t bytes = (size_t)n * sizeof(struct slot);
+
+	if (n >= PAGE_SLOTS)
+		return hp_pages_alloc(bytes);
+	unsigned c = small_class(n);
+	void *t = NULL;
+	hp_spin_lock(&small.lock);
+	if (small.free[c]) {
+		t = small.free[c];
+		small.free[c] = *(void **)t;
+	} else {
+		if (!small.cur || (size_t)(small.end - small.cur) < bytes) {
+			char *chunk = hp_pages_alloc(SMALL_CHUNK);   /* the rest of the old one is lost */
+			if (chunk) {
+				small.cur = chunk;
+				small.end = chunk + SMALL_CHUNK;
+			}
+		}
+		if (small.cur && (size_t)(small.end - small.cur) >= bytes) {
+			t = small.cur;
+			small.cur += bytes;
+		}
+	}
+	hp_spin_unlock(&small.lock);
+	if (t)
+		memset(t, 0, bytes);
+	return t;
+}
+
+static void table_free(struct slot *t, uint32_t n)
+{
+	if (n >= PAGE_SLOTS) {
+		hp_pages_free(t, (size_t)n * sizeof(*t));
+		return;
+	}
+	unsigned c = small_class(n);
+	hp_spin_lock(&small.lock);
+	*(void **)t = small.free[c];
+	small.free[c] = t;
+	hp_spin_unlock(&small.lock);
+}
+
+/* The next table size: 16 slots first, doubling to a page, then an
+ * eighth more each time, in whole pages. */
+static uint32_t next_size(uint32_t n)
+{
+	if (n == 0)
+		return 1u << MIN_SHIFT;
+	if (n < PAGE_SLOTS)
+		return n * 2;
+	uint64_t grown = (uint64_t)n + n / 8;
+	uint64_t per_page = 4096 / sizeof(struct slot);
+	grown = (grown + per_page - 1) / per_page * per_page;
+	return grown > UINT32_MAX / 2 ? n : (uint32_t)grown;
+}
+
+/* Grows the shard's table (or creates it).  False if memory ran out (or
+ * the table cannot grow): the old table stays. */
 static bool grow(struct shard *s)
 {
-	uint32_t old_slots = s->shift ? s->mask + 1 : 0;
-	uint32_t shift = s->shift ? s->shift - 1 : 64 - MIN_SHIFT;
-	uint32_t slots = 1u << (64 - shift);
-	struct slot *fresh = hp_pages_alloc((size_t)slots * sizeof(*fresh));
+	uint32_t old_n = s->n, n = next_size(old_n);
 
+	if (n == old_n)
+		return false;
+	struct slot *fresh = table_alloc(n);
 	if (!fresh)
 		return false;
-	struct shard next = { .shift = shift, .mask = slots - 1, .slots = fresh };
-	for (uint32_t i = 0; i < old_slots; i++) {
+	note_table_bytes((int64_t)((uint64_t)n - old_n) * (int64_t)sizeof(*fresh));
+	struct shard bigger = { .n = n, .slots = fresh };
+	for (uint32_t i = 0; i < old_n; i++) {
 		uintptr_t k = s->slots[i].key;
 		if (k == SLOT_EMPTY)
 			continue;
 		bool found;
-		fresh[probe(&next, k, &found)] = s->slots[i];
+		fresh[probe(&bigger, k, &found)] = s->slots[i];
 	}
-	if (old_slots)
-		hp_pages_free(s->slots, (size_t)old_slots * sizeof(*s->slots));
+	if (old_n)
+		table_free(s->slots, old_n);
 	s->slots = fresh;
-	s->shift = shift;
-	s->mask = slots - 1;
+	s->n = n;
 	return true;
 }
 
@@ -177,7 +285,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 		size = HP_LIVE_SIZE_MAX;
 	shard_lock(s);
 	/* Keep the load under 75%. */
-	if (!s->shift || (uint64_t)(s->live + 1) * 4 > (uint64_t)(s->mask + 1) * 3) {
+	if (!s->n || (uint64_t)(s->live + 1) * 4 > (uint64_t)s->n * 3) {
 		if (!grow(s)) {
 			ok = false;
 			goto out;
@@ -199,7 +307,7 @@ out:
  * cluster that would no longer be reachable from its home slot. */
 static void delete_at(struct shard *s, uint32_t i)
 {
-	for (uint32_t j = (i + 1) & s->mask;; j = (j + 1) & s->mask) {
+	for (uint32_t j = next(s, i);; j = next(s, j)) {
 		uintptr_t k = s->slots[j].key;
 		if (k == SLOT_EMPTY)
 			break;
@@ -226,7 +334,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 	if (held_by_me(s))
 		return HP_LIVE_BUSY;
 	shard_lock(s);
-	if (s->shift) {
+	if (s->n) {
 		uint32_t i = probe(s, key, &found);
 		if (found) {
 			uint64_t v = s->slots[i].val;
@@ -250,7 +358,7 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 	if (key == SLOT_EMPTY || held_by_me(s))
 		return false;
 	shard_lock(s);
-	if (s->shift) {
+	if (s->n) {
 		uint32_t i = probe(s, key, &found);
 		if (found) {
 			*size = s->slots[i].val & HP_LIVE_SIZE_MAX;
@@ -266,7 +374,7 @@ void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *ar
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
 		struct shard *s = &shards[n];
 		shard_lock(s);
-		for (uint32_t i = 0; s->shift && i <= s->mask; i++) {
+		for (uint32_t i = 0; i < s->n; i++) {
 			uintptr_t k = s->slots[i].key;
 			if (k == SLOT_EMPTY)
 				continue;
@@ -275,6 +383,12 @@ void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *ar
 		}
 		shard_unlock(s);
 	}
+}
+
+void hp_live_table_bytes(uint64_t *now, uint64_t *peak)
+{
+	*now = HP_LOAD(&table_bytes);
+	*peak = HP_LOAD(&table_bytes_peak);
 }
 
 uint64_t hp_live_records(void)
@@ -302,5 +416,6 @@ void hp_live_postfork_child(void)
 {
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++)
 		hp_spin_reset(&shards[n].lock);
+	hp_spin_reset(&small.lock);   /* only ever taken under a shard lock: free here */
 	held.n = 0;
 }

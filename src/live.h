@@ -69,6 +69,9 @@ uint64_t hp_live_records(void);
 
 /* fork(): take every shard lock in the parent before fork, release them
  * after; the child resets them. */
+/* Bytes of the live table, now and at the most, for the debug log. */
+void hp_live_table_bytes(uint64_t *now, uint64_t *peak);
+
 void hp_live_prefork(void);
 void hp_live_postfork_parent(void);
 void hp_live_postfork_child(void);

@@ -46,7 +46,7 @@ void hp_runtime_apply(void)
 	HP_STORE(&hp_prof.active, hp_opt.prof_active);
 	HP_STORE(&hp_prof.bt_max, (int)hp_opt.prof_bt_max);
 	HP_STORE(&hp_prof.thread_active_init, hp_opt.prof_thread_active_init);
-	HP_STORE(&hp_stack_unwinder, hp_opt.prof_unwinder);
+	hp_stack_set_unwinder(hp_opt.prof_unwinder);
 	if (HP_LOAD(&hp_prof.lg_sample) != (int)hp_opt.lg_prof_sample) {
 		HP_STORE(&hp_prof.lg_sample, (int)hp_opt.lg_prof_sample);
 		hp_prof_new_epoch();

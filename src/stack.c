@@ -12,8 +12,11 @@
 
 #include "compiler.h"
 #include "fmt.h"
+#include "live.h"
 #include "log.h"
+#include "pages.h"
 #include "stack.h"
+#include "stacktab.h"
 #include "thread.h"
 #include "banned.h"
 
@@ -41,6 +44,13 @@ void hp_stack_log_stats(void)
 	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), %llu rules cached",
 	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
 	       (unsigned long long)u.fallback, (unsigned long long)u.rules);
+	uint64_t live_now, live_peak;
+	hp_live_table_bytes(&live_now, &live_peak);
+	hp_log(HP_LOG_DEBUG, "memory: %llu live records in %llu bytes of tables (at most %llu); "
+	       "%u stacks of %llu frames; %llu bytes mapped",
+	       (unsigned long long)hp_live_records(), (unsigned long long)live_now,
+	       (unsigned long long)live_peak, hp_stacktab_count(),
+	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
 	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
 		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
 		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),
@@ -139,6 +149,35 @@ void hp_stack_init(void)
 
 	if (dladdr((void *)hp_stack_init, &info))
 		dl_iterate_phdr(find_self, info.dli_fbase);
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	unw_backtrace(warm, (int)HP_ARRAY_LEN(warm));
+	hp_stack_set_unwinder(HP_LOAD(&hp_stack_unwinder));
+	if (HP_LOAD(&hp_stack_unwinder) != HP_UNWIND_FAST) {
+		unw_backtrace(warm, (int)HP_ARRAY_LEN(warm));
+		return;
+	}
+	/* The fast unwinder takes most stacks: initialize libunwind for
+	 * the rest with a cursor walk, which leaves out unw_backtrace's
+	 * per-thread trace cache (256 KiB, created by a thread's first
+	 * unw_backtrace, so only in threads that ever fall back). */
+	unw_context_t uc;
+	unw_cursor_t c;
+	unw_getcontext(&uc);
+	if (unw_init_local(&c, &uc) == 0)
+		for (int i = 0; i < (int)HP_ARRAY_LEN(warm) && unw_step(&c) > 0; i++)
+			;
+}
+
+/* libunwind's cache: per thread (256 KiB each, touched whole) when it
+ * walks every stack; one shared cache when it only takes the stacks the
+ * fast unwinder hands over, so that a thread that once allocates in a
+ * signal handler does not cost a quarter of a megabyte. */
+void hp_stack_set_unwinder(int how)
+{
+	static int policy = -1;
+	int want = how == HP_UNWIND_FAST ? UNW_CACHE_GLOBAL : UNW_CACHE_PER_THREAD;
+
+	HP_STORE(&hp_stack_unwinder, how);
+	if (want != policy) {
+		policy = want;
+		unw_set_caching_policy(unw_local_addr_space, want);
+	}
 }

@@ -57,6 +57,10 @@ extern int hp_stack_unwinder;
  * info level).  At exit. */
 void hp_stack_log_stats(void);
 
+/* Sets prof_unwinder and libunwind's caching policy to go with it.  Not
+ * from a signal handler. */
+void hp_stack_set_unwinder(int how);
+
 /* prof_unwinder:check: compares the fast unwinder's stack with
  * libunwind's in buf (n frames, own frames included), logging the first
  * mismatches.  Cold. */

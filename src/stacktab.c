@@ -27,6 +27,7 @@ struct index {
 static struct index *index_cur;
 static struct hp_stack **dir[DIR_MAX];
 static uint32_t count;
+static uint64_t frames_stored;   /* for the debug log */
 static struct hp_spin insert_lock;
 static struct hp_arena arena = { .chunk = 4u << 20 };
 
@@ -47,6 +48,11 @@ const struct hp_stack *hp_stacktab_get(uint32_t id)
 	struct hp_stack **d = HP_LOAD_ACQ(&dir[id >> DIR_SHIFT]);
 
 	return d ? HP_LOAD_ACQ(&d[id & (DIR_LEN - 1)]) : NULL;
+}
+
+uint64_t hp_stacktab_frames(void)
+{
+	return HP_LOAD(&frames_stored);
 }
 
 uint32_t hp_stacktab_count(void)
@@ -130,6 +136,7 @@ static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
 	s->id = id;
 	s->depth = depth;
 	memcpy(s->frames, f, depth * sizeof(*f));
+	HP_STORE(&frames_stored, frames_stored + depth);
 	HP_STORE_REL(&d[id & (DIR_LEN - 1)], s);
 	HP_STORE_REL(&count, id);
 	index_put(index_cur, id, h);

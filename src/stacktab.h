@@ -27,6 +27,8 @@ uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h)
 /* The stack with this id, 1 <= id <= hp_stacktab_count(). */
 const struct hp_stack *hp_stacktab_get(uint32_t id);
 uint32_t hp_stacktab_count(void);
+/* Frames stored over all stacks, for the debug log. */
+uint64_t hp_stacktab_frames(void);
 
 void hp_stacktab_prefork(void);
 void hp_stacktab_postfork_parent(void);

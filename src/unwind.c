@@ -118,7 +118,7 @@ static void cache_put(uintptr_t key, const union rule *r)
 	hp_spin_lock(&cache_lock);
 	struct cache *c = cache;
 	if (!c || (c->used + 1) * 2 > c->mask + 1) {
-		uint32_t slots = c ? (c->mask + 1) * 2 : 4096;
+		uint32_t slots = c ? (c->mask + 1) * 2 : 512;
 		struct cache *fresh = hp_pages_alloc(cache_bytes(slots));
 		if (!fresh)
 			goto out;

@@ -14,6 +14,7 @@
 #include "dump.h"
 #include "file.h"
 #include "fmt.h"
+#include "hpmath.h"
 #include "live.h"
 #include "log.h"
 #include "real.h"
@@ -174,6 +175,28 @@ static void test_sampling(void)
 				worst = eb;
 		}
 	ok(worst < 1e-9, "weight: 1/(1-exp(-Z/R)) rounded, for every size and rate (worst excess %.1g)", worst);
+
+	/* hpmath against libm: log over (0, 1] and beyond, expm1 everywhere. */
+	double worst_log = 0, worst_expm1 = 0;
+	for (double x = 0x1.0p-60; x < 1e6; x *= 1.0137) {
+		double e = fabs(hp_ln(x) - log(x)) / (fabs(log(x)) + 1e-300);
+		if (x != 1.0 && e > worst_log)
+			worst_log = e;
+	}
+	for (double x = -50; x < 50; x += 0.00731) {
+		double e = fabs(hp_expm1(x) - expm1(x)) / fabs(expm1(x));
+		if (e > worst_expm1)
+			worst_expm1 = e;
+	}
+	for (double x = 1e-12; x < 1; x *= 1.21) {
+		double e = fabs(hp_expm1(-x) - expm1(-x)) / fabs(expm1(-x));
+		if (e > worst_expm1)
+			worst_expm1 = e;
+	}
+	ok(worst_log < 1e-14 && worst_expm1 < 1e-14 && hp_ln(1.0) == 0 && hp_expm1(0) == 0,
+	   "hpmath: log and expm1 within 1e-14 of libm (worst %.1g and %.1g)", worst_log, worst_expm1);
+	ok(hp_pow2(0) == 1 && hp_pow2(19) == 524288 && hp_pow2(-3) == 0.125 && hp_round(2.5) == 3 &&
+	   hp_round(-2.5) == -3 && hp_round(2.49) == 2, "hpmath: pow2 and round");
 
 	uint64_t rng = hp_sample_seed(&rng), n = 400000;
 	double sum = 0, below = 0, R = 4096;
