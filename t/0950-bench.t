@@ -1,10 +1,11 @@
 #!/bin/sh
 # The benchmark suite runs end to end on tiny sizes (the figures mean
 # nothing at this size; `make bench` measures): every workload under
-# every configuration, thread scaling, callgrind, dumps and the report
+# every configuration, thread scaling, the repeated default-rate runs,
+# callgrind, dumps and the report
 # comparison, with the Markdown results and the SVG chart written.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 17
 
 M=$HP_BUILD/bench/measure
 [ -x "$M" ] || { echo "Bail out! $M is missing: run make check"; exit 1; }
@@ -34,9 +35,14 @@ like "$(cat out)" '^\| churn \(2 x 1 M\) \| [0-9,]+ \| [0-9,]+ \| [+-][0-9.]+% \
 like "$(cat out)" '^\| 1,000 \| [0-9.]+ \| [0-9.]+ MB \| [0-9.]+ \| [0-9.]+ MB \|$' \
 	"dump latency, heapprof and jemalloc, with the dump sizes"
 like "$(cat out)" '^\| signal \| [0-9,]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [1-9][0-9]* \|$' "malloc stalls while the helper writes dumps"
+like "$(cat out)" '^\| cc1 \| [0-9.]+ s \| [0-9.]+ s \| [+-][0-9.]+% \| [0-9.]+ s \| [0-9.]+ s \| [+-][0-9.]+% \|$' \
+	"the repeated runs: cc1 under glibc and heapprof, medians and minimums"
 like "$(cat out)" '^report-text +[0-9.]+ +[0-9.]+x$' "report against jeprof"
 like "$(sed -n '/^## Targets/,$p' R.md)" '^\| a dump of 10k stacks|^\| default rate, churn instructions' \
 	"R.md has the targets, with what was measured"
+perl "$SRC/bench/run" --tiny --only repeat --results R.md --append >out2 2>err2
+ok $([ $? -eq 0 ] && grep -q '^# heapprof benchmarks$' R.md && grep -q '^# heapprof benchmarks: a later run$' R.md \
+	&& grep -q '^## Targets' R.md; echo $?) "--append adds a later run after the first, which stays"
 xmllint --noout r.svg 2>xerr && grep -q '<title>heaptrack on cc1: ' r.svg
 ok $? "the chart is valid SVG with a bar per configuration and workload"
 done_testing
