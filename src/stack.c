@@ -5,6 +5,12 @@
  * anything libunwind or the dynamic loader allocates here passes through
  * unsampled.  No profiler lock is held while unwinding, because libunwind
  * takes the loader's lock through dl_iterate_phdr.
+ *
+ * libunwind is linked, not opened when the fast unwinder first needs it:
+ * a dlopen'ed library's thread-local variables are allocated with malloc
+ * by the first access in each thread, and that access can be in a signal
+ * handler that interrupted glibc's malloc holding its arena lock (tried:
+ * t/prog/sigalloc deadlocked).  Linked, its TLS is in the static block.
  */
 #include <dlfcn.h>
 #include <link.h>
