@@ -3,6 +3,7 @@
  * objects (not the interposer), printing TAP.  Run by t/0100-unit.t.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,47 @@ static void test_live(void)
 	ok(hp_live_remove((void *)keys[0], &size, &ctx) == HP_LIVE_ABSENT, "live: removing an absent key");
 }
 
+/* Two threads insert and remove blocks whose pages alias modulo 4 GiB,
+ * so that they share filter bytes: those bytes are written with plain
+ * stores under the shard lock, which is only safe if aliased pages share
+ * a shard.  A lost update leaves a byte non-zero (or zero under a live
+ * block). */
+enum { ALIAS_KEYS = 4096, ALIAS_ROUNDS = 400000 };
+static int alias_bad;
+
+static void *alias_worker(void *arg)
+{
+	uintptr_t base = (uintptr_t)arg;
+	uint64_t size;
+	uint32_t ctx;
+
+	for (int r = 0; r < ALIAS_ROUNDS; r++) {
+		uintptr_t k = base + (uintptr_t)(r % ALIAS_KEYS) * 48;
+		if (!hp_live_insert((void *)k, 1, 1) || !hp_live_maybe((void *)k))
+			__atomic_add_fetch(&alias_bad, 1, __ATOMIC_RELAXED);
+		if (hp_live_remove((void *)k, &size, &ctx) != HP_LIVE_REMOVED)
+			__atomic_add_fetch(&alias_bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void test_live_aliases(void)
+{
+	uintptr_t a = 0x7e0000000000ULL, b = a + (1ULL << 32);
+	pthread_t t1, t2;
+
+	pthread_create(&t1, NULL, alias_worker, (void *)a);
+	pthread_create(&t2, NULL, alias_worker, (void *)b);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	int stale = 0;
+	for (uintptr_t k = a; k < a + ALIAS_KEYS * 48; k += 4096)
+		stale += hp_live_maybe((void *)k);
+	ok(!alias_bad && !stale && hp_live_records() == 0,
+	   "live: two threads on pages 4 GiB apart (shared filter bytes): %d errors, %d stale bytes",
+	   alias_bad, stale);
+}
+
 /* ---- the stack table ---- */
 
 static void test_stacktab(void)
@@ -356,6 +398,7 @@ int main(void)
 	test_preimage();
 	test_sampling();
 	test_live();
+	test_live_aliases();
 	test_stacktab();
 	test_pool();
 	test_file();
