@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "compiler.h"
 #include "hpmath.h"
 #include "banned.h"
 
@@ -28,6 +29,16 @@ static double double_of(uint64_t u)
 
 	memcpy(&x, &u, sizeof(x));
 	return x;
+}
+
+/* c[0] x^(n-1) + ... + c[n-1], highest coefficient first. */
+static double horner(const double *c, size_t n, double x)
+{
+	double p = c[0];
+
+	for (size_t i = 1; i < n; i++)
+		p = p * x + c[i];
+	return p;
 }
 
 double hp_pow2(int k)
@@ -53,15 +64,10 @@ double hp_ln(double x)
 	/* log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716: nine
 	 * terms leave an error below 1e-16. */
 	double s = (m - 1.0) / (m + 1.0), z = s * s;
-	double p = 1.0 / 19;
-	p = p * z + 1.0 / 17;
-	p = p * z + 1.0 / 15;
-	p = p * z + 1.0 / 13;
-	p = p * z + 1.0 / 11;
-	p = p * z + 1.0 / 9;
-	p = p * z + 1.0 / 7;
-	p = p * z + 1.0 / 5;
-	p = p * z + 1.0 / 3;
+	static const double odd[] = {
+		1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3,
+	};
+	double p = horner(odd, HP_ARRAY_LEN(odd), z);
 	double logm = 2.0 * s + 2.0 * s * z * p;
 	return ((double)e * LN2_LO + logm) + (double)e * LN2_HI;
 }
@@ -69,19 +75,12 @@ double hp_ln(double x)
 /* exp(r) - 1 for |r| <= ln2/2 + a little: Taylor to r^14 / 14!. */
 static double expm1_reduced(double r)
 {
-	double p = 1.0 / 87178291200.0;        /* 1/14! */
-	p = p * r + 1.0 / 6227020800.0;        /* 1/13! */
-	p = p * r + 1.0 / 479001600.0;
-	p = p * r + 1.0 / 39916800.0;
-	p = p * r + 1.0 / 3628800.0;
-	p = p * r + 1.0 / 362880.0;
-	p = p * r + 1.0 / 40320.0;
-	p = p * r + 1.0 / 5040.0;
-	p = p * r + 1.0 / 720.0;
-	p = p * r + 1.0 / 120.0;
-	p = p * r + 1.0 / 24.0;
-	p = p * r + 1.0 / 6.0;
-	p = p * r + 0.5;
+	static const double inv_fact[] = {   /* 1/14! down to 1/2! */
+		1.0 / 87178291200.0, 1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
+		1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0,
+		1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5,
+	};
+	double p = horner(inv_fact, HP_ARRAY_LEN(inv_fact), r);
 	return r + r * r * p;
 }
 
