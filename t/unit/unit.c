@@ -11,16 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "dump.h"
-#include "file.h"
-#include "fmt.h"
-#include "hpmath.h"
-#include "live.h"
-#include "log.h"
-#include "real.h"
-#include "sample.h"
-#include "stacktab.h"
+#include "conf/conf.h"
+#include "output/dump.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "base/maths.h"
+#include "record/live.h"
+#include "base/log.h"
+#include "next/next.h"
+#include "record/sample.h"
+#include "record/stacktab.h"
 
 static int n_tests, n_failed;
 

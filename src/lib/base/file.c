@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#include "file.h"
-#include "fmt.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "base/banned.h"
 
 static unsigned tmp_counter;
 

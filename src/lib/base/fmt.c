@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "banned.h"
+#include "base/fmt.h"
+#include "base/banned.h"
 
 size_t hp_u64_to_dec(char *buf, uint64_t v)
 {

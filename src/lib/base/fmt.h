@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 /* Formats into buf (capacity cap > 0), always NUL-terminated, truncating
  * silently.  Returns the length written, excluding the NUL. */

@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "file.h"
-#include "fmt.h"
-#include "log.h"
-#include "spin.h"
-#include "banned.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "base/log.h"
+#include "base/spin.h"
+#include "base/banned.h"
 
 #define HP_LOG_PREFIX "<heapprof>: "
 /* Errors and warnings past this many are dropped, with one notice. */

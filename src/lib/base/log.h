@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 enum hp_log_level {
 	HP_LOG_ERROR = 0,   /* something failed; the host carries on */

@@ -8,9 +8,9 @@
  */
 #include <string.h>
 
-#include "compiler.h"
-#include "hpmath.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "base/maths.h"
+#include "base/banned.h"
 
 static const double LN2_HI = 6.93147180369123816490e-01;   /* upper bits of ln 2 */
 static const double LN2_LO = 1.90821492927058770002e-10;   /* ln 2 - LN2_HI */

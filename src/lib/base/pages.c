@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pages.h"
-#include "banned.h"
+#include "base/pages.h"
+#include "base/banned.h"
 
 #define HP_ARENA_CHUNK_DEFAULT (1u << 20)
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "spin.h"
+#include "base/spin.h"
 
 /* Maps n bytes (rounded up to pages), zero-filled.  NULL on failure. */
 void *hp_pages_alloc(size_t n);

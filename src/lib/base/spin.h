@@ -13,7 +13,7 @@
 
 #include <sched.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 struct hp_spin {
 	int locked;

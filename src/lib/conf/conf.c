@@ -14,17 +14,17 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf.h"
-#include "fmt.h"
-#include "inifile.h"
-#include "log.h"
-#include "pages.h"
-#include "banned.h"
+#include "conf/conf.h"
+#include "base/fmt.h"
+#include "conf/inifile.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "base/banned.h"
 
 const struct hp_opt_desc hp_opt_table[HP_NOPTS] = {
 #define HP_OPT(n, t, d, mn, mx, ch, fl, h) \
 	{ #n, HP_OT_##t, d, mn, mx, ch, fl, h, __builtin_offsetof(struct hp_opts, n) },
-#include "options.def"
+#include "conf/options.def"
 #undef HP_OPT
 };
 

@@ -31,13 +31,13 @@ enum hp_opt_type { HP_OT_BOOL, HP_OT_INT, HP_OT_SIZE, HP_OT_STR, HP_OT_ENUM, HP_
 
 struct hp_opts {
 #define HP_OPT(name, type, def, min, max, choices, flags, help) HP_FIELD_##type(name)
-#include "options.def"
+#include "conf/options.def"
 #undef HP_OPT
 };
 
 enum hp_opt_id {
 #define HP_OPT(name, type, def, min, max, choices, flags, help) HP_O_##name,
-#include "options.def"
+#include "conf/options.def"
 #undef HP_OPT
 	HP_NOPTS
 };

@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "inifile.h"
-#include "log.h"
-#include "pages.h"
-#include "banned.h"
+#include "base/fmt.h"
+#include "conf/inifile.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "base/banned.h"
 
 /* Messages per file read, then one line saying the rest were dropped. */
 #define MAX_COMPLAINTS 20

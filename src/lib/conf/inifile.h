@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 
 #define HP_INI_DEFAULT_PATH "/etc/heapprof/profiler.ini"
 #define HP_INI_MAX_BYTES (1u << 20)

@@ -16,19 +16,19 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "api.h"
-#include "compiler.h"
-#include "conf.h"
-#include "dump.h"
-#include "fmt.h"
-#include "log.h"
-#include "prof.h"
-#include "runtime.h"
-#include "sample.h"
-#include "thread.h"
-#include "tls.h"
+#include "control/api.h"
+#include "base/compiler.h"
+#include "conf/conf.h"
+#include "output/dump.h"
+#include "base/fmt.h"
+#include "base/log.h"
+#include "record/sampled.h"
+#include "control/settings.h"
+#include "record/sample.h"
+#include "record/threads.h"
+#include "record/tls.h"
 #include "version.h"
-#include "banned.h"
+#include "base/banned.h"
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "fmt.h"
-#include "banned.h"
+#include "control/cgroup.h"
+#include "base/fmt.h"
+#include "base/banned.h"
 
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {

@@ -23,21 +23,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "conf.h"
-#include "dump.h"
-#include "file.h"
-#include "fmt.h"
-#include "helper.h"
-#include "inifile.h"
-#include "log.h"
-#include "prof.h"
-#include "runtime.h"
-#include "sig.h"
-#include "state.h"
-#include "tls.h"
-#include "trigger.h"
-#include "banned.h"
+#include "control/cgroup.h"
+#include "conf/conf.h"
+#include "output/dump.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "control/helperthread.h"
+#include "conf/inifile.h"
+#include "base/log.h"
+#include "record/sampled.h"
+#include "control/settings.h"
+#include "control/signals.h"
+#include "output/statefile.h"
+#include "record/tls.h"
+#include "record/trigger.h"
+#include "base/banned.h"
 
 #define HOUSEKEEPING_MS   1000   /* signal handler check, ini polling */
 #define INI_SETTLE_MS     100    /* let an editor finish writing */

@@ -9,17 +9,17 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "fmt.h"
-#include "inifile.h"
-#include "log.h"
-#include "pages.h"
-#include "prof.h"
-#include "runtime.h"
-#include "sig.h"
-#include "stack.h"
-#include "trigger.h"
-#include "unwind.h"
-#include "banned.h"
+#include "base/fmt.h"
+#include "conf/inifile.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "record/sampled.h"
+#include "control/settings.h"
+#include "control/signals.h"
+#include "stack/stack.h"
+#include "record/trigger.h"
+#include "stack/unwind.h"
+#include "base/banned.h"
 
 static pthread_mutex_t opt_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_file_applied[HP_OPT_STR_MAX];

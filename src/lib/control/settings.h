@@ -10,7 +10,7 @@
 #ifndef HP_RUNTIME_H
 #define HP_RUNTIME_H
 
-#include "conf.h"
+#include "conf/conf.h"
 
 #pragma GCC visibility push(hidden)
 

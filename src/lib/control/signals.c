@@ -8,11 +8,11 @@
 #include <signal.h>
 #include <string.h>
 
-#include "conf.h"
-#include "log.h"
-#include "sig.h"
-#include "trigger.h"
-#include "banned.h"
+#include "conf/conf.h"
+#include "base/log.h"
+#include "control/signals.h"
+#include "record/trigger.h"
+#include "base/banned.h"
 
 #define MAX_SIG 65
 

@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler.h"
-#include "live.h"
-#include "prof.h"
-#include "real.h"
-#include "tls.h"
+#include "base/compiler.h"
+#include "record/live.h"
+#include "record/sampled.h"
+#include "next/next.h"
+#include "record/tls.h"
 
 HP_EXPORT void *malloc(size_t n)
 {

@@ -19,10 +19,10 @@
  */
 #include <stddef.h>
 
-#include "compiler.h"
-#include "cxx.h"
-#include "live.h"
-#include "tls.h"
+#include "base/compiler.h"
+#include "next/nextcxx.h"
+#include "record/live.h"
+#include "record/tls.h"
 
 /* In direct mode every operator is resolved already. */
 #define NEXT(kind, type) ((type)HP_LOAD(&hp_cxx.fn[kind]))

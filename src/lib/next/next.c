@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#include "cxx.h"
-#include "live.h"
-#include "log.h"
-#include "real.h"
-#include "stack.h"
+#include "base/compiler.h"
+#include "next/nextcxx.h"
+#include "record/live.h"
+#include "base/log.h"
+#include "next/next.h"
+#include "stack/stack.h"
 
 /* glibc's own entry points: the fallback when dlsym(RTLD_NEXT) finds
  * nothing (it always finds libc in practice). */

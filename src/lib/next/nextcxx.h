@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 enum hp_cxx_kind {
 	HP_CXX_NEW, HP_CXX_NEW_ARR, HP_CXX_NEW_NT, HP_CXX_NEW_ARR_NT,

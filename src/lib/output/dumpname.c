@@ -14,12 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compiler.h"
-#include "dumpname.h"
-#include "fmt.h"
-#include "inifile.h"
-#include "pages.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "output/dumpname.h"
+#include "base/fmt.h"
+#include "conf/inifile.h"
+#include "base/pages.h"
+#include "base/banned.h"
 
 #define MAX_FILES 65536        /* files of a prefix considered per rotation */
 #define NAME_MAX_LEN 255

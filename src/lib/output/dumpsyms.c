@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "pages.h"
-#include "real.h"
-#include "snapshot.h"
-#include "stacktab.h"
-#include "symbols.h"
-#include "banned.h"
+#include "base/fmt.h"
+#include "base/pages.h"
+#include "next/next.h"
+#include "output/totals.h"
+#include "record/stacktab.h"
+#include "output/dumpsyms.h"
+#include "base/banned.h"
 
 #define MAX_OBJECTS 512
 #if UINTPTR_MAX > 0xffffffffu

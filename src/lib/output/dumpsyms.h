@@ -9,7 +9,7 @@
 #ifndef HP_SYMBOLS_H
 #define HP_SYMBOLS_H
 
-#include "fmt.h"
+#include "base/fmt.h"
 
 #pragma GCC visibility push(hidden)
 

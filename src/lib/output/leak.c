@@ -15,21 +15,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "dump.h"
-#include "fmt.h"
-#include "leak.h"
-#include "live.h"
-#include "log.h"
-#include "pages.h"
-#include "prof.h"
-#include "sample.h"
-#include "snapshot.h"
-#include "stacktab.h"
-#include "state.h"
-#include "tctx.h"
-#include "tls.h"
-#include "banned.h"
+#include "conf/conf.h"
+#include "output/dump.h"
+#include "base/fmt.h"
+#include "output/leak.h"
+#include "record/live.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "record/sampled.h"
+#include "record/sample.h"
+#include "output/totals.h"
+#include "record/stacktab.h"
+#include "output/statefile.h"
+#include "record/counters.h"
+#include "record/tls.h"
+#include "base/banned.h"
 
 #define MAX_RANGES 256
 

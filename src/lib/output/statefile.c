@@ -13,17 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "dumpname.h"
-#include "file.h"
-#include "fmt.h"
-#include "prof.h"
-#include "sig.h"
-#include "spin.h"
-#include "state.h"
-#include "trigger.h"
+#include "conf/conf.h"
+#include "output/dumpname.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "record/sampled.h"
+#include "control/signals.h"
+#include "base/spin.h"
+#include "output/statefile.h"
+#include "record/trigger.h"
 #include "version.h"
-#include "banned.h"
+#include "base/banned.h"
 
 static char dir[PATH_MAX];        /* empty: not publishing */
 static char started[32];

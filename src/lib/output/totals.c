@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "pages.h"
-#include "prof.h"
-#include "sample.h"
-#include "snapshot.h"
-#include "stacktab.h"
-#include "thread.h"
-#include "banned.h"
+#include "base/pages.h"
+#include "record/sampled.h"
+#include "record/sample.h"
+#include "output/totals.h"
+#include "record/stacktab.h"
+#include "record/threads.h"
+#include "base/banned.h"
 
 double hp_counts_objects(int64_t cnt_fp)
 {

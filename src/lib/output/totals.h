@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tctx.h"
+#include "record/counters.h"
 
 struct hp_snapshot {
 	int lg;                      /* current lg_prof_sample, for headers */

@@ -8,11 +8,11 @@
  */
 #include <string.h>
 
-#include "pages.h"
-#include "tctx.h"
-#include "thread.h"
-#include "live.h"
-#include "banned.h"
+#include "base/pages.h"
+#include "record/counters.h"
+#include "record/threads.h"
+#include "record/live.h"
+#include "base/banned.h"
 
 #define CHUNK_SHIFT HP_TCTX_CHUNK_SHIFT
 #define CHUNK_LEN   (1u << CHUNK_SHIFT)

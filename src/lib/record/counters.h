@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 struct hp_thread;
 

@@ -24,10 +24,10 @@
  */
 #include <string.h>
 
-#include "live.h"
-#include "pages.h"
-#include "spin.h"
-#include "banned.h"
+#include "record/live.h"
+#include "base/pages.h"
+#include "base/spin.h"
+#include "base/banned.h"
 
 uint8_t hp_live_filter[1u << HP_FILTER_BITS];
 

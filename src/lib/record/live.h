@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 #define HP_FILTER_BITS 20
 #define HP_FILTER_PAGE_SHIFT 12

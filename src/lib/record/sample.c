@@ -5,10 +5,10 @@
  */
 #include <time.h>
 
-#include "compiler.h"
-#include "hpmath.h"
-#include "sample.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "base/maths.h"
+#include "record/sample.h"
+#include "base/banned.h"
 
 static uint64_t seed_counter;
 

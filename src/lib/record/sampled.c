@@ -13,18 +13,18 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cxx.h"
-#include "live.h"
-#include "prof.h"
-#include "real.h"
-#include "sample.h"
-#include "stack.h"
-#include "stacktab.h"
-#include "tctx.h"
-#include "thread.h"
-#include "tls.h"
-#include "trigger.h"
-#include "banned.h"
+#include "next/nextcxx.h"
+#include "record/live.h"
+#include "record/sampled.h"
+#include "next/next.h"
+#include "record/sample.h"
+#include "stack/stack.h"
+#include "record/stacktab.h"
+#include "record/counters.h"
+#include "record/threads.h"
+#include "record/tls.h"
+#include "record/trigger.h"
+#include "base/banned.h"
 
 __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 

@@ -9,10 +9,10 @@
  */
 #include <string.h>
 
-#include "pages.h"
-#include "spin.h"
-#include "stacktab.h"
-#include "banned.h"
+#include "base/pages.h"
+#include "base/spin.h"
+#include "record/stacktab.h"
+#include "base/banned.h"
 
 #define DIR_SHIFT 16
 #define DIR_LEN   (1u << DIR_SHIFT)

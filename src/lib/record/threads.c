@@ -12,12 +12,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "fmt.h"
-#include "pages.h"
-#include "prof.h"
-#include "thread.h"
-#include "tls.h"
-#include "banned.h"
+#include "base/fmt.h"
+#include "base/pages.h"
+#include "record/sampled.h"
+#include "record/threads.h"
+#include "record/tls.h"
+#include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
 

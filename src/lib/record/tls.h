@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "compiler.h"
+#include "base/compiler.h"
 
 #define HP_PENDING_MAX 16
 

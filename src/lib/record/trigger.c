@@ -6,9 +6,9 @@
  */
 #include <limits.h>
 
-#include "helper.h"
-#include "trigger.h"
-#include "banned.h"
+#include "control/helperthread.h"
+#include "record/trigger.h"
+#include "base/banned.h"
 
 static unsigned requests;
 static unsigned toggles;

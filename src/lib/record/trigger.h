@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "tls.h"
+#include "record/tls.h"
 
 #pragma GCC visibility push(hidden)
 

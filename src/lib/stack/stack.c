@@ -16,15 +16,15 @@
 #include <link.h>
 #include <string.h>
 
-#include "compiler.h"
-#include "fmt.h"
-#include "live.h"
-#include "log.h"
-#include "pages.h"
-#include "stack.h"
-#include "stacktab.h"
-#include "thread.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "base/fmt.h"
+#include "record/live.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "stack/stack.h"
+#include "record/stacktab.h"
+#include "record/threads.h"
+#include "base/banned.h"
 
 uintptr_t hp_stack_self_lo = UINTPTR_MAX, hp_stack_self_hi;
 int hp_stack_unwinder = HP_UNWIND_FAST;

@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compiler.h"
-#include "thread.h"
-#include "unwind.h"
+#include "base/compiler.h"
+#include "record/threads.h"
+#include "stack/unwind.h"
 
 /* Sets up libunwind (per-thread caches) and unwinds once so that its
  * lazy initialisation happens now, not inside the first sampled malloc.

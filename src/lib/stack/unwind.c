@@ -18,11 +18,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "compiler.h"
-#include "pages.h"
-#include "spin.h"
-#include "unwind.h"
-#include "banned.h"
+#include "base/compiler.h"
+#include "base/pages.h"
+#include "base/spin.h"
+#include "stack/unwind.h"
+#include "base/banned.h"
 
 static uint64_t n_fast, n_fallback, n_libunwind;
 bool hp_unwind_counting;
