@@ -22,12 +22,12 @@
 #include "output/dump.h"
 #include "base/fmt.h"
 #include "base/log.h"
-#include "record/sampled.h"
 #include "control/settings.h"
 #include "record/sample.h"
 #include "record/threads.h"
 #include "record/tls.h"
 #include "version.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
@@ -101,8 +101,8 @@ static int ctl_reset(void *newp, size_t newlen)
 	}
 	/* A new generation: contexts of the old one drop out of dumps, and
 	 * frees of blocks sampled before the reset no longer count. */
-	HP_ADD(&hp_prof.gen, 1);
-	hp_prof_new_epoch();
+	HP_ADD(&hp_switches.gen, 1);
+	hp_switches_new_epoch();
 	return 0;
 }
 
@@ -113,7 +113,7 @@ static int ctl_thread_name(void *oldp, size_t *oldlenp, void *newp, size_t newle
 
 	if (oldp && newp)
 		return EPERM;   /* jemalloc: read or write, not both */
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	struct hp_thread *th = hp_thread_self();
 	if (!th) {
 		err = EAGAIN;
@@ -130,7 +130,7 @@ static int ctl_thread_name(void *oldp, size_t *oldlenp, void *newp, size_t newle
 		const char *name = th->name;
 		err = read_value(oldp, oldlenp, &name, sizeof(name));
 	}
-	hp_guard_leave(t);
+	hp_tls_guard_leave(t);
 	return err;
 }
 
@@ -141,7 +141,7 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 
 	if (w < 0)
 		return -w;
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	struct hp_thread *th = hp_thread_self();
 	if (!th) {
 		err = EAGAIN;
@@ -151,7 +151,7 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 		if (!err && w)
 			HP_STORE(&th->active, *(bool *)newp);
 	}
-	hp_guard_leave(t);
+	hp_tls_guard_leave(t);
 	return err;
 }
 
@@ -207,7 +207,7 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 	if (!strcmp(name, "prof.dump"))
 		return ctl_dump(oldp, newp, newlen);
 	if (!strcmp(name, "prof.active")) {
-		bool was = HP_LOAD(&hp_prof.active);
+		bool was = HP_LOAD(&hp_switches.active);
 		int err = ctl_bool("prof_active", oldp, oldlenp, newp, newlen, was);
 		if (!err && newp && *(bool *)newp != was)
 			hp_log(HP_LOG_INFO, "sampling %s (API)", *(bool *)newp ? "resumed" : "paused");
@@ -225,7 +225,7 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 	if (!strcmp(name, "prof.reset"))
 		return oldp ? EPERM : ctl_reset(newp, newlen);
 	if (!strcmp(name, "prof.lg_sample")) {
-		size_t v = (size_t)HP_LOAD(&hp_prof.lg_sample);
+		size_t v = (size_t)HP_LOAD(&hp_switches.lg_sample);
 		return newp ? EPERM : read_value(oldp, oldlenp, &v, sizeof(v));
 	}
 	if (!strcmp(name, "prof.interval")) {

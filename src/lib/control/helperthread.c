@@ -31,12 +31,12 @@
 #include "control/helperthread.h"
 #include "conf/inifile.h"
 #include "base/log.h"
-#include "record/sampled.h"
 #include "control/settings.h"
 #include "control/signals.h"
 #include "output/statefile.h"
 #include "record/tls.h"
 #include "record/trigger.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 #define HOUSEKEEPING_MS   1000   /* signal handler check, ini polling */
@@ -181,7 +181,7 @@ static void arm(struct helper *h)
 	}
 	if (hp_opt.prof_gdump) {
 		int64_t grow = h->gdump_dumped_at / 20;
-		int64_t min_step = (int64_t)1 << HP_LOAD(&hp_prof.lg_sample);
+		int64_t min_step = (int64_t)1 << HP_LOAD(&hp_switches.lg_sample);
 		hp_trigger_arm_gdump(h->gdump_dumped_at + (grow > min_step ? grow : min_step));
 	} else {
 		hp_trigger_arm_gdump(INT64_MAX);
@@ -213,7 +213,7 @@ static void on_interval(struct helper *h)
 {
 	uint64_t step = (uint64_t)1 << h->interval_armed_for;
 
-	if (HP_LOAD(&hp_prof.active))
+	if (HP_LOAD(&hp_switches.active))
 		dump('i');
 	hp_trigger_arm_interval((hp_trigger_allocated() / step + 1) * step);
 }
@@ -287,7 +287,7 @@ static void *helper_main(void *arg)
 	int64_t cgroup_due = 0;
 
 	/* Everything this thread does is the profiler's own work. */
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	h->now_ms = now_ms();
 	watch_ini(h);
 	h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;

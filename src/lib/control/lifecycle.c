@@ -4,7 +4,7 @@
  * Owns the constructor, the fork handlers and the exit handler.  Start-up
  * runs inside the guard so that whatever dlsym, libunwind and glibc
  * allocate for us passes through unsampled; sampling starts only when
- * hp_prof.ready is published at the very end.
+ * hp_switches.ready is published at the very end.
  *
  * The exit handler is registered with on_exit() from the constructor.
  * Preloaded libraries are initialised before the program, so ours is one
@@ -34,6 +34,7 @@
 #include "record/threads.h"
 #include "record/tls.h"
 #include "version.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 static int prefork_locked;
@@ -46,7 +47,7 @@ static void prefork(void)
 	 * thread: we may hold any of these locks; take none, and reset them
 	 * all in the child. */
 	prefork_locked = t->guard == 0;
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	if (!prefork_locked)
 		return;
 	hp_thread_prefork();
@@ -63,7 +64,7 @@ static void postfork_parent(void)
 		hp_stacktab_postfork_parent();
 		hp_thread_postfork_parent();
 	}
-	hp_guard_leave(&hp_tls);
+	hp_sampled_leave(&hp_tls);
 }
 
 static void postfork_child(void)
@@ -78,7 +79,7 @@ static void postfork_child(void)
 	/* The child keeps profiling: its own pipe, helper thread and state. */
 	hp_helper_postfork_child();
 	hp_state_publish();
-	hp_guard_leave(&hp_tls);
+	hp_sampled_leave(&hp_tls);
 }
 
 static void exit_handler(int status, void *arg)
@@ -93,13 +94,13 @@ __attribute__((constructor(101))) static void hp_init(void)
 	struct hp_tls *t = &hp_tls;
 
 	hp_real_resolve();
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	hp_cxx_resolve();
 	hp_log_hold(1);
 	hp_conf_load();
-	hp_prof.enabled = hp_opt.prof;
-	hp_prof.lg_sample = (int)hp_opt.lg_prof_sample;
-	if (hp_prof.enabled) {
+	hp_switches.enabled = hp_opt.prof;
+	hp_switches.lg_sample = (int)hp_opt.lg_prof_sample;
+	if (hp_switches.enabled) {
 		hp_runtime_apply();
 		hp_log_hold(0);
 		hp_thread_init();
@@ -116,8 +117,8 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_log_hold(0);
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
-	       HEAPPROF_VERSION, hp_prof.enabled ? "on" : "off", hp_prof.lg_sample,
+	       HEAPPROF_VERSION, hp_switches.enabled ? "on" : "off", hp_switches.lg_sample,
 	       hp_real_provider());
-	hp_guard_leave(t);
-	HP_STORE_REL(&hp_prof.ready, 1);
+	hp_tls_guard_leave(t);
+	HP_STORE_REL(&hp_switches.ready, 1);
 }

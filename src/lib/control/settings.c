@@ -13,12 +13,12 @@
 #include "conf/inifile.h"
 #include "base/log.h"
 #include "base/pages.h"
-#include "record/sampled.h"
 #include "control/settings.h"
 #include "control/signals.h"
 #include "stack/stack.h"
 #include "record/trigger.h"
 #include "stack/unwind.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 static pthread_mutex_t opt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,13 +43,13 @@ void hp_runtime_postfork_child(void)
 
 void hp_runtime_apply(void)
 {
-	HP_STORE(&hp_prof.active, hp_opt.prof_active);
-	HP_STORE(&hp_prof.bt_max, (int)hp_opt.prof_bt_max);
-	HP_STORE(&hp_prof.thread_active_init, hp_opt.prof_thread_active_init);
+	HP_STORE(&hp_switches.active, hp_opt.prof_active);
+	HP_STORE(&hp_switches.bt_max, (int)hp_opt.prof_bt_max);
+	HP_STORE(&hp_switches.thread_active_init, hp_opt.prof_thread_active_init);
 	hp_stack_set_unwinder(hp_opt.prof_unwinder);
-	if (HP_LOAD(&hp_prof.lg_sample) != (int)hp_opt.lg_prof_sample) {
-		HP_STORE(&hp_prof.lg_sample, (int)hp_opt.lg_prof_sample);
-		hp_prof_new_epoch();
+	if (HP_LOAD(&hp_switches.lg_sample) != (int)hp_opt.lg_prof_sample) {
+		HP_STORE(&hp_switches.lg_sample, (int)hp_opt.lg_prof_sample);
+		hp_switches_new_epoch();
 	}
 	hp_log_set_level(hp_opt.log_level);
 	HP_STORE(&hp_unwind_counting, hp_opt.log_level >= HP_LOG_DEBUG || hp_opt.prof_unwinder == HP_UNWIND_CHECK);

@@ -22,9 +22,9 @@
 
 HP_EXPORT void *malloc(size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.malloc(n);
-	return hp_prof_malloc(n);
+	return hp_sampled_malloc(n);
 }
 
 HP_EXPORT void free(void *p)
@@ -33,7 +33,7 @@ HP_EXPORT void free(void *p)
 		hp_real.free(p);
 		return;
 	}
-	hp_prof_free(p);
+	hp_sampled_free(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t m)
@@ -42,16 +42,16 @@ HP_EXPORT void *calloc(size_t n, size_t m)
 
 	if (HP_UNLIKELY(__builtin_mul_overflow(n, m, &total)))
 		return hp_real.calloc(n, m);   /* fails as the allocator fails */
-	if (HP_LIKELY(hp_fast(total)))
+	if (HP_LIKELY(hp_tls_fast(total)))
 		return hp_real.calloc(n, m);
-	return hp_prof_calloc(n, m);
+	return hp_sampled_calloc(n, m);
 }
 
 HP_EXPORT void *realloc(void *p, size_t n)
 {
-	if (HP_LIKELY(!hp_live_maybe(p) && hp_fast(n)))
+	if (HP_LIKELY(!hp_live_maybe(p) && hp_tls_fast(n)))
 		return hp_real.realloc(p, n);
-	return hp_prof_realloc(p, n);
+	return hp_sampled_realloc(p, n);
 }
 
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
@@ -67,42 +67,42 @@ HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
 
 HP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.posix_memalign(out, align, n);
-	return hp_prof_posix_memalign(out, align, n);
+	return hp_sampled_posix_memalign(out, align, n);
 }
 
 HP_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.aligned_alloc(align, n);
-	return hp_prof_aligned(HP_ALIGNED_ALLOC, align, n);
+	return hp_sampled_aligned(HP_SAMPLED_ALIGNED_ALLOC, align, n);
 }
 
 HP_EXPORT void *memalign(size_t align, size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.memalign(align, n);
-	return hp_prof_aligned(HP_MEMALIGN, align, n);
+	return hp_sampled_aligned(HP_SAMPLED_MEMALIGN, align, n);
 }
 
 HP_EXPORT void *valloc(size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.valloc(n);
-	return hp_prof_aligned(HP_VALLOC, 0, n);
+	return hp_sampled_aligned(HP_SAMPLED_VALLOC, 0, n);
 }
 
 HP_EXPORT void *pvalloc(size_t n)
 {
-	if (HP_LIKELY(hp_fast(n)))
+	if (HP_LIKELY(hp_tls_fast(n)))
 		return hp_real.pvalloc(n);
-	return hp_prof_aligned(HP_PVALLOC, 0, n);
+	return hp_sampled_aligned(HP_SAMPLED_PVALLOC, 0, n);
 }
 
 HP_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (HP_UNLIKELY(hp_live_maybe(p)))
-		return hp_prof_usable_size(p);
+		return hp_sampled_usable_size(p);
 	return hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : 0;
 }

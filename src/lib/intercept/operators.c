@@ -56,14 +56,14 @@ static void *entry[HP_CXX_NKINDS];
 	}                                                               \
 	static HP_NOINLINE void *sym##_guarded params                   \
 	{                                                               \
-		HP_GUARD_SCOPE(g, &hp_tls);                             \
+		HP_TLS_GUARD_SCOPE(g, &hp_tls);                             \
 		return NEXT(kind, type) args;                           \
 	}                                                               \
 	static void *sym##_direct params                                \
 	{                                                               \
-		if (HP_LIKELY(hp_fast(n)))                              \
+		if (HP_LIKELY(hp_tls_fast(n)))                              \
 			return guard ? sym##_guarded args : NEXT(kind, type) args; \
-		return hp_prof_new(kind, n, al);                        \
+		return hp_sampled_new(kind, n, al);                        \
 	}                                                               \
 	HP_EXPORT void *sym params;                                     \
 	HP_EXPORT void *sym params                                      \
@@ -98,7 +98,7 @@ DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_f
 			NEXT(kind, type) args;                          \
 			return;                                         \
 		}                                                       \
-		hp_prof_delete(kind, p, n, al);                         \
+		hp_sampled_delete(kind, p, n, al);                         \
 	}                                                               \
 	HP_EXPORT void sym params;                                      \
 	HP_EXPORT void sym params                                       \

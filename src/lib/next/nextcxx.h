@@ -55,8 +55,8 @@ void hp_cxx_route(void);
 void hp_cxx_resolve(void);
 
 /* Slow paths (prof.c): n is the size, al the alignment (0 for none). */
-void *hp_prof_new(enum hp_cxx_kind kind, size_t n, size_t al);
-void hp_prof_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al);
+void *hp_sampled_new(enum hp_cxx_kind kind, size_t n, size_t al);
+void hp_sampled_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al);
 
 #pragma GCC visibility pop
 

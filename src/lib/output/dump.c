@@ -21,7 +21,6 @@
 #include "base/maths.h"
 #include "base/pages.h"
 #include "base/log.h"
-#include "record/sampled.h"
 #include "control/settings.h"
 #include "record/sample.h"
 #include "output/totals.h"
@@ -342,7 +341,7 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	int err;
 
 	path[0] = '\0';
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	hp_runtime_lock();
 	if (!hp_opt.prof_prefix[0]) {
 		err = ENOENT;
@@ -368,7 +367,7 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 		hp_snapshot_release(&s);
 out:
 	hp_runtime_unlock();
-	hp_guard_leave(t);
+	hp_tls_guard_leave(t);
 	return err;
 }
 
@@ -377,13 +376,13 @@ int hp_dump_path(const char *path)
 	struct hp_tls *t = &hp_tls;
 	int err;
 
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	hp_runtime_lock();
 	err = dump_locked(path, NULL);
 	if (!err)
 		hp_state_note_dump(path);
 	hp_runtime_unlock();
-	hp_guard_leave(t);
+	hp_tls_guard_leave(t);
 	return err;
 }
 

@@ -29,6 +29,7 @@
 #include "output/statefile.h"
 #include "record/counters.h"
 #include "record/tls.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 #define MAX_RANGES 256
@@ -112,7 +113,7 @@ static void exclude_block(const struct hp_snapshot *s, const void *p,
 	if (!p || !hp_live_find(p, &size, &cid))
 		return;
 	const struct hp_tctx *c = hp_tctx_at(cid);
-	if (!c || c->gen != HP_LOAD(&hp_prof.gen) || c->stack > s->nstacks || runtime[c->stack])
+	if (!c || c->gen != HP_LOAD(&hp_switches.gen) || c->stack > s->nstacks || runtime[c->stack])
 		return;
 	hp_sample_weight(size, c->lg, &cnt, &bytes);
 	by_stack[c->stack].live_cnt -= (int64_t)cnt;
@@ -223,9 +224,9 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 		command_path(cmd, sizeof(cmd));
 		hp_log(HP_LOG_ERROR, "Run %s report %s for leak detail", cmd, where);
 	}
-	if (HP_LOAD(&hp_prof.lg_sample) > 0)
+	if (HP_LOAD(&hp_switches.lg_sample) > 0)
 		hp_log(HP_LOG_ERROR, "Estimated from samples (lg_prof_sample:%d); lg_prof_sample:0 counts every block",
-		       HP_LOAD(&hp_prof.lg_sample));
+		       HP_LOAD(&hp_switches.lg_sample));
 }
 
 void hp_leak_at_exit(int status)
@@ -240,7 +241,7 @@ void hp_leak_at_exit(int status)
 		hp_state_remove();
 		return;
 	}
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	if (hp_opt.prof_final) {
 		dump_err = hp_dump_auto('f', HP_DUMP_QUIET, path, sizeof(path), &snap);
 		have_snap = dump_err == 0;
@@ -266,7 +267,7 @@ void hp_leak_at_exit(int status)
 	hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
 	hp_snapshot_release(&snap);
 	hp_state_remove();
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
 	exit((int)hp_opt.leak_exit_code);
@@ -278,5 +279,5 @@ out:
 	if (have_snap)
 		hp_snapshot_release(&snap);
 	hp_state_remove();
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 }

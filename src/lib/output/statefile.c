@@ -17,12 +17,12 @@
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
-#include "record/sampled.h"
 #include "control/signals.h"
 #include "base/spin.h"
 #include "output/statefile.h"
 #include "record/trigger.h"
 #include "version.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 static char dir[PATH_MAX];        /* empty: not publishing */
@@ -86,8 +86,8 @@ void hp_state_publish(void)
 	size_t len = hp_fmt(body, sizeof(body),
 		"version=%s\npid=%d\nprogram=%s\nprefix=%s\nactive=%d\nlg_prof_sample=%d\n"
 		"signal_dump=%d\nsignal_toggle=%d\ndumps=%u\nlast_dump=%s\nlive_bytes=%lld\nstarted=%s\n",
-		HEAPPROF_VERSION, (int)getpid(), exe, prefix, HP_LOAD(&hp_prof.active),
-		HP_LOAD(&hp_prof.lg_sample), hp_sig_installed(sd) ? sd : 0,
+		HEAPPROF_VERSION, (int)getpid(), exe, prefix, HP_LOAD(&hp_switches.active),
+		HP_LOAD(&hp_switches.lg_sample), hp_sig_installed(sd) ? sd : 0,
 		hp_sig_installed(st) ? st : 0, dumps, last_dump, (long long)hp_trigger_live(), started);
 	hp_spin_unlock(&lock);
 	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "base/pages.h"
-#include "record/sampled.h"
 #include "record/sample.h"
 #include "output/totals.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 double hp_counts_objects(int64_t cnt_fp)
@@ -30,10 +30,10 @@ static void counts_add(struct hp_counts *a, const struct hp_counts *b)
 
 int hp_snapshot_take(struct hp_snapshot *s)
 {
-	uint16_t gen = HP_LOAD(&hp_prof.gen);
+	uint16_t gen = HP_LOAD(&hp_switches.gen);
 
 	memset(s, 0, sizeof(*s));
-	s->lg = HP_LOAD(&hp_prof.lg_sample);
+	s->lg = HP_LOAD(&hp_switches.lg_sample);
 	/* Contexts first: every context read refers to a stack that was
 	 * interned before it, so nstacks read afterwards covers them all. */
 	uint32_t end = hp_tctx_end();

@@ -1,7 +1,7 @@
 /*
- * prof.c -- sampled allocations and frees (see prof.h).
+ * sampled.c -- sampled allocations and frees (see sampled.h).
  *
- * Owns hp_prof and the per-thread state hp_tls.  Every function here runs
+ * Owns the deferred frees.  Every function here runs
  * on the host's threads inside malloc or free: it saves and restores
  * errno, does its bookkeeping inside the guard (so nothing it calls is
  * sampled or re-enters a lock it holds), takes at most one shard lock at a
@@ -16,6 +16,7 @@
 #include "next/nextcxx.h"
 #include "record/live.h"
 #include "record/sampled.h"
+#include "record/switches.h"
 #include "next/next.h"
 #include "record/sample.h"
 #include "stack/stack.h"
@@ -26,25 +27,11 @@
 #include "record/trigger.h"
 #include "base/banned.h"
 
-__thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
-
-struct hp_prof_state hp_prof = {
-	.lg_sample = 19,
-	.bt_max = 128,
-	.thread_active_init = 1,
-	.epoch = 1,
-};
-
-void hp_prof_new_epoch(void)
-{
-	HP_ADD(&hp_prof.epoch, 1);
-}
-
 /* ---- the sampling decision ------------------------------------------ */
 
 static uint64_t draw(struct hp_tls *t, int lg)
 {
-	if (!HP_LOAD(&hp_prof.enabled))
+	if (!HP_LOAD(&hp_switches.enabled))
 		return UINT64_MAX;
 	if (lg == 0)
 		return 0;
@@ -56,10 +43,10 @@ static uint64_t draw(struct hp_tls *t, int lg)
  * at, and arms the next countdown. */
 static bool decide(struct hp_tls *t, size_t n, int *lg)
 {
-	if (t->guard || !HP_LOAD_ACQ(&hp_prof.ready))
+	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
-	uint32_t epoch = HP_LOAD(&hp_prof.epoch);
-	*lg = HP_LOAD(&hp_prof.lg_sample);
+	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
+	*lg = HP_LOAD(&hp_switches.lg_sample);
 	if (t->epoch != epoch) {
 		/* First allocation of this thread, or the rate changed: draw a
 		 * fresh wait and test this allocation against it, so that no
@@ -77,7 +64,7 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 	 * what lg_prof_interval counts. */
 	hp_trigger_note_alloc(t, t->last_draw - t->countdown + n);
 	t->countdown = t->last_draw = draw(t, *lg);
-	return HP_LOAD(&hp_prof.active);
+	return HP_LOAD(&hp_switches.active);
 }
 
 /* ---- recording ------------------------------------------------------- */
@@ -119,7 +106,7 @@ HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth)
 
 HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
 {
-	uint16_t gen = HP_LOAD(&hp_prof.gen);
+	uint16_t gen = HP_LOAD(&hp_switches.gen);
 	uint64_t key = (uint64_t)sid | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
 
 	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx))
@@ -139,17 +126,17 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_thread_self();
 	if (!th || !HP_LOAD(&th->active))
 		goto out;
-	int depth = hp_stack_capture(th, th->frames, HP_LOAD(&hp_prof.bt_max));
+	int depth = hp_stack_capture(th, th->frames, HP_LOAD(&hp_switches.bt_max));
 	uint32_t sid = stack_id(th, (uint32_t)depth);
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {
-		HP_ADD(&hp_prof.dropped, 1);
+		HP_ADD(&hp_switches.dropped, 1);
 		goto out;
 	}
 	struct hp_tctx *c = hp_tctx_at(cid);
@@ -158,12 +145,12 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	hp_tctx_add(c, cnt, bytes);
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_tctx_sub(c, cnt, bytes, 1);
-		HP_ADD(&hp_prof.dropped, 1);
+		HP_ADD(&hp_switches.dropped, 1);
 	} else {
 		hp_trigger_note_live(t, (int64_t)bytes);
 	}
 out:
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 	*errp = saved_errno;
 }
 
@@ -182,7 +169,7 @@ static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
 
 /* ---- slow paths ------------------------------------------------------ */
 
-void *hp_prof_malloc(size_t n)
+void *hp_sampled_malloc(size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	int lg;
@@ -194,7 +181,7 @@ void *hp_prof_malloc(size_t n)
 	return p;
 }
 
-void *hp_prof_calloc(size_t n, size_t m)
+void *hp_sampled_calloc(size_t n, size_t m)
 {
 	struct hp_tls *t = &hp_tls;
 	size_t total = n * m;   /* the caller checked for overflow */
@@ -207,7 +194,7 @@ void *hp_prof_calloc(size_t n, size_t m)
 	return p;
 }
 
-void *hp_prof_aligned(enum hp_align_kind kind, size_t align, size_t n)
+void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	int lg;
@@ -215,16 +202,16 @@ void *hp_prof_aligned(enum hp_align_kind kind, size_t align, size_t n)
 	void *p = NULL;
 
 	switch (kind) {
-	case HP_MEMALIGN:
+	case HP_SAMPLED_MEMALIGN:
 		p = (hp_real.memalign)(align, n);
 		break;
-	case HP_ALIGNED_ALLOC:
+	case HP_SAMPLED_ALIGNED_ALLOC:
 		p = (hp_real.aligned_alloc)(align, n);
 		break;
-	case HP_VALLOC:
+	case HP_SAMPLED_VALLOC:
 		p = (hp_real.valloc)(n);
 		break;
-	case HP_PVALLOC:
+	case HP_SAMPLED_PVALLOC:
 		p = (hp_real.pvalloc)(n);
 		break;
 	}
@@ -233,7 +220,7 @@ void *hp_prof_aligned(enum hp_align_kind kind, size_t align, size_t n)
 	return p;
 }
 
-int hp_prof_posix_memalign(void **out, size_t align, size_t n)
+int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	int lg;
@@ -254,15 +241,15 @@ static void defer_free(struct hp_tls *t, void *p)
 		t->pending[t->npending++] = p;
 }
 
-void hp_prof_drain_pending(struct hp_tls *t)
+void hp_sampled_drain(struct hp_tls *t)
 {
 	while (t->npending && !t->guard) {
 		void *p = t->pending[--t->npending];
-		hp_prof_free(p);
+		hp_sampled_free(p);
 	}
 }
 
-void hp_prof_free(void *p)
+void hp_sampled_free(void *p)
 {
 	struct hp_tls *t = &hp_tls;
 	int *errp = &errno;
@@ -272,11 +259,11 @@ void hp_prof_free(void *p)
 
 	if (hp_real_pool_owns(p))
 		return;   /* bootstrap memory is never reused */
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
 		account_free(t, size, cid);
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
 		defer_free(t, p);
@@ -302,7 +289,7 @@ static void *realloc_deferred(struct hp_tls *t, void *p, size_t n)
 	return q;
 }
 
-void *hp_prof_realloc(void *p, size_t n)
+void *hp_sampled_realloc(void *p, size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	uint64_t old_size = 0;
@@ -318,9 +305,9 @@ void *hp_prof_realloc(void *p, size_t n)
 	enum hp_live_result r = HP_LIVE_ABSENT;
 	if (p && hp_live_maybe(p)) {
 		int saved_errno = errno;
-		hp_guard_enter(t);
+		hp_tls_guard_enter(t);
 		r = hp_live_remove(p, &old_size, &old_cid);
-		hp_guard_leave(t);
+		hp_sampled_leave(t);
 		errno = saved_errno;
 		if (r == HP_LIVE_BUSY)
 			return realloc_deferred(t, p, n);
@@ -330,12 +317,12 @@ void *hp_prof_realloc(void *p, size_t n)
 	int saved_errno = errno;
 
 	if (r == HP_LIVE_REMOVED) {
-		hp_guard_enter(t);
+		hp_tls_guard_enter(t);
 		if (q || n == 0)
 			account_free(t, old_size, old_cid);   /* moved, or freed */
 		else if (!hp_live_insert(p, old_size, old_cid))
 			account_free(t, old_size, old_cid);   /* failed: p stays */
-		hp_guard_leave(t);
+		hp_sampled_leave(t);
 	}
 	if (sample && q)
 		record_alloc(t, q, n, lg);
@@ -343,7 +330,7 @@ void *hp_prof_realloc(void *p, size_t n)
 	return q;
 }
 
-size_t hp_prof_usable_size(void *p)
+size_t hp_sampled_usable_size(void *p)
 {
 	if (hp_real_pool_owns(p))
 		return hp_real_pool_size(p);
@@ -355,14 +342,14 @@ size_t hp_prof_usable_size(void *p)
 /* std::nothrow: an empty object passed by reference; never read. */
 static const char nothrow_tag;
 
-void *hp_prof_new(enum hp_cxx_kind kind, size_t n, size_t al)
+void *hp_sampled_new(enum hp_cxx_kind kind, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
 	void *f = hp_cxx_next(kind);
 	int lg;
 	bool sample = decide(t, n, &lg);
 	void *p = NULL;
-	HP_GUARD_SCOPE(g, t);   /* left by a cleanup if operator new throws */
+	HP_TLS_GUARD_SCOPE(g, t);   /* left by a cleanup if operator new throws */
 
 	switch (kind) {
 	case HP_CXX_NEW:
@@ -381,14 +368,14 @@ void *hp_prof_new(enum hp_cxx_kind kind, size_t n, size_t al)
 		p = ((void *(*)(size_t, size_t, const void *))f)(n, al, &nothrow_tag);
 		break;
 	}
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 	g.t = NULL;
 	if (sample && p)
 		record_alloc(t, p, n, lg);
 	return p;
 }
 
-void hp_prof_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al)
+void hp_sampled_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
 	void *f = hp_cxx_next(kind);
@@ -396,11 +383,11 @@ void hp_prof_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al)
 	uint64_t size;
 	uint32_t cid;
 
-	hp_guard_enter(t);
+	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
 		account_free(t, size, cid);
-	hp_guard_leave(t);
+	hp_sampled_leave(t);
 	errno = saved_errno;
 	if (r == HP_LIVE_BUSY) {
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */

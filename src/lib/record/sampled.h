@@ -1,14 +1,15 @@
 /*
- * prof.h -- the profiler's runtime state and its slow paths.
+ * sampled.h -- the allocation and free slow paths: what happens when an
+ * allocation may be sampled or a freed pointer may be a sampled block.
  *
- * The interposer (preload.c) inlines the fast tests and calls these
+ * The interposer (intercept/malloc.c) inlines the fast tests and calls these
  * functions only when an allocation may be sampled (its size reaches the
  * thread's countdown) or a freed pointer may be a sampled block (the page
  * filter says "maybe").  Each has the exact semantics of the next
  * allocator's function of the same name, errno included.
  */
-#ifndef HP_PROF_H
-#define HP_PROF_H
+#ifndef HP_SAMPLED_H
+#define HP_SAMPLED_H
 
 #pragma GCC visibility push(hidden)
 
@@ -16,35 +17,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hp_prof_state {
-	int ready;                /* init finished; sampling may start */
-	int enabled;              /* opt prof: sampling possible at all */
-	int active;               /* prof.active */
-	int lg_sample;            /* current lg_prof_sample */
-	int bt_max;               /* current prof_bt_max */
-	int thread_active_init;
-	uint32_t epoch;           /* bumped when rate or switches change */
-	uint16_t gen;             /* reset generation (prof.reset) */
-	uint64_t dropped;         /* samples lost to exhausted memory */
-};
-
-extern struct hp_prof_state hp_prof;
+#include "record/tls.h"
 
 /* Slow paths, one per interposed function. */
-void *hp_prof_malloc(size_t n);
-void *hp_prof_calloc(size_t n, size_t m);
-void *hp_prof_realloc(void *p, size_t n);
-void hp_prof_free(void *p);
-int hp_prof_posix_memalign(void **out, size_t align, size_t n);
+void *hp_sampled_malloc(size_t n);
+void *hp_sampled_calloc(size_t n, size_t m);
+void *hp_sampled_realloc(void *p, size_t n);
+void hp_sampled_free(void *p);
+int hp_sampled_posix_memalign(void **out, size_t align, size_t n);
 
-enum hp_align_kind { HP_MEMALIGN, HP_ALIGNED_ALLOC, HP_VALLOC, HP_PVALLOC };
-void *hp_prof_aligned(enum hp_align_kind kind, size_t align, size_t n);
+enum hp_sampled_align { HP_SAMPLED_MEMALIGN, HP_SAMPLED_ALIGNED_ALLOC, HP_SAMPLED_VALLOC, HP_SAMPLED_PVALLOC };
+void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n);
 
-size_t hp_prof_usable_size(void *p);
+size_t hp_sampled_usable_size(void *p);
 
-/* Makes every thread redraw its countdown at its next sample point (after
- * a change of rate or of the active switch). */
-void hp_prof_new_epoch(void);
+/* Frees the blocks whose free a signal handler deferred while this thread
+ * held their live-table shard (see hp_live_remove's HP_LIVE_BUSY).  Only
+ * outside the guard. */
+void hp_sampled_drain(struct hp_tls *t);
+
+/* Leaves the guard and frees what was deferred meanwhile: for code that
+ * holds live-table shard locks inside the guard (this module, the leak
+ * verdict's lookups, the fork handlers).  Elsewhere the deferred list
+ * cannot grow, and hp_tls_guard_leave is enough. */
+HP_INLINE void hp_sampled_leave(struct hp_tls *t)
+{
+	hp_tls_guard_leave(t);
+	if (HP_UNLIKELY(t->npending) && !t->guard)
+		hp_sampled_drain(t);
+}
 
 #pragma GCC visibility pop
 

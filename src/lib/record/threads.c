@@ -14,9 +14,9 @@
 
 #include "base/fmt.h"
 #include "base/pages.h"
-#include "record/sampled.h"
 #include "record/threads.h"
 #include "record/tls.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
@@ -92,7 +92,7 @@ static void on_thread_exit(void *arg)
 	struct hp_thread *t = arg;
 	struct hp_tls *tls = &hp_tls;
 
-	hp_guard_enter(tls);
+	hp_tls_guard_enter(tls);
 	if (!t->name_set)
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	HP_STORE(&t->exited, 1);
@@ -107,7 +107,7 @@ static void on_thread_exit(void *arg)
 		t->map_mask = 0;
 		t->map_count = 0;
 	}
-	hp_guard_leave(tls);
+	hp_tls_guard_leave(tls);
 }
 
 struct hp_thread *hp_thread_self(void)
@@ -124,7 +124,7 @@ struct hp_thread *hp_thread_self(void)
 		t->uid = HP_ADD(&uids, 1);
 		t->tid = gettid();
 		stack_bounds(t);
-		t->active = hp_prof.thread_active_init;
+		t->active = hp_switches.thread_active_init;
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);
 		struct hp_thread *old = HP_LOAD(&head);
 		do {

@@ -12,6 +12,12 @@
  *
  * Zero-initialised TLS means countdown 0, which sends a thread's first
  * allocation to the slow path, where its sampling state is set up.
+ *
+ * The bottom of the recording layer: the fast path, every slow path and
+ * every thread that works inside the profiler (the helper thread, dump
+ * writers, the exit handler) read and write it; it calls nothing.  Blocks
+ * whose free had to wait (pending[]) are freed by record/sampled.h's
+ * hp_sampled_leave, not here.
  */
 #ifndef HP_TLS_H
 #define HP_TLS_H
@@ -45,12 +51,10 @@ struct hp_tls {
 
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
-void hp_prof_drain_pending(struct hp_tls *t);
-
 /* The fast path's whole test: n bytes fit before this thread's next sample
  * point, so count them and forward.  False sends the call to the slow
  * path (a sample, a thread's first allocation, or exact mode). */
-HP_INLINE int hp_fast(uint64_t n)
+HP_INLINE int hp_tls_fast(uint64_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	uint64_t c = t->countdown;
@@ -62,7 +66,7 @@ HP_INLINE int hp_fast(uint64_t n)
 	return 0;
 }
 
-HP_INLINE void hp_guard_enter(struct hp_tls *t)
+HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 {
 	if (t->guard++ == 0) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -73,36 +77,34 @@ HP_INLINE void hp_guard_enter(struct hp_tls *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-HP_INLINE void hp_guard_leave(struct hp_tls *t);
+HP_INLINE void hp_tls_guard_leave(struct hp_tls *t);
 
 /* For __attribute__((cleanup)): leaves the guard when the scope is left,
  * normally or by a C++ exception unwinding through (needs -fexceptions). */
-struct hp_guard_scope {
+struct hp_tls_guard_scope {
 	struct hp_tls *t;
 };
 
-#define HP_GUARD_SCOPE(name, tls) \
-	struct hp_guard_scope name __attribute__((cleanup(hp_guard_scope_leave))) = { (tls) }; \
-	hp_guard_enter(tls)
+#define HP_TLS_GUARD_SCOPE(name, tls) \
+	struct hp_tls_guard_scope name __attribute__((cleanup(hp_tls_guard_scope_leave))) = { (tls) }; \
+	hp_tls_guard_enter(tls)
 
-HP_INLINE void hp_guard_leave(struct hp_tls *t)
+HP_INLINE void hp_tls_guard_leave(struct hp_tls *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->guard == 1) {
 		t->countdown = t->saved_countdown;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->guard = 0;
-		if (HP_UNLIKELY(t->npending))
-			hp_prof_drain_pending(t);
 		return;
 	}
 	t->guard--;
 }
 
-HP_INLINE void hp_guard_scope_leave(struct hp_guard_scope *s)
+HP_INLINE void hp_tls_guard_scope_leave(struct hp_tls_guard_scope *s)
 {
 	if (s->t)
-		hp_guard_leave(s->t);
+		hp_tls_guard_leave(s->t);
 }
 
 #pragma GCC visibility pop

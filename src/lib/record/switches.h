@@ -1,0 +1,39 @@
+/*
+ * switches.h -- the process-wide sampling switches.
+ *
+ * Written by the control side (start-up, settings applied from
+ * profiler.ini or the API, the toggle signal) and by prof.reset; read by
+ * the sampled slow path at each sample point and by the output side.  A
+ * change of rate or of the active switch bumps the epoch, which makes
+ * every thread redraw its countdown at its next sample point.  All
+ * accesses go through HP_LOAD/HP_STORE: relaxed, except ready, which is
+ * published with release once start-up is complete.
+ */
+#ifndef HP_SWITCHES_H
+#define HP_SWITCHES_H
+
+#pragma GCC visibility push(hidden)
+
+#include <stdint.h>
+
+struct hp_switches {
+	int ready;                /* init finished; sampling may start */
+	int enabled;              /* opt prof: sampling possible at all */
+	int active;               /* prof.active */
+	int lg_sample;            /* current lg_prof_sample */
+	int bt_max;               /* current prof_bt_max */
+	int thread_active_init;
+	uint32_t epoch;           /* bumped when rate or switches change */
+	uint16_t gen;             /* reset generation (prof.reset) */
+	uint64_t dropped;         /* samples lost to exhausted memory */
+};
+
+extern struct hp_switches hp_switches;
+
+/* Makes every thread redraw its countdown at its next sample point (after
+ * a change of rate or of the active switch). */
+void hp_switches_new_epoch(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,101 @@
+#!/usr/bin/perl
+# The library's structure, as the linker sees it (src/README.md draws it):
+# which file's object refers to which other file's symbols.  Fails on a
+# circle of calls between two or more files, and on any reference that
+# runs up the layers: base < conf < stack < next < record < output <
+# control < intercept (intercept and control never call each other;
+# nothing calls control or intercept).  Reads the objects that make
+# build/libheapprof.so, so inline functions in headers count where they
+# are expanded.
+use strict;
+use warnings;
+use File::Basename qw(dirname);
+
+my $src = $ENV{HP_SRC} // dirname(dirname(__FILE__));
+my $build = $ENV{HP_BUILD} // "$src/build";
+my @layers = qw(base conf stack next record output control intercept);
+my %rank = map { $layers[$_] => $_ } 0 .. $#layers;
+
+my @objs = sort glob("$build/lib/*/*.o");
+if (!@objs) {
+	print "Bail out! no objects under $build/lib: run make\n";
+	exit 1;
+}
+my (%defs, %uses);
+for my $o (@objs) {
+	my ($layer, $name) = $o =~ m{/lib/([^/]+)/([^/]+)\.o$} or next;
+	my $file = "$layer/$name";
+	for (`nm $o`) {
+		if (/^[0-9a-f]+ [TDBRVW] (\S+)$/) { $defs{$1} = $file }
+		elsif (/^\s+U (\S+)$/) { push @{$uses{$file}}, $1 }
+	}
+}
+# Every source file has an object, so every file is a node.
+my (%edge, %why);
+for my $from (sort keys %uses) {
+	for my $sym (@{$uses{$from}}) {
+		my $to = $defs{$sym} // next;
+		next if $to eq $from;
+		$edge{$from}{$to} = 1;
+		push @{$why{"$from $to"}}, $sym;
+	}
+}
+
+print "1..3\n";
+
+# 1. Every object sits in a known layer.
+my @unknown = grep { my ($l) = m{/lib/([^/]+)/}; !exists $rank{$l} } @objs;
+print((@unknown ? 'not ok' : 'ok'), " 1 - every file is in a known layer\n");
+print "# unknown: $_\n" for @unknown;
+
+# 2. No reference runs up: a file calls only its own layer and those below.
+my @up;
+for my $from (sort keys %edge) {
+	for my $to (sort keys %{$edge{$from}}) {
+		my ($lf) = split m{/}, $from;
+		my ($lt) = split m{/}, $to;
+		push @up, "$from -> $to (@{$why{\"$from $to\"}})" if $rank{$lt} > $rank{$lf};
+	}
+}
+print((@up ? 'not ok' : 'ok'), " 2 - references run down the layers only\n");
+print "# up: $_\n" for @up;
+
+# 3. No circle of references between files (Tarjan's strongly connected
+# components; a component of two or more files is a circle).
+my ($index, @stack, %on, %idx, %low, @circles) = (0);
+sub strong {
+	my ($v) = @_;
+	$idx{$v} = $low{$v} = $index++;
+	push @stack, $v;
+	$on{$v} = 1;
+	for my $w (sort keys %{$edge{$v} // {}}) {
+		if (!exists $idx{$w}) {
+			strong($w);
+			$low{$v} = $low{$w} if $low{$w} < $low{$v};
+		} elsif ($on{$w}) {
+			$low{$v} = $idx{$w} if $idx{$w} < $low{$v};
+		}
+	}
+	if ($low{$v} == $idx{$v}) {
+		my @c;
+		while (1) {
+			my $w = pop @stack;
+			$on{$w} = 0;
+			push @c, $w;
+			last if $w eq $v;
+		}
+		push @circles, [sort @c] if @c > 1;
+	}
+}
+my %nodes = map { $_ => 1 } keys %edge, map { keys %$_ } values %edge;
+strong($_) for grep { !exists $idx{$_} } sort keys %nodes;
+print((@circles ? 'not ok' : 'ok'), " 3 - no circle of calls between files\n");
+for my $c (@circles) {
+	my %in = map { $_ => 1 } @$c;
+	print "# circle: @$c\n";
+	for my $f (@$c) {
+		for my $t (sort grep { $in{$_} } keys %{$edge{$f}}) {
+			print "#   $f -> $t (@{$why{\"$f $t\"}})\n";
+		}
+	}
+}
