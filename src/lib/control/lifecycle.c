@@ -93,9 +93,9 @@ __attribute__((constructor(101))) static void hp_init(void)
 {
 	struct hp_tls *t = &hp_tls;
 
-	hp_real_resolve();
+	hp_next_resolve();
 	hp_tls_guard_enter(t);
-	hp_cxx_resolve();
+	hp_nextcxx_resolve();
 	hp_log_hold(1);
 	hp_conf_load();
 	hp_switches.enabled = hp_opt.prof;
@@ -118,7 +118,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
 	       HEAPPROF_VERSION, hp_switches.enabled ? "on" : "off", hp_switches.lg_sample,
-	       hp_real_provider());
+	       hp_next_provider());
 	hp_tls_guard_leave(t);
 	HP_STORE_REL(&hp_switches.ready, 1);
 }

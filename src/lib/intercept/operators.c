@@ -1,12 +1,12 @@
 /*
- * cxx.c -- the interposed C++ allocation operators.
+ * operators.c -- the interposed C++ allocation operators.
  *
- * Owns nothing.  Like preload.c, each function is a fast path only.
+ * Owns nothing.  Like malloc.c, each function is a fast path only.
  *
  * Why we interpose them at all: jemalloc, tcmalloc and mimalloc define
  * their own operator new and delete, which allocate without calling
  * malloc; stacked over them, C++ allocations would never reach heapprof.
- * So when the allocator is "direct" (see cxx.h) these wrappers count,
+ * So when the allocator is "direct" (see next/nextcxx.h) these wrappers count,
  * sample and forward.  Otherwise (libstdc++ over glibc) they forward at
  * once and our malloc and free do the work, so nothing counts twice.
  *
@@ -21,11 +21,12 @@
 
 #include "base/compiler.h"
 #include "next/nextcxx.h"
-#include "record/live.h"
+#include "record/sampled.h"
+#include "next/filter.h"
 #include "record/tls.h"
 
 /* In direct mode every operator is resolved already. */
-#define NEXT(kind, type) ((type)HP_LOAD(&hp_cxx.fn[kind]))
+#define NEXT(kind, type) ((type)HP_LOAD(&hp_nextcxx.fn[kind]))
 
 typedef void *(*new_fn)(size_t);
 typedef void *(*new_nt_fn)(size_t, const void *);
@@ -45,13 +46,15 @@ typedef void (*del_al_nt_fn)(void *, size_t, const void *);
  * runtime is known (one may arrive later through dlopen).  So over glibc
  * an operator is one indirect jump. */
 static void *entry[HP_CXX_NKINDS];
+static void route(void);
 
 #define ENTRY(kind, type) ((type)HP_LOAD(&entry[kind]))
 
 #define DEFINE_NEW(sym, kind, type, params, args, al, guard)          \
 	static HP_NOINLINE HP_COLD void *sym##_resolve params           \
 	{                                                               \
-		hp_cxx_next_slow(kind);                                 \
+		hp_nextcxx_fn_slow(kind);                               \
+		route();                                                \
 		return ENTRY(kind, type) args;                          \
 	}                                                               \
 	static HP_NOINLINE void *sym##_guarded params                   \
@@ -89,12 +92,13 @@ DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_f
 #define DEFINE_DELETE(sym, kind, type, params, args, n, al)           \
 	static HP_NOINLINE HP_COLD void sym##_resolve params            \
 	{                                                               \
-		hp_cxx_next_slow(kind);                                 \
+		hp_nextcxx_fn_slow(kind);                               \
+		route();                                                \
 		ENTRY(kind, type) args;                                 \
 	}                                                               \
 	static void sym##_direct params                                 \
 	{                                                               \
-		if (HP_LIKELY(!hp_live_maybe(p))) {                     \
+		if (HP_LIKELY(!hp_filter_maybe(p))) {                     \
 			NEXT(kind, type) args;                          \
 			return;                                         \
 		}                                                       \
@@ -145,11 +149,14 @@ DEFINE_DELETE(_ZdaPvmSt11align_val_t, HP_CXX_DL_ARR_SZ_AL, del_sz_al_fn,
 static void *const direct[HP_CXX_NKINDS] = BY_KIND(_direct);
 static void *entry[HP_CXX_NKINDS] = BY_KIND(_resolve);
 
-void hp_cxx_route(void)
+/* Points each exported operator at the next one, or at its direct-mode
+ * function, once next/nextcxx.c has resolved it.  Run by the resolver
+ * stubs: the first call of any operator routes all that are known. */
+static void route(void)
 {
 	for (int k = 0; k < HP_CXX_NKINDS; k++) {
-		void *next = HP_LOAD(&hp_cxx.fn[k]);
+		void *next = HP_LOAD(&hp_nextcxx.fn[k]);
 		if (next)
-			HP_STORE_REL(&entry[k], HP_LOAD(&hp_cxx.direct) ? direct[k] : next);
+			HP_STORE_REL(&entry[k], HP_LOAD(&hp_nextcxx.direct) ? direct[k] : next);
 	}
 }

@@ -2,7 +2,7 @@
  * real.c -- resolves the next allocator and serves bootstrap allocations
  * (see real.h).
  *
- * Owns hp_real, the resolution state and the bootstrap pool.  This module
+ * Owns hp_next, the resolution state and the bootstrap pool.  This module
  * must not call malloc by name: until resolution completes, "malloc" is us.
  */
 #include <dlfcn.h>
@@ -15,11 +15,9 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
-#include "next/nextcxx.h"
-#include "record/live.h"
+#include "next/filter.h"
 #include "base/log.h"
 #include "next/next.h"
-#include "stack/stack.h"
 
 /* glibc's own entry points: the fallback when dlsym(RTLD_NEXT) finds
  * nothing (it always finds libc in practice). */
@@ -38,16 +36,16 @@ static char pool[POOL_SIZE] __attribute__((aligned(4096)));
 static size_t pool_used;
 static int pool_pinned;
 
-bool hp_real_pool_owns(const void *p)
+bool hp_next_pool_owns(const void *p)
 {
 	return (const char *)p >= pool && (const char *)p < pool + POOL_SIZE;
 }
 
-void *hp_real_pool_alloc(size_t size, size_t align)
+void *hp_next_pool_alloc(size_t size, size_t align)
 {
 	if (!HP_LOAD(&pool_pinned)) {
 		/* Route every free/realloc of pool memory to the slow path. */
-		hp_live_filter_pin(pool, POOL_SIZE);
+		hp_filter_pin(pool, POOL_SIZE);
 		HP_STORE(&pool_pinned, 1);
 	}
 	if (align < POOL_HDR)
@@ -70,7 +68,7 @@ nomem:
 	return NULL;
 }
 
-size_t hp_real_pool_size(const void *p)
+size_t hp_next_pool_size(const void *p)
 {
 	return *(const size_t *)((const char *)p - POOL_HDR);
 }
@@ -88,51 +86,51 @@ static struct {
 
 static void *boot_malloc(size_t n)
 {
-	hp_real_resolve();
-	if (!hp_real_resolved())
-		return hp_real_pool_alloc(n, 16);
-	return hp_real.malloc(n);
+	hp_next_resolve();
+	if (!hp_next_resolved())
+		return hp_next_pool_alloc(n, 16);
+	return hp_next.malloc(n);
 }
 
 static void boot_free(void *p)
 {
-	if (!p || hp_real_pool_owns(p))
+	if (!p || hp_next_pool_owns(p))
 		return;
-	hp_real_resolve();
-	if (hp_real_resolved())
-		hp_real.free(p);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		hp_next.free(p);
 }
 
 static void *boot_calloc(size_t n, size_t m)
 {
 	size_t sz;
 
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.calloc(n, m);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.calloc(n, m);
 	if (__builtin_mul_overflow(n, m, &sz)) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return hp_real_pool_alloc(sz, 16);   /* static memory: already zero */
+	return hp_next_pool_alloc(sz, 16);   /* static memory: already zero */
 }
 
 static void *boot_realloc(void *p, size_t n)
 {
-	if (p && hp_real_pool_owns(p))
-		return hp_real_pool_realloc(p, n);
-	hp_real_resolve();
-	if (!hp_real_resolved())
-		return p ? NULL : hp_real_pool_alloc(n, 16);
-	return hp_real.realloc(p, n);
+	if (p && hp_next_pool_owns(p))
+		return hp_next_pool_realloc(p, n);
+	hp_next_resolve();
+	if (!hp_next_resolved())
+		return p ? NULL : hp_next_pool_alloc(n, 16);
+	return hp_next.realloc(p, n);
 }
 
 static int boot_posix_memalign(void **out, size_t align, size_t n)
 {
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.posix_memalign(out, align, n);
-	void *p = hp_real_pool_alloc(n, align);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.posix_memalign(out, align, n);
+	void *p = hp_next_pool_alloc(n, align);
 	if (!p)
 		return ENOMEM;
 	*out = p;
@@ -141,47 +139,47 @@ static int boot_posix_memalign(void **out, size_t align, size_t n)
 
 static void *boot_memalign(size_t align, size_t n)
 {
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.memalign(align, n);
-	return hp_real_pool_alloc(n, align);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.memalign(align, n);
+	return hp_next_pool_alloc(n, align);
 }
 
 static void *boot_aligned_alloc(size_t align, size_t n)
 {
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.aligned_alloc(align, n);
-	return hp_real_pool_alloc(n, align);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.aligned_alloc(align, n);
+	return hp_next_pool_alloc(n, align);
 }
 
 static void *boot_valloc(size_t n)
 {
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.valloc(n);
-	return hp_real_pool_alloc(n, 4096);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.valloc(n);
+	return hp_next_pool_alloc(n, 4096);
 }
 
 static void *boot_pvalloc(size_t n)
 {
-	hp_real_resolve();
-	if (hp_real_resolved())
-		return hp_real.pvalloc(n);
-	return hp_real_pool_alloc((n + 4095) & ~(size_t)4095, 4096);
+	hp_next_resolve();
+	if (hp_next_resolved())
+		return hp_next.pvalloc(n);
+	return hp_next_pool_alloc((n + 4095) & ~(size_t)4095, 4096);
 }
 
 static size_t boot_malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
-	if (hp_real_pool_owns(p))
-		return hp_real_pool_size(p);
-	hp_real_resolve();
-	return hp_real_resolved() ? hp_real.malloc_usable_size(p) : 0;
+	if (hp_next_pool_owns(p))
+		return hp_next_pool_size(p);
+	hp_next_resolve();
+	return hp_next_resolved() ? hp_next.malloc_usable_size(p) : 0;
 }
 
-struct hp_real hp_real = {
+struct hp_next hp_next = {
 	.malloc = boot_malloc,
 	.free = boot_free,
 	.calloc = boot_calloc,
@@ -194,10 +192,10 @@ struct hp_real hp_real = {
 	.malloc_usable_size = boot_malloc_usable_size,
 };
 
-void *hp_real_pool_realloc(void *p, size_t n)
+void *hp_next_pool_realloc(void *p, size_t n)
 {
-	size_t old = hp_real_pool_size(p);
-	void *q = hp_real.malloc(n);   /* the pool again while resolving */
+	size_t old = hp_next_pool_size(p);
+	void *q = hp_next.malloc(n);   /* the pool again while resolving */
 
 	if (q)
 		memcpy(q, p, old < n ? old : n);
@@ -299,14 +297,19 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void *same_object(void *fn)
 {
+	return hp_next_in_malloc_object(fn) ? fn : NULL;
+}
+
+bool hp_next_in_malloc_object(const void *fn)
+{
 	uintptr_t a = (uintptr_t)fn;
 
-	return fn && a >= malloc_object.lo && a < malloc_object.hi ? fn : NULL;
+	return fn && a >= malloc_object.lo && a < malloc_object.hi;
 }
 
 static void resolve_chain(void)
 {
-	struct hp_real r;
+	struct hp_next r;
 
 	r.malloc = dlsym(RTLD_NEXT, "malloc");
 	r.free = dlsym(RTLD_NEXT, "free");
@@ -344,19 +347,19 @@ static void resolve_chain(void)
 
 	/* Publish free first: a block from the real malloc may be freed by
 	 * another thread the moment malloc is published. */
-	HP_STORE_REL(&hp_real.free, r.free);
-	HP_STORE_REL(&hp_real.realloc, r.realloc);
-	HP_STORE_REL(&hp_real.malloc_usable_size, r.malloc_usable_size);
-	HP_STORE_REL(&hp_real.posix_memalign, r.posix_memalign);
-	HP_STORE_REL(&hp_real.memalign, r.memalign);
-	HP_STORE_REL(&hp_real.aligned_alloc, r.aligned_alloc);
-	HP_STORE_REL(&hp_real.valloc, r.valloc);
-	HP_STORE_REL(&hp_real.pvalloc, r.pvalloc);
-	HP_STORE_REL(&hp_real.calloc, r.calloc);
-	HP_STORE_REL(&hp_real.malloc, r.malloc);
+	HP_STORE_REL(&hp_next.free, r.free);
+	HP_STORE_REL(&hp_next.realloc, r.realloc);
+	HP_STORE_REL(&hp_next.malloc_usable_size, r.malloc_usable_size);
+	HP_STORE_REL(&hp_next.posix_memalign, r.posix_memalign);
+	HP_STORE_REL(&hp_next.memalign, r.memalign);
+	HP_STORE_REL(&hp_next.aligned_alloc, r.aligned_alloc);
+	HP_STORE_REL(&hp_next.valloc, r.valloc);
+	HP_STORE_REL(&hp_next.pvalloc, r.pvalloc);
+	HP_STORE_REL(&hp_next.calloc, r.calloc);
+	HP_STORE_REL(&hp_next.malloc, r.malloc);
 }
 
-void hp_real_resolve(void)
+void hp_next_resolve(void)
 {
 	int expected = 0;
 
@@ -373,67 +376,12 @@ void hp_real_resolve(void)
 		sched_yield();
 }
 
-bool hp_real_resolved(void)
+bool hp_next_resolved(void)
 {
 	return HP_LOAD_ACQ(&resolve_state) == 2;
 }
 
-const char *hp_real_provider(void)
+const char *hp_next_provider(void)
 {
 	return provider[0] ? provider : "(unknown)";
-}
-
-/* ---- C++ operators -------------------------------------------------- */
-
-struct hp_cxx hp_cxx;
-
-const char *const hp_cxx_names[HP_CXX_NKINDS] = {
-	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
-	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
-	"_ZdlPv", "_ZdaPv", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
-	"_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
-	"_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-	"_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
-};
-
-/* libstdc++'s operator new calls malloc: its frames sit between ours and
- * the caller's, and are stripped like ours so that the caller is the
- * allocating frame in every reader. */
-static void strip_operator_new(void *fn)
-{
-	Dl_info info;
-	const ElfW(Sym) *sym = NULL;
-
-	if (fn && dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)
-		hp_stack_add_alloc_frames((uintptr_t)fn, (uintptr_t)fn + sym->st_size);
-}
-
-void hp_cxx_resolve(void)
-{
-	hp_real_resolve();
-	for (int k = 0; k < HP_CXX_NKINDS; k++)
-		if (!HP_LOAD(&hp_cxx.fn[k]))
-			HP_STORE_REL(&hp_cxx.fn[k], dlsym(RTLD_NEXT, hp_cxx_names[k]));
-	void *nw = HP_LOAD(&hp_cxx.fn[HP_CXX_NEW]);
-	if (!nw)
-		return;
-	if (same_object(nw)) {
-		HP_STORE(&hp_cxx.direct, 1);
-	} else {
-		for (int k = 0; k < HP_CXX_NNEW; k++)
-			strip_operator_new(hp_cxx.fn[k]);
-	}
-	hp_cxx_route();
-}
-
-void *hp_cxx_next_slow(enum hp_cxx_kind kind)
-{
-	hp_cxx_resolve();
-	void *f = HP_LOAD(&hp_cxx.fn[kind]);
-	if (!f) {
-		hp_log(HP_LOG_ERROR, "no definition of %s after heapprof", hp_cxx_names[kind]);
-		abort();
-	}
-	return f;
 }

@@ -2,26 +2,26 @@
  * real.h -- the next allocator in the chain: glibc, or jemalloc, tcmalloc,
  * mimalloc... named after heapprof in LD_PRELOAD.
  *
- * hp_real's function pointers are valid from the first instruction of the
+ * hp_next's function pointers are valid from the first instruction of the
  * process: before resolution they point at bootstrap functions that resolve
  * the chain with dlsym(RTLD_NEXT) and, while dlsym itself allocates on the
  * resolving thread, serve memory from a small static pool.  Pool blocks are
- * recognised by address (hp_real_pool_owns) and never reach the next
+ * recognised by address (hp_next_pool_owns) and never reach the next
  * allocator.
  *
  * Functions that the next allocator does not export itself (jemalloc has no
  * pvalloc, for example) are emulated on top of its posix_memalign, so that
  * a block is always freed by the allocator that made it.
  */
-#ifndef HP_REAL_H
-#define HP_REAL_H
+#ifndef HP_NEXT_H
+#define HP_NEXT_H
 
 #pragma GCC visibility push(hidden)
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct hp_real {
+struct hp_next {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
 	void *(*calloc)(size_t, size_t);
@@ -34,24 +34,28 @@ struct hp_real {
 	size_t (*malloc_usable_size)(void *);
 };
 
-extern struct hp_real hp_real;
+extern struct hp_next hp_next;
 
 /* Resolves the chain once.  Safe to call from any thread at any time; a
  * nested call from inside dlsym returns at once (the caller then uses the
  * pool). */
-void hp_real_resolve(void);
-bool hp_real_resolved(void);
+void hp_next_resolve(void);
+bool hp_next_resolved(void);
 
 /* The bootstrap pool. */
-bool hp_real_pool_owns(const void *p);
-void *hp_real_pool_alloc(size_t size, size_t align);
-size_t hp_real_pool_size(const void *p);
+bool hp_next_pool_owns(const void *p);
+void *hp_next_pool_alloc(size_t size, size_t align);
+size_t hp_next_pool_size(const void *p);
 /* Realloc out of the pool into the real allocator (or the pool again while
  * resolving). */
-void *hp_real_pool_realloc(void *p, size_t size);
+void *hp_next_pool_realloc(void *p, size_t size);
+
+/* Whether fn lies in the object that provides the next malloc (an
+ * allocator that implements its own C++ operators, next/nextcxx.c). */
+bool hp_next_in_malloc_object(const void *fn);
 
 /* Path of the object that provides the next malloc, for the startup log. */
-const char *hp_real_provider(void);
+const char *hp_next_provider(void);
 
 #pragma GCC visibility pop
 

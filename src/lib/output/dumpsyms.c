@@ -243,7 +243,7 @@ int hp_symbols_write(struct hp_out *out, const struct hp_snapshot *s, int accum)
 
 	demangle_fn demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	size_t dlen = 256;
-	char *dbuf = demangle ? (hp_real.malloc)(dlen) : NULL;
+	char *dbuf = demangle ? (hp_next.malloc)(dlen) : NULL;
 
 	hp_out_str(out, "--- symbol\nbinary=");
 	hp_out_str(out, t.nobj ? t.obj[0].path : "");
@@ -269,7 +269,7 @@ int hp_symbols_write(struct hp_out *out, const struct hp_snapshot *s, int accum)
 	}
 	hp_out_str(out, "---\n--- heap\n");
 	if (dbuf)
-		(hp_real.free)(dbuf);
+		(hp_next.free)(dbuf);
 out:
 	for (int k = 0; t.obj && k < t.nobj; k++) {
 		if (t.obj[k].map)

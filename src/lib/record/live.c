@@ -1,8 +1,8 @@
 /*
- * live.c -- the page filter and the sharded live-block table (see live.h).
+ * live.c -- the sharded live-block table (see live.h).
  *
- * Owns hp_live_filter and the shards.  Called from malloc/free slow paths:
- * a shard lock is held only for a probe and a store (and, rarely, a table
+ * Owns the shards, and the counts in the page filter (next/filter.h).
+ * Called from malloc/free slow paths: a shard lock is held only for a probe and a store (and, rarely, a table
  * doubling); nothing here calls the host allocator.  Readers never look at
  * a table without its shard lock, so replaced tables are unmapped at once.
  *
@@ -19,8 +19,8 @@
  * that a table is never less than two-thirds full once it is large
  * (doubling would leave every shard 37.5% full at once: in exact mode the
  * table is most of heapprof's memory).  Each record moves about nine
- * times over the table's growth, once per record per eighth.  Slot indexes are taken from the hash by a
- * multiply, not a mask, so a table can have any number of slots.
+ * times over the table's growth, once per record per eighth.  Slot
+ * indexes are taken from the hash by a multiply, not a mask, so a table can have any number of slots.
  */
 #include <string.h>
 
@@ -29,7 +29,6 @@
 #include "base/spin.h"
 #include "base/banned.h"
 
-uint8_t hp_live_filter[1u << HP_FILTER_BITS];
 
 #define SLOT_EMPTY   0u
 #define MIN_SHIFT    4u          /* 16 slots, 256 bytes */
@@ -73,11 +72,6 @@ static bool held_by_me(const struct shard *s)
 	return false;
 }
 
-static size_t filter_index(uintptr_t p)
-{
-	return (p >> HP_FILTER_PAGE_SHIFT) & ((1u << HP_FILTER_BITS) - 1);
-}
-
 /* Blocks are grouped by region (REGION_SHIFT bits of address, taken
  * from the filter index so that pages aliased modulo 4 GiB share a shard
  * as they share a filter byte).  Allocators give each thread its own
@@ -88,7 +82,7 @@ static size_t filter_index(uintptr_t p)
 #define REGION_SHIFT 16
 static struct shard *shard_of(uintptr_t p)
 {
-	uint64_t region = filter_index(p) >> (REGION_SHIFT - HP_FILTER_PAGE_SHIFT);
+	uint64_t region = hp_filter_index(p) >> (REGION_SHIFT - HP_FILTER_PAGE_SHIFT);
 	return &shards[(region * HASH_MUL) >> 56];
 }
 
@@ -102,33 +96,6 @@ static uint32_t next(const struct shard *s, uint32_t i)
 	return i + 1 == s->n ? 0 : i + 1;
 }
 
-/* Filter updates happen under the block's shard lock (see above); relaxed
- * stores keep the lock-free readers in free() tear-free.  255 sticks. */
-static void filter_inc(uintptr_t p)
-{
-	uint8_t *f = &hp_live_filter[filter_index(p)];
-	uint8_t v = HP_LOAD(f);
-
-	if (v != 255)
-		HP_STORE(f, (uint8_t)(v + 1));
-}
-
-static void filter_dec(uintptr_t p)
-{
-	uint8_t *f = &hp_live_filter[filter_index(p)];
-	uint8_t v = HP_LOAD(f);
-
-	if (v != 255 && v != 0)
-		HP_STORE(f, (uint8_t)(v - 1));
-}
-
-void hp_live_filter_pin(const void *start, size_t len)
-{
-	uintptr_t a = (uintptr_t)start;
-
-	for (uintptr_t p = a; p < a + len; p += (1u << HP_FILTER_PAGE_SHIFT))
-		HP_STORE(&hp_live_filter[filter_index(p)], 255);
-}
 
 /* The held stack covers the whole window in which the lock may be ours:
  * an entry is pushed before the lock is taken and popped after it is
@@ -307,7 +274,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
 	if (!found) {
 		s->live++;
-		filter_inc(key);
+		hp_filter_inc(key);
 	}
 out:
 	shard_unlock(s);
@@ -353,7 +320,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 			*tctx = (uint32_t)(v >> SIZE_BITS);
 			delete_at(s, i);
 			s->live--;
-			filter_dec(key);
+			hp_filter_dec(key);
 		}
 	}
 	shard_unlock(s);

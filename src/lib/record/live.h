@@ -1,10 +1,11 @@
 /*
  * live.h -- which blocks are sampled and still live.
  *
- * Two layers.  The page filter is a byte per 4 KiB page (modulo 4 GiB of
- * address space) counting live sampled blocks that start in that page; it
- * is what free() consults on every call, one load, no lock.  When the
- * filter says "maybe", the live table answers exactly: 256 shards of
+ * Two layers.  The page filter (next/filter.h) is a byte per 4 KiB page
+ * (modulo 4 GiB of address space) counting live sampled blocks that start
+ * in that page; it is what free() consults on every call, one load, no
+ * lock, and this module keeps its counts.  When the filter says "maybe",
+ * the live table answers exactly: 256 shards of
  * open-addressing hash tables keyed by block address, each guarded by its
  * own spinlock, holding the block's requested size and its counter context
  * (tctx).  In exact mode the table holds every live block the program made
@@ -23,26 +24,13 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "next/filter.h"
 
-#define HP_FILTER_BITS 20
-#define HP_FILTER_PAGE_SHIFT 12
 #define HP_LIVE_SHARDS 256
 /* Sizes are kept in 40 bits; a larger block is recorded as this size. */
 #define HP_LIVE_SIZE_MAX ((((uint64_t)1) << 40) - 1)
 #define HP_LIVE_TCTX_MAX ((((uint32_t)1) << 24) - 1)
 
-extern uint8_t hp_live_filter[1u << HP_FILTER_BITS];
-
-/* The free() fast-path test: false means "certainly not sampled". */
-HP_INLINE bool hp_live_maybe(const void *p)
-{
-	uintptr_t i = ((uintptr_t)p >> HP_FILTER_PAGE_SHIFT) &
-		      ((1u << HP_FILTER_BITS) - 1);
-	return hp_live_filter[i] != 0;
-}
-
-/* Marks [start, start+len) as "maybe" forever (the bootstrap pool). */
-void hp_live_filter_pin(const void *start, size_t len);
 
 /* Records a live sampled block.  False if the table could not grow. */
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx);

@@ -7,7 +7,7 @@
  * sampled or re-enters a lock it holds), takes at most one shard lock at a
  * time and never calls the host allocator for itself.
  *
- * Calls to the next allocator are written (hp_real.malloc)(n): the
+ * Calls to the next allocator are written (hp_next.malloc)(n): the
  * parentheses keep banned.h's guard against plain malloc() calls intact.
  */
 #include <errno.h>
@@ -174,7 +174,7 @@ void *hp_sampled_malloc(size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
-	void *p = (hp_real.malloc)(n);
+	void *p = (hp_next.malloc)(n);
 
 	if (sample && p)
 		record_alloc(t, p, n, lg);
@@ -187,7 +187,7 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	size_t total = n * m;   /* the caller checked for overflow */
 	int lg;
 	bool sample = decide(t, total, &lg);
-	void *p = (hp_real.calloc)(n, m);
+	void *p = (hp_next.calloc)(n, m);
 
 	if (sample && p)
 		record_alloc(t, p, total, lg);
@@ -203,16 +203,16 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 
 	switch (kind) {
 	case HP_SAMPLED_MEMALIGN:
-		p = (hp_real.memalign)(align, n);
+		p = (hp_next.memalign)(align, n);
 		break;
 	case HP_SAMPLED_ALIGNED_ALLOC:
-		p = (hp_real.aligned_alloc)(align, n);
+		p = (hp_next.aligned_alloc)(align, n);
 		break;
 	case HP_SAMPLED_VALLOC:
-		p = (hp_real.valloc)(n);
+		p = (hp_next.valloc)(n);
 		break;
 	case HP_SAMPLED_PVALLOC:
-		p = (hp_real.pvalloc)(n);
+		p = (hp_next.pvalloc)(n);
 		break;
 	}
 	if (sample && p)
@@ -225,7 +225,7 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
-	int err = (hp_real.posix_memalign)(out, align, n);
+	int err = (hp_next.posix_memalign)(out, align, n);
 
 	if (sample && !err)
 		record_alloc(t, *out, n, lg);
@@ -257,7 +257,7 @@ void hp_sampled_free(void *p)
 	uint64_t size;
 	uint32_t cid;
 
-	if (hp_real_pool_owns(p))
+	if (hp_next_pool_owns(p))
 		return;   /* bootstrap memory is never reused */
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
@@ -269,7 +269,7 @@ void hp_sampled_free(void *p)
 		defer_free(t, p);
 		return;
 	}
-	(hp_real.free)(p);
+	(hp_next.free)(p);
 }
 
 /* realloc from a signal handler that interrupted the profiler while it
@@ -280,9 +280,9 @@ static void *realloc_deferred(struct hp_tls *t, void *p, size_t n)
 		defer_free(t, p);
 		return NULL;
 	}
-	void *q = (hp_real.malloc)(n);
+	void *q = (hp_next.malloc)(n);
 	if (q) {
-		size_t old = hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : n;
+		size_t old = hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : n;
 		memcpy(q, p, old < n ? old : n);
 		defer_free(t, p);
 	}
@@ -296,14 +296,14 @@ void *hp_sampled_realloc(void *p, size_t n)
 	uint32_t old_cid = 0;
 	int lg;
 
-	if (p && hp_real_pool_owns(p))
-		return hp_real_pool_realloc(p, n);
+	if (p && hp_next_pool_owns(p))
+		return hp_next_pool_realloc(p, n);
 	bool sample = decide(t, n, &lg);
 
 	/* Take the old record out before the block can be freed and its
 	 * address handed to another thread. */
 	enum hp_live_result r = HP_LIVE_ABSENT;
-	if (p && hp_live_maybe(p)) {
+	if (p && hp_filter_maybe(p)) {
 		int saved_errno = errno;
 		hp_tls_guard_enter(t);
 		r = hp_live_remove(p, &old_size, &old_cid);
@@ -313,7 +313,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 			return realloc_deferred(t, p, n);
 	}
 
-	void *q = (hp_real.realloc)(p, n);
+	void *q = (hp_next.realloc)(p, n);
 	int saved_errno = errno;
 
 	if (r == HP_LIVE_REMOVED) {
@@ -332,9 +332,9 @@ void *hp_sampled_realloc(void *p, size_t n)
 
 size_t hp_sampled_usable_size(void *p)
 {
-	if (hp_real_pool_owns(p))
-		return hp_real_pool_size(p);
-	return hp_real.malloc_usable_size ? hp_real.malloc_usable_size(p) : 0;
+	if (hp_next_pool_owns(p))
+		return hp_next_pool_size(p);
+	return hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : 0;
 }
 
 /* ---- C++ operators of a direct allocator ---------------------------- */
@@ -342,10 +342,10 @@ size_t hp_sampled_usable_size(void *p)
 /* std::nothrow: an empty object passed by reference; never read. */
 static const char nothrow_tag;
 
-void *hp_sampled_new(enum hp_cxx_kind kind, size_t n, size_t al)
+void *hp_sampled_new(enum hp_nextcxx_kind kind, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
-	void *f = hp_cxx_next(kind);
+	void *f = hp_nextcxx_fn(kind);
 	int lg;
 	bool sample = decide(t, n, &lg);
 	void *p = NULL;
@@ -375,10 +375,10 @@ void *hp_sampled_new(enum hp_cxx_kind kind, size_t n, size_t al)
 	return p;
 }
 
-void hp_sampled_delete(enum hp_cxx_kind kind, void *p, size_t n, size_t al)
+void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
-	void *f = hp_cxx_next(kind);
+	void *f = hp_nextcxx_fn(kind);
 	int saved_errno = errno;
 	uint64_t size;
 	uint32_t cid;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "next/nextcxx.h"
 #include "record/tls.h"
 
 /* Slow paths, one per interposed function. */
@@ -30,6 +31,11 @@ enum hp_sampled_align { HP_SAMPLED_MEMALIGN, HP_SAMPLED_ALIGNED_ALLOC, HP_SAMPLE
 void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n);
 
 size_t hp_sampled_usable_size(void *p);
+
+/* The C++ operators of an allocator that implements its own (direct
+ * mode, next/nextcxx.h): n is the size, al the alignment (0 for none). */
+void *hp_sampled_new(enum hp_nextcxx_kind kind, size_t n, size_t al);
+void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al);
 
 /* Frees the blocks whose free a signal handler deferred while this thread
  * held their live-table shard (see hp_live_remove's HP_LIVE_BUSY).  Only
