@@ -1,10 +1,10 @@
 #!/bin/sh
-# The one option table (src/options.def), the sample conf/profiler.ini and
+# The one option table (src/lib/conf/options.def), the sample conf/profiler.ini and
 # the manual agree; the sample is a valid file; man pages lint clean.
 . "$(dirname "$0")/lib.sh"
 plan 8
 
-sed -n 's/^HP_OPT(\([a-z_]*\),.*/\1/p' "$SRC/src/options.def" | sort >table
+sed -n 's/^HP_OPT(\([a-z_]*\),.*/\1/p' "$SRC/src/lib/conf/options.def" | sort >table
 sed -n 's/^\.It Cm \([a-z_]*\) : .*/\1/p' "$SRC/man/profiler.ini.5" | sort >manual
 sed -n 's/^# \([a-z_]*\) =\( .*\)\{0,1\}$/\1/p' "$SRC/conf/profiler.ini" | sort >sample
 ok $([ -s table ]; echo $?) "the option table lists options"
@@ -16,7 +16,7 @@ lint=$(for m in "$SRC"/man/*.[1-8]; do mandoc -Tlint -W warning "$m" 2>&1; done)
 is "$lint" "" "mandoc -Tlint finds nothing in the man pages"
 
 # Defaults: the table's, in the manual and in the sample.
-sed -n 's/^HP_OPT(\([a-z_]*\), [A-Z]*, "\([^"]*\)".*/\1 \2/p' "$SRC/src/options.def" >defaults
+sed -n 's/^HP_OPT(\([a-z_]*\), [A-Z]*, "\([^"]*\)".*/\1 \2/p' "$SRC/src/lib/conf/options.def" >defaults
 bad=$(while read -r key def; do
 	[ -z "$def" ] && continue
 	grep -q "^\.It Cm $key : .*Pq default \(Cm \)\?$def\( \|,\|\$\)" "$SRC/man/profiler.ini.5" || echo "$key"

@@ -16,7 +16,6 @@
 
 #include "conf/conf.h"
 #include "base/fmt.h"
-#include "conf/inifile.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "base/banned.h"
@@ -550,70 +549,4 @@ void hp_conf_finish(struct hp_opts *o, uint8_t *srcs)
 	}
 	if (!o->prof_prefix[0] && o->prof_final)
 		hp_log(HP_LOG_WARN, "prof_prefix is empty: no final dump will be written");
-}
-
-/* confirm_conf: the sources, then every value that is not a default, as
- * jemalloc's "-- Set conf value" lines. */
-static void hp_conf_confirm(const char *mc, const char *hc)
-{
-	char val[256];
-
-	hp_log(HP_LOG_ERROR, "config file (profiler.ini): %s%s", hp_conf_ini.path,
-	       hp_conf_ini.found ? "" : " (none)");
-	hp_log(HP_LOG_ERROR, "malloc_conf #1 (MALLOC_CONF): \"%s\"", mc ? mc : "");
-	hp_log(HP_LOG_ERROR, "malloc_conf #2 (HEAPPROF_CONF): \"%s\"", hc ? hc : "");
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		if (hp_opt_source[i] == HP_SRC_DEFAULT)
-			continue;
-		hp_conf_format(&hp_opt, &hp_opt_table[i], val, sizeof(val));
-		hp_log(HP_LOG_ERROR, "-- Set conf value: %s:%s (%s)", hp_opt_table[i].name,
-		       val, hp_conf_source_name(hp_opt_source[i]));
-	}
-}
-
-/* The environment's strings, copied at init: the program may change its
- * environment later, and live reloads re-apply these over profiler.ini. */
-static char *env_copy[HP_NSOURCES];
-
-static char *keep_env(const char *s)
-{
-	if (!s)
-		return NULL;
-	size_t n = strlen(s) + 1;
-	char *c = hp_pages_alloc(n);
-	if (c)
-		memcpy(c, s, n);
-	return c;
-}
-
-const char *hp_conf_env(enum hp_conf_source src)
-{
-	return src < HP_NSOURCES ? env_copy[src] : NULL;
-}
-
-/* The profiler.ini in force: kept for live reloads to compare against. */
-struct hp_ini hp_conf_ini;
-
-void hp_conf_load(void)
-{
-	bool explicit;
-	const char *path = hp_ini_path(&explicit);
-	const char *mc = env_copy[HP_SRC_MALLOC_CONF] = keep_env(secure_getenv("MALLOC_CONF"));
-	const char *hc = env_copy[HP_SRC_HEAPPROF_CONF] = keep_env(secure_getenv("HEAPPROF_CONF"));
-
-	hp_conf_defaults(&hp_opt, hp_opt_source);
-	hp_ini_read(&hp_conf_ini, path, explicit, hp_ini_program(), false);
-	for (size_t i = 0; i < HP_NOPTS; i++)
-		if (hp_conf_ini.set[i]) {
-			hp_conf_copy(&hp_opt, &hp_conf_ini.opts, &hp_opt_table[i]);
-			hp_opt_source[i] = HP_SRC_INI;
-		}
-	if (mc)
-		hp_conf_parse_string(&hp_opt, hp_opt_source, mc, HP_SRC_MALLOC_CONF);
-	if (hc)
-		hp_conf_parse_string(&hp_opt, hp_opt_source, hc, HP_SRC_HEAPPROF_CONF);
-	hp_conf_finish(&hp_opt, hp_opt_source);
-	hp_log_set_level(hp_opt.log_level);
-	if (hp_opt.confirm_conf || hp_opt.log_level >= HP_LOG_DEBUG)
-		hp_conf_confirm(mc, hc);
 }

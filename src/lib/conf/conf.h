@@ -121,15 +121,4 @@ bool hp_conf_equal(const struct hp_opts *a, const struct hp_opts *b, const struc
 /* A signal's name without "SIG" ("USR1"), or "none" for 0. */
 const char *hp_conf_signal_name(int sig, char *buf, size_t cap);
 
-/* Reads defaults, profiler.ini and the environment into hp_opt.  Called
- * once at init. */
-void hp_conf_load(void);
-
-/* The environment's option strings as read at init (for live reloads,
- * which must not let profiler.ini override them). */
-const char *hp_conf_env(enum hp_conf_source src);
-
-/* The profiler.ini read last (see ini.h). */
-extern struct hp_ini hp_conf_ini;
-
 #endif

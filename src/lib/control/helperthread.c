@@ -77,17 +77,6 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void hp_helper_wake(void)
-{
-	char c = 1;
-	int fd = HP_LOAD(&wake_fd[1]);
-
-	if (fd >= 0) {
-		ssize_t r = write(fd, &c, 1);   /* EAGAIN: already awake */
-		(void)r;
-	}
-}
-
 static void drain(int fd)
 {
 	char buf[256];
@@ -376,6 +365,7 @@ static int start_thread(void)
 		return errno;
 	wake_fd[0] = hp_fd_above_stdio(wake_fd[0]);
 	wake_fd[1] = hp_fd_above_stdio(wake_fd[1]);
+	hp_trigger_set_wake_fd(wake_fd[1]);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 1 << 20);
@@ -400,7 +390,8 @@ void hp_helper_postfork_child(void)
 	/* The parent's pipe is shared with the parent: make our own. */
 	int r = HP_LOAD(&wake_fd[0]), w = HP_LOAD(&wake_fd[1]);
 
-	HP_STORE(&wake_fd[1], -1);
+	hp_trigger_set_wake_fd(-1);
+	wake_fd[1] = -1;
 	if (r >= 0)
 		close(r);
 	if (w >= 0)

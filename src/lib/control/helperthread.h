@@ -15,8 +15,6 @@
 
 /* Starts the thread.  Returns 0 or an errno value. */
 int hp_helper_start(void);
-/* Wakes it.  Async-signal-safe. */
-void hp_helper_wake(void);
 /* In a fork child: a new pipe and a new thread. */
 void hp_helper_postfork_child(void);
 

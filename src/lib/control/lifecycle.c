@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "conf/conf.h"
+#include "conf/sources.h"
 #include "next/nextcxx.h"
 #include "output/dump.h"
 #include "output/dumpname.h"
@@ -24,6 +25,7 @@
 #include "output/leak.h"
 #include "record/live.h"
 #include "base/log.h"
+#include "base/pages.h"
 #include "record/sampled.h"
 #include "next/next.h"
 #include "control/settings.h"
@@ -82,10 +84,24 @@ static void postfork_child(void)
 	hp_sampled_leave(&hp_tls);
 }
 
+/* heapprof's own memory, for log_level:debug. */
+static void log_memory(void)
+{
+	uint64_t live_now, live_peak;
+
+	hp_live_table_bytes(&live_now, &live_peak);
+	hp_log(HP_LOG_DEBUG, "memory: %llu live records in %llu bytes of tables (at most %llu); "
+	       "%u stacks of %llu frames; %llu bytes mapped",
+	       (unsigned long long)hp_live_records(), (unsigned long long)live_now,
+	       (unsigned long long)live_peak, hp_stacktab_count(),
+	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
+}
+
 static void exit_handler(int status, void *arg)
 {
 	(void)arg;
 	hp_stack_log_stats();
+	log_memory();
 	hp_leak_at_exit(status);
 }
 
@@ -97,7 +113,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 	hp_tls_guard_enter(t);
 	hp_nextcxx_resolve();
 	hp_log_hold(1);
-	hp_conf_load();
+	hp_sources_load();
 	hp_switches.enabled = hp_opt.prof;
 	hp_switches.lg_sample = (int)hp_opt.lg_prof_sample;
 	if (hp_switches.enabled) {

@@ -11,6 +11,7 @@
 
 #include "base/fmt.h"
 #include "conf/inifile.h"
+#include "conf/sources.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "control/settings.h"
@@ -18,26 +19,15 @@
 #include "stack/stack.h"
 #include "record/trigger.h"
 #include "stack/unwind.h"
+#include "output/dump.h"
 #include "record/switches.h"
 #include "base/banned.h"
 
-static pthread_mutex_t opt_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_file_applied[HP_OPT_STR_MAX];
 static int log_failed;
 
-void hp_runtime_lock(void)
-{
-	pthread_mutex_lock(&opt_lock);
-}
-
-void hp_runtime_unlock(void)
-{
-	pthread_mutex_unlock(&opt_lock);
-}
-
 void hp_runtime_postfork_child(void)
 {
-	pthread_mutex_init(&opt_lock, NULL);
 	hp_log_postfork_child();
 }
 
@@ -93,13 +83,13 @@ void hp_runtime_reload(void)
 		goto out;
 	}
 	hp_conf_defaults(defaults, srcs);
-	hp_runtime_lock();
+	hp_dump_lock();
 	for (size_t i = 0; i < HP_NOPTS; i++) {
 		const struct hp_opt_desc *d = &hp_opt_table[i];
-		int was = hp_conf_ini.set[i], now = next->set[i];
+		int was = hp_sources_ini.set[i], now = next->set[i];
 		if (!was && !now)
 			continue;
-		if (was == now && hp_conf_equal(&hp_conf_ini.opts, &next->opts, d))
+		if (was == now && hp_conf_equal(&hp_sources_ini.opts, &next->opts, d))
 			continue;   /* not edited */
 		const struct hp_opts *src = now ? &next->opts : defaults;
 		if (hp_opt_source[i] == HP_SRC_MALLOC_CONF || hp_opt_source[i] == HP_SRC_HEAPPROF_CONF) {
@@ -121,12 +111,12 @@ void hp_runtime_reload(void)
 		hp_log(HP_LOG_INFO, "%s: %s changed from %s to %s", path, d->name, oldv, newv);
 		changed++;
 	}
-	memcpy(&hp_conf_ini, next, sizeof(*next));
+	memcpy(&hp_sources_ini, next, sizeof(*next));
 	if (changed) {
 		hp_conf_finish(&hp_opt, hp_opt_source);
 		hp_runtime_apply();
 	}
-	hp_runtime_unlock();
+	hp_dump_unlock();
 out:
 	hp_pages_free(next, sizeof(*next));
 	hp_pages_free(defaults, sizeof(*defaults));
@@ -141,7 +131,7 @@ int hp_runtime_set(const char *key, const char *value)
 		return ENOENT;
 	if (!(d->flags & HP_OPT_LIVE))
 		return EPERM;
-	hp_runtime_lock();
+	hp_dump_lock();
 	if (hp_conf_set(&hp_opt, d, value, strlen(value)) != HP_CONF_OK) {
 		err = EINVAL;
 	} else {
@@ -149,16 +139,16 @@ int hp_runtime_set(const char *key, const char *value)
 		hp_conf_finish(&hp_opt, hp_opt_source);
 		hp_runtime_apply();
 	}
-	hp_runtime_unlock();
+	hp_dump_unlock();
 	return err;
 }
 
 void hp_runtime_toggle(const char *why)
 {
-	hp_runtime_lock();
+	hp_dump_lock();
 	hp_opt.prof_active = !hp_opt.prof_active;
 	hp_opt_source[HP_O_prof_active] = HP_SRC_API;
 	hp_runtime_apply();
-	hp_runtime_unlock();
+	hp_dump_unlock();
 	hp_log(HP_LOG_INFO, "sampling %s (%s)", hp_opt.prof_active ? "resumed" : "paused", why);
 }

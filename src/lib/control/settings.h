@@ -14,9 +14,6 @@
 
 #pragma GCC visibility push(hidden)
 
-void hp_runtime_lock(void);
-void hp_runtime_unlock(void);
-
 /* Applies hp_opt to the running profiler.  Idempotent.  Under the lock
  * (or at init). */
 void hp_runtime_apply(void);

@@ -10,6 +10,7 @@
 
 #include "conf/conf.h"
 #include "base/log.h"
+#include "output/statefile.h"
 #include "control/signals.h"
 #include "record/trigger.h"
 #include "base/banned.h"
@@ -85,6 +86,19 @@ static void uninstall(int sig)
 	}
 }
 
+static int installed(int sig)
+{
+	return sig > 0 && sig < MAX_SIG && ours[sig];
+}
+
+/* Tells the state file which signals carry our handler now. */
+static void publish(void)
+{
+	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
+
+	hp_state_set_signals(installed(d) ? d : 0, installed(t) ? t : 0);
+}
+
 void hp_sig_configure(int dump_sig, int toggle_sig)
 {
 	int old_dump = dump_signo, old_toggle = toggle_signo;
@@ -101,6 +115,7 @@ void hp_sig_configure(int dump_sig, int toggle_sig)
 		uninstall(old_toggle);
 	install(dump_sig, "dump");
 	install(toggle_sig, "toggle");
+	publish();
 }
 
 void hp_sig_check(void)
@@ -118,11 +133,8 @@ void hp_sig_check(void)
 			replaced[sig] = 1;
 			hp_log(HP_LOG_WARN, "the program installed its own SIG%s handler; the program wins: no %s on SIG%s",
 			       name_of(sig, nm, sizeof(nm)), i == 0 ? "dump" : "toggle", name_of(sig, nm, sizeof(nm)));
+			publish();
 		}
 	}
 }
 
-int hp_sig_installed(int sig)
-{
-	return sig > 0 && sig < MAX_SIG && ours[sig];
-}

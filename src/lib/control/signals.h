@@ -19,8 +19,6 @@
 void hp_sig_configure(int dump_sig, int toggle_sig);
 /* Logs once if the program replaced one of our handlers.  Helper thread. */
 void hp_sig_check(void);
-/* Whether our handler is in place for sig (for the state file). */
-int hp_sig_installed(int sig);
 
 #pragma GCC visibility pop
 

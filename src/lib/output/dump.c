@@ -1,8 +1,10 @@
 /*
- * dump.c -- writers for the dump formats and automatic dump names (see
- * dump.h).
+ * dump.c -- writing a dump: the two formats, automatic dumps (see dump.h).
  *
- * Owns the dump lock and the sequence counters.  Runs on the thread that
+ * Owns the dump lock (which changes of options also take, so that a dump
+ * never sees half a change) and the live bytes at the previous dump, for
+ * the log line.  Names, directories and retention are dumpname.c's, the
+ * sequence counters too.  Runs on the thread that
  * asked for the dump (the exit handler, the helper thread, an API caller)
  * inside the guard.  It reads counters without stopping anyone: no lock
  * that malloc or free takes is held while a dump runs.
@@ -21,7 +23,6 @@
 #include "base/maths.h"
 #include "base/pages.h"
 #include "base/log.h"
-#include "control/settings.h"
 #include "record/sample.h"
 #include "output/totals.h"
 #include "output/statefile.h"
@@ -34,6 +35,7 @@
 #define OUT_BUF (64u << 10)
 
 /* Live bytes at this process's previous dump, for the growth figure. */
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t previous_live = -1;
 
 /* y >= 0 to the nearest integer, saturated. */
@@ -342,7 +344,7 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 
 	path[0] = '\0';
 	hp_tls_guard_enter(t);
-	hp_runtime_lock();
+	hp_dump_lock();
 	if (!hp_opt.prof_prefix[0]) {
 		err = ENOENT;
 		goto out;
@@ -366,7 +368,7 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	else
 		hp_snapshot_release(&s);
 out:
-	hp_runtime_unlock();
+	hp_dump_unlock();
 	hp_tls_guard_leave(t);
 	return err;
 }
@@ -377,16 +379,27 @@ int hp_dump_path(const char *path)
 	int err;
 
 	hp_tls_guard_enter(t);
-	hp_runtime_lock();
+	hp_dump_lock();
 	err = dump_locked(path, NULL);
 	if (!err)
 		hp_state_note_dump(path);
-	hp_runtime_unlock();
+	hp_dump_unlock();
 	hp_tls_guard_leave(t);
 	return err;
 }
 
+void hp_dump_lock(void)
+{
+	pthread_mutex_lock(&dump_lock);
+}
+
+void hp_dump_unlock(void)
+{
+	pthread_mutex_unlock(&dump_lock);
+}
+
 void hp_dump_postfork_child(void)
 {
+	pthread_mutex_init(&dump_lock, NULL);
 	previous_live = -1;
 }

@@ -63,6 +63,14 @@ int hp_dump_path(const char *path);
 void hp_dump_preimage(double cnt, double bytes, double rate,
 		      uint64_t *cnt_in, uint64_t *bytes_in);
 
+/* The dump lock: dumps hold it while they write, and the control side
+ * (control/settings.c) while it changes options, so a dump never sees
+ * half a change.  Never taken inside malloc. */
+void hp_dump_lock(void);
+void hp_dump_unlock(void);
+
+/* In a fork child: a fresh lock (the parent's may have been held by a
+ * thread that does not exist here). */
 void hp_dump_postfork_child(void);
 
 #endif

@@ -2,7 +2,8 @@
  * state.c -- the per-process state file for the heapprof command (see
  * state.h).
  *
- * Owns the runtime directory, the dump count and the last dump's path.
+ * Owns the runtime directory, the dump count, the last dump's path and
+ * the signals the file names.
  * Writes go through hp_file (temporary + rename, 0600, no symlinks).
  */
 #include <errno.h>
@@ -17,7 +18,6 @@
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
-#include "control/signals.h"
 #include "base/spin.h"
 #include "output/statefile.h"
 #include "record/trigger.h"
@@ -31,6 +31,8 @@ static struct hp_spin lock;
 static unsigned dumps;
 static char last_dump[PATH_MAX];
 static int closed;                /* removed at exit: never written again */
+static int signal_dump;           /* our handler's signals, as control/ */
+static int signal_toggle;         /* signals.c last set them; 0: none */
 
 /* Our directory, or refuse: it must be ours alone. */
 static int usable_dir(const char *d)
@@ -61,6 +63,12 @@ void hp_state_init(void)
 	hp_state_publish();
 }
 
+void hp_state_set_signals(int dump, int toggle)
+{
+	HP_STORE(&signal_dump, dump);
+	HP_STORE(&signal_toggle, toggle);
+}
+
 void hp_state_note_dump(const char *path)
 {
 	hp_spin_lock(&lock);
@@ -81,14 +89,13 @@ void hp_state_publish(void)
 	exe[n > 0 ? n : 0] = '\0';
 	if (!hp_opt.prof_prefix[0] || !hp_dumpname_expand(hp_opt.prof_prefix, prefix, sizeof(prefix)))
 		prefix[0] = '\0';
-	int sd = hp_opt.signal_dump, st = hp_opt.signal_toggle;
 	hp_spin_lock(&lock);
 	size_t len = hp_fmt(body, sizeof(body),
 		"version=%s\npid=%d\nprogram=%s\nprefix=%s\nactive=%d\nlg_prof_sample=%d\n"
 		"signal_dump=%d\nsignal_toggle=%d\ndumps=%u\nlast_dump=%s\nlive_bytes=%lld\nstarted=%s\n",
 		HEAPPROF_VERSION, (int)getpid(), exe, prefix, HP_LOAD(&hp_switches.active),
-		HP_LOAD(&hp_switches.lg_sample), hp_sig_installed(sd) ? sd : 0,
-		hp_sig_installed(st) ? st : 0, dumps, last_dump, (long long)hp_trigger_live(), started);
+		HP_LOAD(&hp_switches.lg_sample), HP_LOAD(&signal_dump),
+		HP_LOAD(&signal_toggle), dumps, last_dump, (long long)hp_trigger_live(), started);
 	hp_spin_unlock(&lock);
 	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
 	/* Under the lock, so that a publish racing with the removal at exit

@@ -30,6 +30,9 @@
 void hp_state_init(void);
 /* Rewrites the file (helper thread or dumping thread). */
 void hp_state_publish(void);
+/* The signals whose handler is heapprof's (0: none, or taken over by the
+ * program); control/signals.c says so whenever that changes. */
+void hp_state_set_signals(int dump, int toggle);
 /* Records a dump written. */
 void hp_state_note_dump(const char *path);
 /* Removes the file (at exit). */

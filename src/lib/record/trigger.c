@@ -1,16 +1,20 @@
 /*
  * trigger.c -- dump requests and the counters behind them (see trigger.h).
  *
- * Owns the request word and the published counters.  Called from signal
- * handlers (request only), the allocation slow path and the helper thread.
+ * Owns the request word, the published counters and the number of the
+ * descriptor that wakes the helper thread (the helper thread owns the
+ * pipe itself).  Called from signal handlers (request only), the
+ * allocation slow path and the helper thread.
  */
 #include <limits.h>
 
-#include "control/helperthread.h"
+#include <unistd.h>
+
 #include "record/trigger.h"
 #include "base/banned.h"
 
 static unsigned requests;
+static int wake_fd = -1;
 static unsigned toggles;
 
 static uint64_t allocated;
@@ -22,8 +26,19 @@ static int64_t next_cgroup = INT64_MAX;
 
 void hp_trigger_request(unsigned reqs)
 {
+	char c = 1;
+
 	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
-	hp_helper_wake();
+	int fd = HP_LOAD(&wake_fd);
+	if (fd >= 0) {
+		ssize_t r = write(fd, &c, 1);   /* EAGAIN: already awake */
+		(void)r;
+	}
+}
+
+void hp_trigger_set_wake_fd(int fd)
+{
+	HP_STORE(&wake_fd, fd);
 }
 
 unsigned hp_trigger_take(void)

@@ -31,8 +31,12 @@ enum hp_request {
 	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
 };
 
-/* Asks the helper thread for work.  Async-signal-safe. */
+/* Asks the helper thread for work: ORs reqs into the request word and
+ * writes one byte to the wake descriptor.  Async-signal-safe. */
 void hp_trigger_request(unsigned reqs);
+/* The write end of the helper thread's wake pipe (-1: none), set by the
+ * helper thread when it makes its pipe and before it closes it. */
+void hp_trigger_set_wake_fd(int fd);
 /* The helper takes what was asked since it last looked. */
 unsigned hp_trigger_take(void);
 /* Toggle signals received (the helper flips prof_active once per odd). */

@@ -50,13 +50,6 @@ void hp_stack_log_stats(void)
 	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), %llu rules cached",
 	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
 	       (unsigned long long)u.fallback, (unsigned long long)u.rules);
-	uint64_t live_now, live_peak;
-	hp_live_table_bytes(&live_now, &live_peak);
-	hp_log(HP_LOG_DEBUG, "memory: %llu live records in %llu bytes of tables (at most %llu); "
-	       "%u stacks of %llu frames; %llu bytes mapped",
-	       (unsigned long long)hp_live_records(), (unsigned long long)live_now,
-	       (unsigned long long)live_peak, hp_stacktab_count(),
-	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
 	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
 		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
 		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),
