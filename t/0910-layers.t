@@ -6,7 +6,8 @@
 # control < intercept (intercept and control never call each other;
 # nothing calls control or intercept).  Reads the objects that make
 # build/libheapprof.so, so inline functions in headers count where they
-# are expanded.
+# are expanded; and the sources' #include lines, so that a type from a
+# higher layer counts too.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -41,7 +42,7 @@ for my $from (sort keys %uses) {
 	}
 }
 
-print "1..3\n";
+print "1..4\n";
 
 # 1. Every object sits in a known layer.
 my @unknown = grep { my ($l) = m{/lib/([^/]+)/}; !exists $rank{$l} } @objs;
@@ -99,3 +100,17 @@ for my $c (@circles) {
 		}
 	}
 }
+
+# 4. No source includes a header of a higher layer (types count too).
+my @inc_up;
+for my $f (sort glob("$src/src/lib/*/*.[ch]")) {
+	my ($lf) = $f =~ m{/src/lib/([^/]+)/};
+	open my $fh, '<', $f or next;
+	while (<$fh>) {
+		next unless /^\s*#\s*include\s+"([a-z]+)\/([^"]+)"/;
+		push @inc_up, "$lf/" . ($f =~ m{([^/]+)$})[0] . " includes $1/$2"
+		  if exists $rank{$1} && $rank{$1} > $rank{$lf};
+	}
+}
+print((@inc_up ? 'not ok' : 'ok'), " 4 - no file includes a header of a higher layer\n");
+print "# up: $_\n" for @inc_up;

@@ -132,7 +132,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		th = hp_thread_self();
 	if (!th || !HP_LOAD(&th->active))
 		goto out;
-	int depth = hp_stack_capture(th, th->frames, HP_LOAD(&hp_switches.bt_max));
+	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max));
 	uint32_t sid = stack_id(th, (uint32_t)depth);
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define HP_BT_LIMIT 1024     /* hard cap on prof_bt_max */
-#define HP_BT_SLACK 32       /* room for our own frames above the caller */
+#include "stack/stack.h"
+
 #define HP_NAME_MAX 16       /* as pthread names: 15 characters + NUL */
 
 struct hp_stack;

@@ -18,12 +18,8 @@
 
 #include "base/compiler.h"
 #include "base/fmt.h"
-#include "record/live.h"
 #include "base/log.h"
-#include "base/pages.h"
 #include "stack/stack.h"
-#include "record/stacktab.h"
-#include "record/threads.h"
 #include "base/banned.h"
 
 uintptr_t hp_stack_self_lo = UINTPTR_MAX, hp_stack_self_hi;
@@ -56,11 +52,11 @@ void hp_stack_log_stats(void)
 		       (unsigned long long)u.fallback);
 }
 
-HP_COLD void hp_stack_check(const struct hp_thread *th, const uintptr_t *buf, int n, int max)
+HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max)
 {
 	uintptr_t fast[HP_BT_LIMIT + HP_BT_SLACK];
 	const uintptr_t *fp = __builtin_frame_address(0);
-	int m = th->stack_hi ? hp_unwind_fast(fast, max, th->stack_lo, th->stack_hi, fp[1],
+	int m = stack_hi ? hp_unwind_fast(fast, max, stack_lo, stack_hi, fp[1],
 					      (uintptr_t)fp + 16, fp[0]) : -1;
 
 	if (m < 0)

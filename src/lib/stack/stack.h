@@ -19,8 +19,10 @@
 #include <string.h>
 
 #include "base/compiler.h"
-#include "record/threads.h"
 #include "stack/unwind.h"
+
+#define HP_BT_LIMIT 1024     /* hard cap on prof_bt_max */
+#define HP_BT_SLACK 32       /* room for our own frames above the caller */
 
 /* Sets up libunwind (per-thread caches) and unwinds once so that its
  * lazy initialisation happens now, not inside the first sampled malloc.
@@ -64,13 +66,14 @@ void hp_stack_set_unwinder(int how);
 /* prof_unwinder:check: compares the fast unwinder's stack with
  * libunwind's in buf (n frames, own frames included), logging the first
  * mismatches.  Cold. */
-void hp_stack_check(const struct hp_thread *th, const uintptr_t *buf, int n, int max);
+void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max);
 
-/* Captures at most max frames of the calling thread th into buf, which
- * must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
+/* Captures at most max frames of the calling thread, whose stack is
+ * [stack_lo, stack_hi) (0, 0 when unknown: libunwind then walks it), into
+ * buf, which must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
  * Inside the guard.  Inlined into the slow paths: every frame of ours
  * costs an unwind step. */
-HP_INLINE int hp_stack_capture(const struct hp_thread *th, uintptr_t *buf, int max)
+HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max)
 {
 	int n = -1;
 
@@ -81,9 +84,9 @@ HP_INLINE int hp_stack_capture(const struct hp_thread *th, uintptr_t *buf, int m
 	 * holds the return address into the program and the program's RBP,
 	 * and the program's stack pointer is just above them.  Our own
 	 * frames are then never walked. */
-	if (HP_LIKELY(how == HP_UNWIND_FAST && th->stack_hi)) {
+	if (HP_LIKELY(how == HP_UNWIND_FAST && stack_hi)) {
 		const uintptr_t *fp = __builtin_frame_address(0);
-		n = hp_unwind_fast(buf, max + HP_BT_SLACK, th->stack_lo, th->stack_hi, fp[1],
+		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
 				   (uintptr_t)fp + 16, fp[0]);
 	}
 	if (n < 0) {
@@ -92,7 +95,7 @@ HP_INLINE int hp_stack_capture(const struct hp_thread *th, uintptr_t *buf, int m
 			hp_unwind_count_libunwind();
 	}
 	if (HP_UNLIKELY(how == HP_UNWIND_CHECK))
-		hp_stack_check(th, buf, n, max + HP_BT_SLACK);
+		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK);
 	int skip = 0;
 
 	while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))
