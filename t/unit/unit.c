@@ -24,13 +24,6 @@
 
 static int n_tests, n_failed;
 
-/* cxx.o, the exported C++ operators, is left out of this program (they
- * would interpose its own): real.c's call to route them does nothing. */
-void hp_cxx_route(void);
-void hp_cxx_route(void)
-{
-}
-
 static void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -73,23 +66,23 @@ static void test_fmt(void)
 
 static void test_conf(void)
 {
-	struct hp_opts o;
-	uint8_t src[HP_NOPTS];
+	struct hp_conf_values o;
+	uint8_t src[HP_CONF_NOPTS];
 
 	hp_conf_defaults(&o, src);
 	ok(o.lg_prof_sample == 19 && o.prof && !o.prof_leak && !strcmp(o.prof_prefix, "heapprof") &&
-	   o.prof_bt_max == 128 && o.lg_prof_interval == -1 && o.dump_format == HP_FMT_GPERFTOOLS,
+	   o.prof_bt_max == 128 && o.lg_prof_interval == -1 && o.dump_format == HP_CONF_DUMP_GPERFTOOLS,
 	   "conf: defaults");
 	hp_conf_parse_string(&o, src, "lg_prof_sample:0x0a,prof_leak:on,prof_prefix:/tmp/a b,dump_format:jemalloc",
-			     HP_SRC_MALLOC_CONF);
+			     HP_CONF_SRC_MALLOC_CONF);
 	ok(o.lg_prof_sample == 10 && o.prof_leak && !strcmp(o.prof_prefix, "/tmp/a b") &&
-	   o.dump_format == HP_FMT_JEMALLOC, "conf: values parsed");
-	ok(src[HP_O_lg_prof_sample] == HP_SRC_MALLOC_CONF && src[HP_O_prof] == HP_SRC_DEFAULT,
+	   o.dump_format == HP_CONF_DUMP_JEMALLOC, "conf: values parsed");
+	ok(src[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_MALLOC_CONF && src[HP_CONF_O_prof] == HP_CONF_SRC_DEFAULT,
 	   "conf: sources recorded key by key");
-	hp_conf_parse_string(&o, src, "lg_prof_sample:99,prof_leak:maybe", HP_SRC_HEAPPROF_CONF);
+	hp_conf_parse_string(&o, src, "lg_prof_sample:99,prof_leak:maybe", HP_CONF_SRC_HEAPPROF_CONF);
 	ok(o.lg_prof_sample == 10 && o.prof_leak, "conf: bad values leave the old ones");
-	hp_conf_parse_string(&o, src, "lg_prof_sample:3", HP_SRC_HEAPPROF_CONF);
-	ok(o.lg_prof_sample == 3 && src[HP_O_lg_prof_sample] == HP_SRC_HEAPPROF_CONF, "conf: later source wins");
+	hp_conf_parse_string(&o, src, "lg_prof_sample:3", HP_CONF_SRC_HEAPPROF_CONF);
+	ok(o.lg_prof_sample == 3 && src[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_HEAPPROF_CONF, "conf: later source wins");
 	hp_conf_finish(&o, src);
 	ok(o.prof_final, "conf: prof_leak implies prof_final");
 	const char *s = hp_conf_suggest("prof_acum", 9);
@@ -180,24 +173,24 @@ static void test_sampling(void)
 	/* hpmath against libm: log over (0, 1] and beyond, expm1 everywhere. */
 	double worst_log = 0, worst_expm1 = 0;
 	for (double x = 0x1.0p-60; x < 1e6; x *= 1.0137) {
-		double e = fabs(hp_ln(x) - log(x)) / (fabs(log(x)) + 1e-300);
+		double e = fabs(hp_maths_ln(x) - log(x)) / (fabs(log(x)) + 1e-300);
 		if (x != 1.0 && e > worst_log)
 			worst_log = e;
 	}
 	for (double x = -50; x < 50; x += 0.00731) {
-		double e = fabs(hp_expm1(x) - expm1(x)) / fabs(expm1(x));
+		double e = fabs(hp_maths_expm1(x) - expm1(x)) / fabs(expm1(x));
 		if (e > worst_expm1)
 			worst_expm1 = e;
 	}
 	for (double x = 1e-12; x < 1; x *= 1.21) {
-		double e = fabs(hp_expm1(-x) - expm1(-x)) / fabs(expm1(-x));
+		double e = fabs(hp_maths_expm1(-x) - expm1(-x)) / fabs(expm1(-x));
 		if (e > worst_expm1)
 			worst_expm1 = e;
 	}
-	ok(worst_log < 1e-14 && worst_expm1 < 1e-14 && hp_ln(1.0) == 0 && hp_expm1(0) == 0,
+	ok(worst_log < 1e-14 && worst_expm1 < 1e-14 && hp_maths_ln(1.0) == 0 && hp_maths_expm1(0) == 0,
 	   "hpmath: log and expm1 within 1e-14 of libm (worst %.1g and %.1g)", worst_log, worst_expm1);
-	ok(hp_pow2(0) == 1 && hp_pow2(19) == 524288 && hp_pow2(-3) == 0.125 && hp_round(2.5) == 3 &&
-	   hp_round(-2.5) == -3 && hp_round(2.49) == 2, "hpmath: pow2 and round");
+	ok(hp_maths_pow2(0) == 1 && hp_maths_pow2(19) == 524288 && hp_maths_pow2(-3) == 0.125 && hp_maths_round(2.5) == 3 &&
+	   hp_maths_round(-2.5) == -3 && hp_maths_round(2.49) == 2, "hpmath: pow2 and round");
 
 	uint64_t rng = hp_sample_seed(&rng), n = 400000;
 	double sum = 0, below = 0, R = 4096;
@@ -251,7 +244,7 @@ static void test_live(void)
 	ok(!wrong && (uint64_t)live == hp_live_records(), "live: every key found iff present (%d live)", live);
 	int maybe_missing = 0;
 	for (int i = 0; i < N; i++)
-		if (present[i] && !hp_live_maybe((void *)keys[i]))
+		if (present[i] && !hp_filter_maybe((void *)keys[i]))
 			maybe_missing++;
 	ok(!maybe_missing, "live: the page filter never says no for a live block");
 	for (int i = 0; i < N; i++)
@@ -260,7 +253,7 @@ static void test_live(void)
 	ok(hp_live_records() == 0, "live: empty after removing everything");
 	int stale = 0;
 	for (int i = 0; i < N; i += 256)
-		stale += hp_live_maybe((void *)keys[i]);
+		stale += hp_filter_maybe((void *)keys[i]);
 	ok(!stale, "live: the filter drains to zero");
 	ok(hp_live_remove((void *)keys[0], &size, &ctx) == HP_LIVE_ABSENT, "live: removing an absent key");
 }
@@ -281,7 +274,7 @@ static void *alias_worker(void *arg)
 
 	for (int r = 0; r < ALIAS_ROUNDS; r++) {
 		uintptr_t k = base + (uintptr_t)(r % ALIAS_KEYS) * 48;
-		if (!hp_live_insert((void *)k, 1, 1) || !hp_live_maybe((void *)k))
+		if (!hp_live_insert((void *)k, 1, 1) || !hp_filter_maybe((void *)k))
 			__atomic_add_fetch(&alias_bad, 1, __ATOMIC_RELAXED);
 		if (hp_live_remove((void *)k, &size, &ctx) != HP_LIVE_REMOVED)
 			__atomic_add_fetch(&alias_bad, 1, __ATOMIC_RELAXED);
@@ -300,7 +293,7 @@ static void test_live_aliases(void)
 	pthread_join(t2, NULL);
 	int stale = 0;
 	for (uintptr_t k = a; k < a + ALIAS_KEYS * 48; k += 4096)
-		stale += hp_live_maybe((void *)k);
+		stale += hp_filter_maybe((void *)k);
 	ok(!alias_bad && !stale && hp_live_records() == 0,
 	   "live: two threads on pages 4 GiB apart (shared filter bytes): %d errors, %d stale bytes",
 	   alias_bad, stale);
@@ -337,18 +330,18 @@ static void test_stacktab(void)
 
 static void test_pool(void)
 {
-	char *a = hp_real_pool_alloc(100, 16);
-	char *b = hp_real_pool_alloc(10, 4096);
+	char *a = hp_next_pool_alloc(100, 16);
+	char *b = hp_next_pool_alloc(10, 4096);
 
-	ok(a && b && hp_real_pool_owns(a) && hp_real_pool_owns(b) && !hp_real_pool_owns(&a),
+	ok(a && b && hp_next_pool_owns(a) && hp_next_pool_owns(b) && !hp_next_pool_owns(&a),
 	   "pool: blocks are recognised by address");
 	ok(((uintptr_t)a % 16) == 0 && ((uintptr_t)b % 4096) == 0, "pool: alignment honoured");
-	ok(hp_real_pool_size(a) == 100 && hp_real_pool_size(b) == 10, "pool: sizes remembered");
-	ok(hp_live_maybe(a) && hp_live_maybe(b), "pool: its pages send free() to the slow path");
+	ok(hp_next_pool_size(a) == 100 && hp_next_pool_size(b) == 10, "pool: sizes remembered");
+	ok(hp_filter_maybe(a) && hp_filter_maybe(b), "pool: its pages send free() to the slow path");
 	memset(a, 7, 100);
-	char *c = hp_real_pool_realloc(a, 200);
-	ok(c && !hp_real_pool_owns(c) && c[99] == 7, "pool: realloc moves the block out, with its data");
-	ok(hp_real_pool_alloc((size_t)1 << 30, 16) == NULL, "pool: an oversized request fails cleanly");
+	char *c = hp_next_pool_realloc(a, 200);
+	ok(c && !hp_next_pool_owns(c) && c[99] == 7, "pool: realloc moves the block out, with its data");
+	ok(hp_next_pool_alloc((size_t)1 << 30, 16) == NULL, "pool: an oversized request fails cleanly");
 }
 
 /* ---- files: never through a planted symlink ---- */

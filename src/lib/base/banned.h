@@ -1,7 +1,7 @@
 /*
  * banned.h -- turns the calls that are unsafe inside the profiler into
  * compile errors.  Included last by every library module except the
- * interposer (preload.c) and the next-allocator resolver (real.c), which
+ * interposer (intercept/) and the next-allocator resolver (next/next.c), which
  * exist precisely to forward to the allocator.
  *
  * Why: profiler code runs inside malloc, inside fork handlers and at exit.

@@ -16,7 +16,7 @@
 
 static unsigned tmp_counter;
 
-int hp_fd_above_stdio(int fd)
+int hp_file_fd_above_stdio(int fd)
 {
 	if (fd < 0 || fd > 2)
 		return fd;
@@ -56,7 +56,7 @@ int hp_file_create(struct hp_file *f, const char *path)
 	}
 	if (fd < 0)
 		return errno;
-	fd = hp_fd_above_stdio(fd);
+	fd = hp_file_fd_above_stdio(fd);
 	if (fd < 0) {
 		err = errno;
 		unlink(f->tmp);

@@ -30,6 +30,6 @@ void hp_file_abort(struct hp_file *f);
 
 /* Moves fd above the standard descriptors if it is one of them.  Returns
  * the descriptor to use (fd itself, or a duplicate), -1 on failure. */
-int hp_fd_above_stdio(int fd);
+int hp_file_fd_above_stdio(int fd);
 
 #endif

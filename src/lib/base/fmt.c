@@ -11,7 +11,7 @@
 #include "base/fmt.h"
 #include "base/banned.h"
 
-size_t hp_u64_to_dec(char *buf, uint64_t v)
+size_t hp_fmt_u64_dec(char *buf, uint64_t v)
 {
 	char tmp[24];
 	size_t n = 0;
@@ -40,7 +40,7 @@ static size_t u64_to_base16(char *buf, uint64_t v, int upper)
 	return n;
 }
 
-size_t hp_u64_to_hex(char *buf, uint64_t v)
+size_t hp_fmt_u64_hex(char *buf, uint64_t v)
 {
 	buf[0] = '0';
 	buf[1] = 'x';
@@ -96,7 +96,7 @@ static void sink_field(struct sink *s, const char *p, size_t n, int width,
 	sink_put(s, p, n);
 }
 
-size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+size_t hp_fmt_va(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	struct sink s = { buf, cap ? cap - 1 : 0, 0 };
 
@@ -143,7 +143,7 @@ size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 		case 'i': {
 			long long v = lng ? va_arg(ap, long long) : va_arg(ap, int);
 			uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-			size_t n = hp_u64_to_dec(num, mag);
+			size_t n = hp_fmt_u64_dec(num, mag);
 			sink_field(&s, num, n, width, left, zero, v < 0);
 			break;
 		}
@@ -152,13 +152,13 @@ size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 		case 'X': {
 			unsigned long long v = lng ? va_arg(ap, unsigned long long)
 						   : va_arg(ap, unsigned int);
-			size_t n = *f == 'u' ? hp_u64_to_dec(num, v)
+			size_t n = *f == 'u' ? hp_fmt_u64_dec(num, v)
 					     : u64_to_base16(num, v, *f == 'X');
 			sink_field(&s, num, n, width, left, zero, 0);
 			break;
 		}
 		case 'p': {
-			size_t n = hp_u64_to_hex(num, (uintptr_t)va_arg(ap, void *));
+			size_t n = hp_fmt_u64_hex(num, (uintptr_t)va_arg(ap, void *));
 			sink_field(&s, num, n, width, left, 0, 0);
 			break;
 		}
@@ -195,7 +195,7 @@ size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	size_t n = hp_vfmt(buf, cap, fmt, ap);
+	size_t n = hp_fmt_va(buf, cap, fmt, ap);
 	va_end(ap);
 	return n;
 }
@@ -270,7 +270,7 @@ void hp_out_u64(struct hp_out *o, uint64_t v)
 {
 	char num[24];
 
-	hp_out_write(o, num, hp_u64_to_dec(num, v));
+	hp_out_write(o, num, hp_fmt_u64_dec(num, v));
 }
 
 void hp_out_i64(struct hp_out *o, int64_t v)
@@ -287,7 +287,7 @@ void hp_out_hex(struct hp_out *o, uint64_t v)
 {
 	char num[24];
 
-	hp_out_write(o, num, hp_u64_to_hex(num, v));
+	hp_out_write(o, num, hp_fmt_u64_hex(num, v));
 }
 
 void hp_out_printf(struct hp_out *o, const char *fmt, ...)
@@ -296,7 +296,7 @@ void hp_out_printf(struct hp_out *o, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	size_t n = hp_vfmt(line, sizeof(line), fmt, ap);
+	size_t n = hp_fmt_va(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	hp_out_write(o, line, n);
 }
@@ -357,7 +357,7 @@ static int digits(const char *s, int n, unsigned *out)
 	return 0;
 }
 
-int64_t hp_parse_utc(const char *s)
+int64_t hp_fmt_parse_utc(const char *s)
 {
 	unsigned y, mo, d, h, mi, se;
 

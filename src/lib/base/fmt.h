@@ -19,7 +19,7 @@
 
 /* Formats into buf (capacity cap > 0), always NUL-terminated, truncating
  * silently.  Returns the length written, excluding the NUL. */
-size_t hp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
+size_t hp_fmt_va(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) HP_PRINTF(3, 4);
 
 /* Writes all n bytes, retrying on EINTR and short writes.  Returns 0, or
@@ -55,7 +55,7 @@ int hp_out_flush(struct hp_out *o);
 size_t hp_fmt_utc(char *buf, int64_t t, int ms, int compact);
 
 /* Parses a compact UTC timestamp back to seconds; -1 if malformed. */
-int64_t hp_parse_utc(const char *s);
+int64_t hp_fmt_parse_utc(const char *s);
 
 /* A byte count for people: "512 B", "1.5 KiB", "123.4 MiB", "2.0 GiB".
  * Negative values get a sign.  Returns the length. */
@@ -63,7 +63,7 @@ size_t hp_fmt_bytes(char *buf, size_t cap, int64_t bytes);
 
 /* Decimal and hex conversion into a buffer of at least 24 bytes; returns
  * the length.  Used by hot-ish writers that avoid the format parser. */
-size_t hp_u64_to_dec(char *buf, uint64_t v);
-size_t hp_u64_to_hex(char *buf, uint64_t v);
+size_t hp_fmt_u64_dec(char *buf, uint64_t v);
+size_t hp_fmt_u64_hex(char *buf, uint64_t v);
 
 #endif

@@ -57,7 +57,7 @@ static int open_log(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
 
-	return hp_fd_above_stdio(fd);
+	return hp_file_fd_above_stdio(fd);
 }
 
 static int open_lock(const char *path)
@@ -65,7 +65,7 @@ static int open_lock(const char *path)
 	char lp[PATH_MAX + 8];
 
 	hp_fmt(lp, sizeof(lp), "%s.lock", path);
-	return hp_fd_above_stdio(open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
+	return hp_file_fd_above_stdio(open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
 }
 
 /* Renames log.(k-1) to log.k ... log to log.1.  Under the flock. */
@@ -221,7 +221,7 @@ void hp_log(enum hp_log_level level, const char *fmt, ...)
 	}
 	n = hp_fmt(line, sizeof(line), "%s", HP_LOG_PREFIX);
 	va_start(ap, fmt);
-	n += hp_vfmt(line + n, sizeof(line) - n - 1, fmt, ap);
+	n += hp_fmt_va(line + n, sizeof(line) - n - 1, fmt, ap);
 	va_end(ap);
 write_line:
 	line[n++] = '\n';

@@ -1,5 +1,5 @@
 /*
- * hpmath.c -- log, expm1 and friends without libm (see hpmath.h).
+ * maths.c -- log, expm1 and friends without libm (see maths.h).
  *
  * Owns nothing.  Classic range reductions: log via the exponent and an
  * atanh series on a mantissa in [sqrt(1/2), sqrt(2)); exp via k*ln2 + r
@@ -41,17 +41,17 @@ static double horner(const double *c, size_t n, double x)
 	return p;
 }
 
-double hp_pow2(int k)
+double hp_maths_pow2(int k)
 {
 	return double_of((uint64_t)(k + 1023) << 52);
 }
 
-int64_t hp_round(double x)
+int64_t hp_maths_round(double x)
 {
 	return x >= 0 ? (int64_t)(x + 0.5) : -(int64_t)(-x + 0.5);
 }
 
-double hp_ln(double x)
+double hp_maths_ln(double x)
 {
 	uint64_t u = bits_of(x);
 	int e = (int)((u >> 52) & 0x7ff) - 1023;
@@ -84,7 +84,7 @@ static double expm1_reduced(double r)
 	return r + r * r * p;
 }
 
-double hp_expm1(double x)
+double hp_maths_expm1(double x)
 {
 	if (x < -40.0)
 		return -1.0;              /* exp(x) < 1e-17: below half an ulp of 1 */
@@ -96,6 +96,6 @@ double hp_expm1(double x)
 	double kf = x * 1.44269504088896340736 + (x < 0 ? -0.5 : 0.5);
 	int k = (int)kf;
 	double r = (x - (double)k * LN2_HI) - (double)k * LN2_LO;
-	double t = hp_pow2(k);
+	double t = hp_maths_pow2(k);
 	return t * expm1_reduced(r) + (t - 1.0);
 }

@@ -55,7 +55,7 @@ size_t hp_pages_mapped(void)
 	return HP_LOAD(&mapped_bytes);
 }
 
-void *hp_arena_alloc(struct hp_arena *a, size_t size, size_t align)
+void *hp_pages_arena_alloc(struct hp_pages_arena *a, size_t size, size_t align)
 {
 	size_t chunk = a->chunk ? a->chunk : HP_ARENA_CHUNK_DEFAULT;
 	void *ret = NULL;

@@ -27,7 +27,7 @@ void hp_pages_retire(void *p, size_t n);
 size_t hp_pages_mapped(void);
 
 /* A bump allocator for small records that live until exit. */
-struct hp_arena {
+struct hp_pages_arena {
 	struct hp_spin lock;
 	char *cur;
 	char *end;
@@ -36,6 +36,6 @@ struct hp_arena {
 
 /* Returns size bytes aligned to align (a power of two, at most 4096),
  * zero-filled, or NULL when mmap fails. */
-void *hp_arena_alloc(struct hp_arena *a, size_t size, size_t align);
+void *hp_pages_arena_alloc(struct hp_pages_arena *a, size_t size, size_t align);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * conf.c -- option values and the MALLOC_CONF grammar (see conf.h).
  *
- * Owns hp_opt and the source of each value.  Runs at init, before
+ * Owns hp_conf and the source of each value.  Runs at init, before
  * sampling starts; must not call the host allocator or stdio.
  *
  * Grammar (jemalloc's): key:value[,key:value]*, a key is [A-Za-z0-9_]+, a
@@ -20,15 +20,15 @@
 #include "base/pages.h"
 #include "base/banned.h"
 
-const struct hp_opt_desc hp_opt_table[HP_NOPTS] = {
+const struct hp_conf_desc hp_conf_table[HP_CONF_NOPTS] = {
 #define HP_OPT(n, t, d, mn, mx, ch, fl, h) \
-	{ #n, HP_OT_##t, d, mn, mx, ch, fl, h, __builtin_offsetof(struct hp_opts, n) },
+	{ #n, HP_CONF_T_##t, d, mn, mx, ch, fl, h, __builtin_offsetof(struct hp_conf_values, n) },
 #include "conf/options.def"
 #undef HP_OPT
 };
 
-struct hp_opts hp_opt;
-uint8_t hp_opt_source[HP_NOPTS];
+struct hp_conf_values hp_conf;
+uint8_t hp_conf_sources[HP_CONF_NOPTS];
 
 /* jemalloc's options that are not about profiling, and its profiling
  * options that heapprof has no use for: accepted silently. */
@@ -52,13 +52,13 @@ static const char *const jemalloc_keys[] = {
 	"prof_time_resolution", "prof_unbias", "prof_pid_namespace", "prof_experimental_use_sys_thread_name",
 };
 
-static const char *const source_names[HP_NSOURCES] = {
+static const char *const source_names[HP_CONF_NSOURCES] = {
 	"default", "profiler.ini", "MALLOC_CONF", "HEAPPROF_CONF", "API",
 };
 
 const char *hp_conf_source_name(enum hp_conf_source src)
 {
-	return src < HP_NSOURCES ? source_names[src] : "?";
+	return src < HP_CONF_NSOURCES ? source_names[src] : "?";
 }
 
 static bool key_is(const char *name, const char *key, size_t len)
@@ -66,11 +66,11 @@ static bool key_is(const char *name, const char *key, size_t len)
 	return strlen(name) == len && !memcmp(name, key, len);
 }
 
-const struct hp_opt_desc *hp_conf_find(const char *key, size_t len)
+const struct hp_conf_desc *hp_conf_find(const char *key, size_t len)
 {
-	for (size_t i = 0; i < HP_NOPTS; i++)
-		if (key_is(hp_opt_table[i].name, key, len))
-			return &hp_opt_table[i];
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++)
+		if (key_is(hp_conf_table[i].name, key, len))
+			return &hp_conf_table[i];
 	return NULL;
 }
 
@@ -115,8 +115,8 @@ const char *hp_conf_suggest(const char *key, size_t len)
 	const char *best = NULL;
 	unsigned best_d = 3;   /* at most two edits */
 
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		const char *n = hp_opt_table[i].name;
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
+		const char *n = hp_conf_table[i].name;
 		unsigned d = edit_distance(key, len, n, strlen(n));
 		if (d < best_d) {
 			best_d = d;
@@ -298,20 +298,20 @@ static int enum_index(const char *choices, const char *v, size_t len)
 	return -1;
 }
 
-enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
+enum hp_conf_status hp_conf_set(struct hp_conf_values *o, const struct hp_conf_desc *d,
 				const char *val, size_t len)
 {
 	char *field = (char *)o + d->offset;
 
 	switch (d->type) {
-	case HP_OT_BOOL: {
+	case HP_CONF_T_BOOL: {
 		bool b;
 		if (parse_bool(val, len, &b))
 			return HP_CONF_BAD_VALUE;
 		*(bool *)field = b;
 		return HP_CONF_OK;
 	}
-	case HP_OT_INT: {
+	case HP_CONF_T_INT: {
 		int64_t x;
 		if (parse_int(val, len, &x))
 			return HP_CONF_BAD_VALUE;
@@ -320,7 +320,7 @@ enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
 		*(int64_t *)field = x;
 		return HP_CONF_OK;
 	}
-	case HP_OT_SIZE: {
+	case HP_CONF_T_SIZE: {
 		int64_t x;
 		int r = parse_size(val, len, &x);
 		if (r < 0)
@@ -330,7 +330,7 @@ enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
 		*(int64_t *)field = x;
 		return HP_CONF_OK;
 	}
-	case HP_OT_SIGNAL: {
+	case HP_CONF_T_SIGNAL: {
 		int sig;
 		int r = parse_signal(val, len, &sig);
 		if (r)
@@ -338,13 +338,13 @@ enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
 		*(int *)field = sig;
 		return HP_CONF_OK;
 	}
-	case HP_OT_STR:
+	case HP_CONF_T_STR:
 		if ((int64_t)len > d->max || memchr(val, '\0', len))
 			return HP_CONF_OUT_OF_RANGE;
 		memcpy(field, val, len);
 		field[len] = '\0';
 		return HP_CONF_OK;
-	case HP_OT_ENUM: {
+	case HP_CONF_T_ENUM: {
 		int i = enum_index(d->choices, val, len);
 		if (i < 0)
 			return HP_CONF_BAD_VALUE;
@@ -355,17 +355,17 @@ enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
 	return HP_CONF_BAD_VALUE;
 }
 
-size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
+size_t hp_conf_format(const struct hp_conf_values *o, const struct hp_conf_desc *d,
 		      char *buf, size_t cap)
 {
 	const char *field = (const char *)o + d->offset;
 
 	switch (d->type) {
-	case HP_OT_BOOL:
+	case HP_CONF_T_BOOL:
 		return hp_fmt(buf, cap, "%s", *(const bool *)field ? "true" : "false");
-	case HP_OT_INT:
+	case HP_CONF_T_INT:
 		return hp_fmt(buf, cap, "%lld", (long long)*(const int64_t *)field);
-	case HP_OT_SIZE: {
+	case HP_CONF_T_SIZE: {
 		int64_t x = *(const int64_t *)field;
 		static const char units[] = "kMGT";
 		int u = -1;
@@ -376,13 +376,13 @@ size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
 		return u < 0 ? hp_fmt(buf, cap, "%lld", (long long)x)
 			     : hp_fmt(buf, cap, "%lld%c", (long long)x, units[u]);
 	}
-	case HP_OT_SIGNAL: {
+	case HP_CONF_T_SIGNAL: {
 		char name[32];
 		return hp_fmt(buf, cap, "%s", hp_conf_signal_name(*(const int *)field, name, sizeof(name)));
 	}
-	case HP_OT_STR:
+	case HP_CONF_T_STR:
 		return hp_fmt(buf, cap, "%s", field);
-	case HP_OT_ENUM: {
+	case HP_CONF_T_ENUM: {
 		int want = *(const int *)field, idx = 0;
 		for (const char *c = d->choices; *c; idx++) {
 			const char *bar = strchrnul(c, '|');
@@ -396,66 +396,66 @@ size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
 	return 0;
 }
 
-size_t hp_conf_expected(const struct hp_opt_desc *d, char *buf, size_t cap)
+size_t hp_conf_expected(const struct hp_conf_desc *d, char *buf, size_t cap)
 {
 	switch (d->type) {
-	case HP_OT_BOOL:
+	case HP_CONF_T_BOOL:
 		return hp_fmt(buf, cap, "true or false");
-	case HP_OT_INT:
+	case HP_CONF_T_INT:
 		return hp_fmt(buf, cap, "%lld to %lld", (long long)d->min, (long long)d->max);
-	case HP_OT_SIZE:
+	case HP_CONF_T_SIZE:
 		return hp_fmt(buf, cap, "a size such as 512, 64k, 10M or 2G");
-	case HP_OT_STR:
+	case HP_CONF_T_STR:
 		return hp_fmt(buf, cap, "at most %lld characters", (long long)d->max);
-	case HP_OT_ENUM: {
+	case HP_CONF_T_ENUM: {
 		size_t n = hp_fmt(buf, cap, "one of ");
 		for (const char *c = d->choices; *c && n < cap; c++)
 			n += hp_fmt(buf + n, cap - n, "%s", *c == '|' ? ", " : (char[]){ *c, 0 });
 		return n;
 	}
-	case HP_OT_SIGNAL:
+	case HP_CONF_T_SIGNAL:
 		return hp_fmt(buf, cap, "a signal such as USR1 or SIGRTMIN+3, or none");
 	}
 	return 0;
 }
 
-static size_t field_size(const struct hp_opt_desc *d)
+static size_t field_size(const struct hp_conf_desc *d)
 {
 	switch (d->type) {
-	case HP_OT_BOOL:
+	case HP_CONF_T_BOOL:
 		return sizeof(bool);
-	case HP_OT_INT:
-	case HP_OT_SIZE:
+	case HP_CONF_T_INT:
+	case HP_CONF_T_SIZE:
 		return sizeof(int64_t);
-	case HP_OT_STR:
-		return HP_OPT_STR_MAX;
+	case HP_CONF_T_STR:
+		return HP_CONF_STR_MAX;
 	default:
 		return sizeof(int);
 	}
 }
 
-void hp_conf_copy(struct hp_opts *to, const struct hp_opts *from, const struct hp_opt_desc *d)
+void hp_conf_copy(struct hp_conf_values *to, const struct hp_conf_values *from, const struct hp_conf_desc *d)
 {
-	if (d->type == HP_OT_STR)
+	if (d->type == HP_CONF_T_STR)
 		memcpy((char *)to + d->offset, (const char *)from + d->offset,
 		       strlen((const char *)from + d->offset) + 1);
 	else
 		memcpy((char *)to + d->offset, (const char *)from + d->offset, field_size(d));
 }
 
-bool hp_conf_equal(const struct hp_opts *a, const struct hp_opts *b, const struct hp_opt_desc *d)
+bool hp_conf_equal(const struct hp_conf_values *a, const struct hp_conf_values *b, const struct hp_conf_desc *d)
 {
-	if (d->type == HP_OT_STR)
+	if (d->type == HP_CONF_T_STR)
 		return !strcmp((const char *)a + d->offset, (const char *)b + d->offset);
 	return !memcmp((const char *)a + d->offset, (const char *)b + d->offset, field_size(d));
 }
 
-void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs)
+void hp_conf_defaults(struct hp_conf_values *o, uint8_t *srcs)
 {
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		const struct hp_opt_desc *d = &hp_opt_table[i];
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
+		const struct hp_conf_desc *d = &hp_conf_table[i];
 		hp_conf_set(o, d, d->def, strlen(d->def));
-		srcs[i] = HP_SRC_DEFAULT;
+		srcs[i] = HP_CONF_SRC_DEFAULT;
 	}
 }
 
@@ -467,11 +467,11 @@ static bool is_key_char(char c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
-static void apply_pair(struct hp_opts *o, uint8_t *srcs, const char *k, size_t kl,
+static void apply_pair(struct hp_conf_values *o, uint8_t *srcs, const char *k, size_t kl,
 		       const char *v, size_t vl, enum hp_conf_source src)
 {
 	const char *sname = hp_conf_source_name(src);
-	const struct hp_opt_desc *d = hp_conf_find(k, kl);
+	const struct hp_conf_desc *d = hp_conf_find(k, kl);
 
 	if (!d) {
 		if (hp_conf_is_jemalloc_key(k, kl))
@@ -487,7 +487,7 @@ static void apply_pair(struct hp_opts *o, uint8_t *srcs, const char *k, size_t k
 	}
 	switch (hp_conf_set(o, d, v, vl)) {
 	case HP_CONF_OK:
-		srcs[d - hp_opt_table] = (uint8_t)src;
+		srcs[d - hp_conf_table] = (uint8_t)src;
 		break;
 	case HP_CONF_BAD_VALUE:
 		hp_log(HP_LOG_WARN, "Invalid conf value: %.*s:%.*s (%s)",
@@ -500,7 +500,7 @@ static void apply_pair(struct hp_opts *o, uint8_t *srcs, const char *k, size_t k
 	}
 }
 
-void hp_conf_parse_string(struct hp_opts *o, uint8_t *srcs, const char *s,
+void hp_conf_parse_string(struct hp_conf_values *o, uint8_t *srcs, const char *s,
 			  enum hp_conf_source src)
 {
 	const char *sname = hp_conf_source_name(src);
@@ -535,17 +535,17 @@ void hp_conf_parse_string(struct hp_opts *o, uint8_t *srcs, const char *s,
 	}
 }
 
-void hp_conf_finish(struct hp_opts *o, uint8_t *srcs)
+void hp_conf_finish(struct hp_conf_values *o, uint8_t *srcs)
 {
 	if (o->prof_leak_error && !o->prof_leak) {
 		o->prof_leak = true;
-		srcs[HP_O_prof_leak] = srcs[HP_O_prof_leak_error];
+		srcs[HP_CONF_O_prof_leak] = srcs[HP_CONF_O_prof_leak_error];
 	}
 	if (o->prof_leak && !o->prof_final) {
-		if (srcs[HP_O_prof_final] != HP_SRC_DEFAULT)
+		if (srcs[HP_CONF_O_prof_final] != HP_CONF_SRC_DEFAULT)
 			hp_log(HP_LOG_WARN, "prof_leak needs the final dump: prof_final:false ignored");
 		o->prof_final = true;
-		srcs[HP_O_prof_final] = srcs[HP_O_prof_leak];
+		srcs[HP_CONF_O_prof_final] = srcs[HP_CONF_O_prof_leak];
 	}
 	if (!o->prof_prefix[0] && o->prof_final)
 		hp_log(HP_LOG_WARN, "prof_prefix is empty: no final dump will be written");

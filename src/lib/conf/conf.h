@@ -17,37 +17,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HP_OPT_STR_MAX 4096
-#define HP_OPT_LIVE    1u
+#define HP_CONF_STR_MAX 4096
+#define HP_CONF_LIVE    1u
 
-enum hp_opt_type { HP_OT_BOOL, HP_OT_INT, HP_OT_SIZE, HP_OT_STR, HP_OT_ENUM, HP_OT_SIGNAL };
+enum hp_conf_type { HP_CONF_T_BOOL, HP_CONF_T_INT, HP_CONF_T_SIZE, HP_CONF_T_STR, HP_CONF_T_ENUM, HP_CONF_T_SIGNAL };
 
-#define HP_FIELD_BOOL(n)   bool n;
-#define HP_FIELD_INT(n)    int64_t n;
-#define HP_FIELD_SIZE(n)   int64_t n;
-#define HP_FIELD_STR(n)    char n[HP_OPT_STR_MAX];
-#define HP_FIELD_ENUM(n)   int n;
-#define HP_FIELD_SIGNAL(n) int n;   /* 0: none */
+#define HP_CONF_FIELD_BOOL(n)   bool n;
+#define HP_CONF_FIELD_INT(n)    int64_t n;
+#define HP_CONF_FIELD_SIZE(n)   int64_t n;
+#define HP_CONF_FIELD_STR(n)    char n[HP_CONF_STR_MAX];
+#define HP_CONF_FIELD_ENUM(n)   int n;
+#define HP_CONF_FIELD_SIGNAL(n) int n;   /* 0: none */
 
-struct hp_opts {
-#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_FIELD_##type(name)
+struct hp_conf_values {
+#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_CONF_FIELD_##type(name)
 #include "conf/options.def"
 #undef HP_OPT
 };
 
-enum hp_opt_id {
-#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_O_##name,
+enum hp_conf_id {
+#define HP_OPT(name, type, def, min, max, choices, flags, help) HP_CONF_O_##name,
 #include "conf/options.def"
 #undef HP_OPT
-	HP_NOPTS
+	HP_CONF_NOPTS
 };
 
 /* Values of the ENUM options. */
-enum { HP_FMT_GPERFTOOLS = 0, HP_FMT_JEMALLOC = 1 };
+enum { HP_CONF_DUMP_GPERFTOOLS = 0, HP_CONF_DUMP_JEMALLOC = 1 };
 
-struct hp_opt_desc {
+struct hp_conf_desc {
 	const char *name;
-	enum hp_opt_type type;
+	enum hp_conf_type type;
 	const char *def;
 	int64_t min, max;
 	const char *choices;
@@ -58,23 +58,23 @@ struct hp_opt_desc {
 
 /* Where a value came from, lowest precedence first. */
 enum hp_conf_source {
-	HP_SRC_DEFAULT = 0,
-	HP_SRC_INI,
-	HP_SRC_MALLOC_CONF,
-	HP_SRC_HEAPPROF_CONF,
-	HP_SRC_API,
-	HP_NSOURCES
+	HP_CONF_SRC_DEFAULT = 0,
+	HP_CONF_SRC_INI,
+	HP_CONF_SRC_MALLOC_CONF,
+	HP_CONF_SRC_HEAPPROF_CONF,
+	HP_CONF_SRC_API,
+	HP_CONF_NSOURCES
 };
 
-extern const struct hp_opt_desc hp_opt_table[HP_NOPTS];
+extern const struct hp_conf_desc hp_conf_table[HP_CONF_NOPTS];
 /* The values in force, and the source of each. */
-extern struct hp_opts hp_opt;
-extern uint8_t hp_opt_source[HP_NOPTS];
+extern struct hp_conf_values hp_conf;
+extern uint8_t hp_conf_sources[HP_CONF_NOPTS];
 
 const char *hp_conf_source_name(enum hp_conf_source src);
 
 /* The option named by key[0..len), or NULL. */
-const struct hp_opt_desc *hp_conf_find(const char *key, size_t len);
+const struct hp_conf_desc *hp_conf_find(const char *key, size_t len);
 
 enum hp_conf_status {
 	HP_CONF_OK = 0,
@@ -83,15 +83,15 @@ enum hp_conf_status {
 };
 
 /* Why a value was refused, for messages: "true/false", "0 to 40"... */
-size_t hp_conf_expected(const struct hp_opt_desc *d, char *buf, size_t cap);
+size_t hp_conf_expected(const struct hp_conf_desc *d, char *buf, size_t cap);
 
 /* Parses val[0..len) for option d into o.  On error o is unchanged. */
-enum hp_conf_status hp_conf_set(struct hp_opts *o, const struct hp_opt_desc *d,
+enum hp_conf_status hp_conf_set(struct hp_conf_values *o, const struct hp_conf_desc *d,
 				const char *val, size_t len);
 
 /* Formats the value of option d in o as it would be written in
  * MALLOC_CONF.  Returns the length. */
-size_t hp_conf_format(const struct hp_opts *o, const struct hp_opt_desc *d,
+size_t hp_conf_format(const struct hp_conf_values *o, const struct hp_conf_desc *d,
 		      char *buf, size_t cap);
 
 /* True if key names one of jemalloc's own (non-heapprof) options, which
@@ -103,20 +103,20 @@ const char *hp_conf_suggest(const char *key, size_t len);
 
 /* Applies a MALLOC_CONF-syntax string from src to o, recording sources
  * in srcs.  Prints one message per bad pair and continues. */
-void hp_conf_parse_string(struct hp_opts *o, uint8_t *srcs, const char *s,
+void hp_conf_parse_string(struct hp_conf_values *o, uint8_t *srcs, const char *s,
 			  enum hp_conf_source src);
 
 /* Fills o with the defaults. */
-void hp_conf_defaults(struct hp_opts *o, uint8_t *srcs);
+void hp_conf_defaults(struct hp_conf_values *o, uint8_t *srcs);
 
 /* Applies implications between options (prof_leak_error implies
  * prof_leak, which implies prof_final) and warns about conflicts. */
-void hp_conf_finish(struct hp_opts *o, uint8_t *srcs);
+void hp_conf_finish(struct hp_conf_values *o, uint8_t *srcs);
 
 /* Copies option d's value from one set to another. */
-void hp_conf_copy(struct hp_opts *to, const struct hp_opts *from, const struct hp_opt_desc *d);
+void hp_conf_copy(struct hp_conf_values *to, const struct hp_conf_values *from, const struct hp_conf_desc *d);
 /* True if option d has the same value in a and b. */
-bool hp_conf_equal(const struct hp_opts *a, const struct hp_opts *b, const struct hp_opt_desc *d);
+bool hp_conf_equal(const struct hp_conf_values *a, const struct hp_conf_values *b, const struct hp_conf_desc *d);
 
 /* A signal's name without "SIG" ("USR1"), or "none" for 0. */
 const char *hp_conf_signal_name(int sig, char *buf, size_t cap);

@@ -43,14 +43,14 @@ struct reader {
 	unsigned complaints;
 	enum section_kind section;
 	/* The file's two layers: [heapprof] (and no section), [program:NAME]. */
-	struct hp_opts layer[2];
-	uint8_t set[2][HP_NOPTS];
-	unsigned line[2][HP_NOPTS];
+	struct hp_conf_values layer[2];
+	uint8_t set[2][HP_CONF_NOPTS];
+	unsigned line[2][HP_CONF_NOPTS];
 };
 
 static char program[256];
 
-const char *hp_ini_program(void)
+const char *hp_inifile_program(void)
 {
 	if (!program[0]) {
 		char exe[PATH_MAX];
@@ -62,7 +62,7 @@ const char *hp_ini_program(void)
 	return program;
 }
 
-const char *hp_ini_path(bool *explicit)
+const char *hp_inifile_path(bool *explicit)
 {
 	const char *p = secure_getenv("HEAPPROF_CONFIG");
 
@@ -84,7 +84,7 @@ HP_PRINTF(2, 3) static void complain(struct reader *r, const char *fmt, ...)
 		return;
 	}
 	va_start(ap, fmt);
-	hp_vfmt(msg, sizeof(msg), fmt, ap);
+	hp_fmt_va(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	hp_log(HP_LOG_WARN, "%s:%u: %s", r->path, r->lineno, msg);
 }
@@ -171,7 +171,7 @@ static char *next_line(char *str, int num, void *stream)
 static int on_pair(void *user, const char *section, const char *name, const char *value)
 {
 	struct reader *r = user;
-	const struct hp_opt_desc *d = hp_conf_find(name, strlen(name));
+	const struct hp_conf_desc *d = hp_conf_find(name, strlen(name));
 	char expect[160];
 
 	(void)section;   /* the reader tracked it, with line numbers */
@@ -188,14 +188,14 @@ static int on_pair(void *user, const char *section, const char *name, const char
 		return 1;
 	}
 	int layer = r->section == SEC_MINE ? 1 : 0;
-	struct hp_opts scratch = r->layer[layer];
+	struct hp_conf_values scratch = r->layer[layer];
 	switch (hp_conf_set(&scratch, d, value, strlen(value))) {
 	case HP_CONF_OK:
 		if (r->section == SEC_OTHER_PROGRAM)
 			break;   /* checked, not ours */
 		hp_conf_copy(&r->layer[layer], &scratch, d);
-		r->set[layer][d - hp_opt_table] = 1;
-		r->line[layer][d - hp_opt_table] = r->lineno;
+		r->set[layer][d - hp_conf_table] = 1;
+		r->line[layer][d - hp_conf_table] = r->lineno;
 		break;
 	case HP_CONF_BAD_VALUE:
 		hp_conf_expected(d, expect, sizeof(expect));
@@ -246,11 +246,11 @@ static int slurp(const char *path, char **out, size_t *len, size_t *cap)
 	return 0;
 }
 
-void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char *prog,
+void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, const char *prog,
 		 bool quiet)
 {
 	struct reader *r = hp_pages_alloc(sizeof(*r));
-	uint8_t srcs[HP_NOPTS];
+	uint8_t srcs[HP_CONF_NOPTS];
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 
@@ -300,9 +300,9 @@ void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char
 
 	/* [heapprof] first, then [program:NAME] over it. */
 	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < HP_NOPTS; i++)
+		for (size_t i = 0; i < HP_CONF_NOPTS; i++)
 			if (r->set[l][i]) {
-				hp_conf_copy(&ini->opts, &r->layer[l], &hp_opt_table[i]);
+				hp_conf_copy(&ini->opts, &r->layer[l], &hp_conf_table[i]);
 				ini->set[i] = 1;
 				ini->line[i] = r->line[l][i];
 			}

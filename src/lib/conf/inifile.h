@@ -25,10 +25,10 @@
 #define HP_INI_DEFAULT_PATH "/etc/heapprof/profiler.ini"
 #define HP_INI_MAX_BYTES (1u << 20)
 
-struct hp_ini {
-	struct hp_opts opts;          /* defaults, then the file's settings */
-	uint8_t set[HP_NOPTS];        /* the file sets this key (for us) */
-	unsigned line[HP_NOPTS];      /* where */
+struct hp_inifile {
+	struct hp_conf_values opts;          /* defaults, then the file's settings */
+	uint8_t set[HP_CONF_NOPTS];        /* the file sets this key (for us) */
+	unsigned line[HP_CONF_NOPTS];      /* where */
 	bool found;                   /* the file exists and was read */
 	unsigned problems;            /* lines, keys or values refused */
 	char path[PATH_MAX];
@@ -37,14 +37,14 @@ struct hp_ini {
 /* The file to read: $HEAPPROF_CONFIG, or the default path.  explicit is
  * set when it came from the environment (then a missing file is worth a
  * message). */
-const char *hp_ini_path(bool *explicit);
+const char *hp_inifile_path(bool *explicit);
 
 /* Reads path for the program named prog into ini.  Messages are printed
  * unless quiet.  Never fails: problems leave keys unset. */
-void hp_ini_read(struct hp_ini *ini, const char *path, bool explicit, const char *prog,
+void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, const char *prog,
 		 bool quiet);
 
 /* The basename of this process's executable, for [program:NAME]. */
-const char *hp_ini_program(void);
+const char *hp_inifile_program(void);
 
 #endif

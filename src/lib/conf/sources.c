@@ -28,38 +28,38 @@ static void confirm(const char *mc, const char *hc)
 	       hp_sources_ini.found ? "" : " (none)");
 	hp_log(HP_LOG_ERROR, "malloc_conf #1 (MALLOC_CONF): \"%s\"", mc ? mc : "");
 	hp_log(HP_LOG_ERROR, "malloc_conf #2 (HEAPPROF_CONF): \"%s\"", hc ? hc : "");
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		if (hp_opt_source[i] == HP_SRC_DEFAULT)
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
+		if (hp_conf_sources[i] == HP_CONF_SRC_DEFAULT)
 			continue;
-		hp_conf_format(&hp_opt, &hp_opt_table[i], val, sizeof(val));
-		hp_log(HP_LOG_ERROR, "-- Set conf value: %s:%s (%s)", hp_opt_table[i].name,
-		       val, hp_conf_source_name(hp_opt_source[i]));
+		hp_conf_format(&hp_conf, &hp_conf_table[i], val, sizeof(val));
+		hp_log(HP_LOG_ERROR, "-- Set conf value: %s:%s (%s)", hp_conf_table[i].name,
+		       val, hp_conf_source_name(hp_conf_sources[i]));
 	}
 }
 
 /* The profiler.ini in force: kept for live reloads to compare against. */
-struct hp_ini hp_sources_ini;
+struct hp_inifile hp_sources_ini;
 
 void hp_sources_load(void)
 {
 	bool explicit;
-	const char *path = hp_ini_path(&explicit);
+	const char *path = hp_inifile_path(&explicit);
 	const char *mc = secure_getenv("MALLOC_CONF");
 	const char *hc = secure_getenv("HEAPPROF_CONF");
 
-	hp_conf_defaults(&hp_opt, hp_opt_source);
-	hp_ini_read(&hp_sources_ini, path, explicit, hp_ini_program(), false);
-	for (size_t i = 0; i < HP_NOPTS; i++)
+	hp_conf_defaults(&hp_conf, hp_conf_sources);
+	hp_inifile_read(&hp_sources_ini, path, explicit, hp_inifile_program(), false);
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++)
 		if (hp_sources_ini.set[i]) {
-			hp_conf_copy(&hp_opt, &hp_sources_ini.opts, &hp_opt_table[i]);
-			hp_opt_source[i] = HP_SRC_INI;
+			hp_conf_copy(&hp_conf, &hp_sources_ini.opts, &hp_conf_table[i]);
+			hp_conf_sources[i] = HP_CONF_SRC_INI;
 		}
 	if (mc)
-		hp_conf_parse_string(&hp_opt, hp_opt_source, mc, HP_SRC_MALLOC_CONF);
+		hp_conf_parse_string(&hp_conf, hp_conf_sources, mc, HP_CONF_SRC_MALLOC_CONF);
 	if (hc)
-		hp_conf_parse_string(&hp_opt, hp_opt_source, hc, HP_SRC_HEAPPROF_CONF);
-	hp_conf_finish(&hp_opt, hp_opt_source);
-	hp_log_set_level(hp_opt.log_level);
-	if (hp_opt.confirm_conf || hp_opt.log_level >= HP_LOG_DEBUG)
+		hp_conf_parse_string(&hp_conf, hp_conf_sources, hc, HP_CONF_SRC_HEAPPROF_CONF);
+	hp_conf_finish(&hp_conf, hp_conf_sources);
+	hp_log_set_level(hp_conf.log_level);
+	if (hp_conf.confirm_conf || hp_conf.log_level >= HP_LOG_DEBUG)
 		confirm(mc, hc);
 }

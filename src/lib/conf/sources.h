@@ -7,7 +7,7 @@
  * overrides MALLOC_CONF key by key so that a program that also runs
  * jemalloc keeps MALLOC_CONF for jemalloc).  Live changes later
  * (control/settings.c) re-read profiler.ini and skip the keys that the
- * environment set (hp_opt_source).
+ * environment set (hp_conf_sources).
  */
 #ifndef HP_SOURCES_H
 #define HP_SOURCES_H
@@ -15,11 +15,11 @@
 #include "conf/conf.h"
 #include "conf/inifile.h"
 
-/* Reads defaults, profiler.ini and the environment into hp_opt.  Called
+/* Reads defaults, profiler.ini and the environment into hp_conf.  Called
  * once at init. */
 void hp_sources_load(void);
 
 /* The profiler.ini read last (conf/inifile.h). */
-extern struct hp_ini hp_sources_ini;
+extern struct hp_inifile hp_sources_ini;
 
 #endif

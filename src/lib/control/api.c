@@ -64,7 +64,7 @@ static int ctl_bool(const char *opt, void *oldp, size_t *oldlenp, void *newp, si
 		return -w;
 	if (err || !w)
 		return err;
-	return hp_runtime_set(opt, *(bool *)newp ? "true" : "false");
+	return hp_settings_set(opt, *(bool *)newp ? "true" : "false");
 }
 
 static int ctl_dump(void *oldp, void *newp, size_t newlen)
@@ -95,7 +95,7 @@ static int ctl_reset(void *newp, size_t newlen)
 		if (v > HP_LG_SAMPLE_MAX)
 			return EINVAL;
 		hp_fmt(lg, sizeof(lg), "%zu", v);
-		int err = hp_runtime_set("lg_prof_sample", lg);
+		int err = hp_settings_set("lg_prof_sample", lg);
 		if (err)
 			return err;
 	}
@@ -114,7 +114,7 @@ static int ctl_thread_name(void *oldp, size_t *oldlenp, void *newp, size_t newle
 	if (oldp && newp)
 		return EPERM;   /* jemalloc: read or write, not both */
 	hp_tls_guard_enter(t);
-	struct hp_thread *th = hp_thread_self();
+	struct hp_thread *th = hp_threads_self();
 	if (!th) {
 		err = EAGAIN;
 	} else if (newp) {
@@ -125,7 +125,7 @@ static int ctl_thread_name(void *oldp, size_t *oldlenp, void *newp, size_t newle
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				err = EINVAL;   /* names sit on one dump line */
 		if (!err)
-			hp_thread_set_name(th, name);
+			hp_threads_set_name(th, name);
 	} else {
 		const char *name = th->name;
 		err = read_value(oldp, oldlenp, &name, sizeof(name));
@@ -142,7 +142,7 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 	if (w < 0)
 		return -w;
 	hp_tls_guard_enter(t);
-	struct hp_thread *th = hp_thread_self();
+	struct hp_thread *th = hp_threads_self();
 	if (!th) {
 		err = EAGAIN;
 	} else {
@@ -158,27 +158,27 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 /* opt.NAME: the option's value, typed as jemalloc types its own. */
 static int ctl_opt(const char *name, void *oldp, size_t *oldlenp, void *newp)
 {
-	const struct hp_opt_desc *d = hp_conf_find(name, strlen(name));
+	const struct hp_conf_desc *d = hp_conf_find(name, strlen(name));
 
 	if (!d)
 		return ENOENT;
 	if (newp)
 		return EPERM;
-	const char *field = (const char *)&hp_opt + d->offset;
+	const char *field = (const char *)&hp_conf + d->offset;
 	switch (d->type) {
-	case HP_OT_BOOL:
+	case HP_CONF_T_BOOL:
 		return read_value(oldp, oldlenp, field, sizeof(bool));
-	case HP_OT_STR: {
+	case HP_CONF_T_STR: {
 		const char *s = field;
 		return read_value(oldp, oldlenp, &s, sizeof(s));
 	}
-	case HP_OT_ENUM: {
-		static char names[HP_NOPTS][32];
-		hp_conf_format(&hp_opt, d, names[d - hp_opt_table], 32);
-		const char *s = names[d - hp_opt_table];
+	case HP_CONF_T_ENUM: {
+		static char names[HP_CONF_NOPTS][32];
+		hp_conf_format(&hp_conf, d, names[d - hp_conf_table], 32);
+		const char *s = names[d - hp_conf_table];
 		return read_value(oldp, oldlenp, &s, sizeof(s));
 	}
-	case HP_OT_SIGNAL:
+	case HP_CONF_T_SIGNAL:
 		return read_value(oldp, oldlenp, field, sizeof(int));
 	default: {
 		int64_t v = *(const int64_t *)field;
@@ -190,7 +190,7 @@ static int ctl_opt(const char *name, void *oldp, size_t *oldlenp, void *newp)
 			ssize_t s = (ssize_t)v;
 			return read_value(oldp, oldlenp, &s, sizeof(s));
 		}
-		if (!strcmp(name, "lg_prof_sample") || d->type == HP_OT_SIZE) {
+		if (!strcmp(name, "lg_prof_sample") || d->type == HP_CONF_T_SIZE) {
 			size_t z = (size_t)v;
 			return read_value(oldp, oldlenp, &z, sizeof(z));
 		}
@@ -214,13 +214,13 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 		return err;
 	}
 	if (!strcmp(name, "prof.gdump"))
-		return ctl_bool("prof_gdump", oldp, oldlenp, newp, newlen, hp_opt.prof_gdump);
+		return ctl_bool("prof_gdump", oldp, oldlenp, newp, newlen, hp_conf.prof_gdump);
 	if (!strcmp(name, "prof.prefix")) {
 		if (oldp)
 			return EPERM;
 		if (!newp || newlen != sizeof(const char *) || !*(const char **)newp)
 			return EINVAL;
-		return hp_runtime_set("prof_prefix", *(const char **)newp);
+		return hp_settings_set("prof_prefix", *(const char **)newp);
 	}
 	if (!strcmp(name, "prof.reset"))
 		return oldp ? EPERM : ctl_reset(newp, newlen);
@@ -229,7 +229,7 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 		return newp ? EPERM : read_value(oldp, oldlenp, &v, sizeof(v));
 	}
 	if (!strcmp(name, "prof.interval")) {
-		uint64_t v = hp_opt.lg_prof_interval >= 0 ? (uint64_t)1 << hp_opt.lg_prof_interval : 0;
+		uint64_t v = hp_conf.lg_prof_interval >= 0 ? (uint64_t)1 << hp_conf.lg_prof_interval : 0;
 		return newp ? EPERM : read_value(oldp, oldlenp, &v, sizeof(v));
 	}
 	if (!strcmp(name, "thread.prof.name"))

@@ -1,5 +1,5 @@
 /*
- * helper.c -- the helper thread (see helper.h): signal and trigger
+ * helperthread.c -- the helper thread (see helperthread.h): signal and trigger
  * dumps, the toggle, profiler.ini's live edits, the state file.
  *
  * Owns the wake pipe, the inotify watch and the triggers' re-arming.
@@ -97,7 +97,7 @@ static void dump(char trigger)
 static void watch_ini(struct helper *h)
 {
 	bool explicit;
-	const char *path = hp_ini_path(&explicit);
+	const char *path = hp_inifile_path(&explicit);
 	const char *slash = strrchr(path, '/');
 
 	if (slash) {
@@ -140,7 +140,7 @@ static void poll_ini(struct helper *h)
 	struct stat st;
 	bool explicit;
 
-	if (stat(hp_ini_path(&explicit), &st) != 0)
+	if (stat(hp_inifile_path(&explicit), &st) != 0)
 		memset(&st, 0, sizeof(st));
 	if (st.st_ino != h->ini_st.st_ino || st.st_size != h->ini_st.st_size ||
 	    st.st_mtim.tv_sec != h->ini_st.st_mtim.tv_sec ||
@@ -157,40 +157,40 @@ static void arm(struct helper *h)
 {
 	int64_t live = hp_trigger_live();
 
-	if (hp_opt.lg_prof_interval >= 0) {
-		uint64_t step = (uint64_t)1 << hp_opt.lg_prof_interval;
+	if (hp_conf.lg_prof_interval >= 0) {
+		uint64_t step = (uint64_t)1 << hp_conf.lg_prof_interval;
 		uint64_t a = hp_trigger_allocated();
-		if (h->interval_armed_for != hp_opt.lg_prof_interval) {
-			h->interval_armed_for = hp_opt.lg_prof_interval;
+		if (h->interval_armed_for != hp_conf.lg_prof_interval) {
+			h->interval_armed_for = hp_conf.lg_prof_interval;
 			hp_trigger_arm_interval((a / step + 1) * step);
 		}
 	} else {
 		h->interval_armed_for = -1;
 		hp_trigger_arm_interval(UINT64_MAX);
 	}
-	if (hp_opt.prof_gdump) {
+	if (hp_conf.prof_gdump) {
 		int64_t grow = h->gdump_dumped_at / 20;
 		int64_t min_step = (int64_t)1 << HP_LOAD(&hp_switches.lg_sample);
 		hp_trigger_arm_gdump(h->gdump_dumped_at + (grow > min_step ? grow : min_step));
 	} else {
 		hp_trigger_arm_gdump(INT64_MAX);
 	}
-	if (hp_opt.dump_at_bytes > 0) {
-		if (h->threshold_base != hp_opt.dump_at_bytes) {
-			h->threshold_base = hp_opt.dump_at_bytes;
-			h->threshold = hp_opt.dump_at_bytes;
+	if (hp_conf.dump_at_bytes > 0) {
+		if (h->threshold_base != hp_conf.dump_at_bytes) {
+			h->threshold_base = hp_conf.dump_at_bytes;
+			h->threshold = hp_conf.dump_at_bytes;
 		}
 		hp_trigger_arm_threshold(h->threshold);
 	} else {
 		h->threshold_base = 0;
 		hp_trigger_arm_threshold(INT64_MAX);
 	}
-	if (hp_opt.dump_at_cgroup_pct > 0 && h->cg.found)
+	if (hp_conf.dump_at_cgroup_pct > 0 && h->cg.found)
 		hp_trigger_arm_cgroup(h->next_cgroup > live ? h->next_cgroup : live);
 	else
 		hp_trigger_arm_cgroup(INT64_MAX);
-	if (hp_opt.dump_interval_s > 0) {
-		int64_t period = hp_opt.dump_interval_s * 1000;
+	if (hp_conf.dump_interval_s > 0) {
+		int64_t period = hp_conf.dump_interval_s * 1000;
 		if (!h->next_timer || h->next_timer > h->now_ms + period)
 			h->next_timer = h->now_ms + period;
 	} else {
@@ -242,9 +242,9 @@ static int64_t check_cgroup(struct helper *h)
 		if (!hp_cgroup_find(&h->cg))
 			hp_log(HP_LOG_DEBUG, "dump_at_cgroup_pct: no memory cgroup found");
 	}
-	if (hp_opt.dump_at_cgroup_pct <= 0 || !hp_cgroup_read(&h->cg, &usage, &limit))
+	if (hp_conf.dump_at_cgroup_pct <= 0 || !hp_cgroup_read(&h->cg, &usage, &limit))
 		return 0;
-	int64_t pct = hp_opt.dump_at_cgroup_pct;
+	int64_t pct = hp_conf.dump_at_cgroup_pct;
 	if (usage >= limit / 100 * pct && h->cg_armed) {
 		h->cg_armed = 0;
 		char u[32], l[32];
@@ -283,17 +283,17 @@ static void *helper_main(void *arg)
 	h->interval_armed_for = -1;
 	/* A process can reach its cgroup limit within a second of starting:
 	 * look now, and arm the heap-growth wake-up at once. */
-	if (hp_opt.dump_at_cgroup_pct > 0)
+	if (hp_conf.dump_at_cgroup_pct > 0)
 		cgroup_due = h->now_ms + check_cgroup(h);
 	arm(h);
-	hp_state_publish();
+	hp_statefile_publish();
 	for (;;) {
 		int64_t deadline = h->next_housekeeping;
 		deadline = deadline_min(deadline, h->next_timer);
 		deadline = deadline_min(deadline, h->ini_reload_at);
 		if (h->gdump_pending)
 			deadline = deadline_min(deadline, h->gdump_after);
-		if (hp_opt.dump_at_cgroup_pct > 0)
+		if (hp_conf.dump_at_cgroup_pct > 0)
 			deadline = deadline_min(deadline, cgroup_due);
 		int timeout = deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0;
 		struct pollfd pfd[2] = {
@@ -313,8 +313,8 @@ static void *helper_main(void *arg)
 			if (n & 1) {
 				char nm[32];
 				char why[48];
-				hp_fmt(why, sizeof(why), "SIG%s", hp_conf_signal_name(hp_opt.signal_toggle, nm, sizeof(nm)));
-				hp_runtime_toggle(why);
+				hp_fmt(why, sizeof(why), "SIG%s", hp_conf_signal_name(hp_conf.signal_toggle, nm, sizeof(nm)));
+				hp_settings_toggle(why);
 			}
 			req |= HP_REQ_STATE;
 		}
@@ -326,26 +326,26 @@ static void *helper_main(void *arg)
 			on_gdump(h);
 		if (req & HP_REQ_THRESHOLD)
 			on_threshold(h);
-		if (hp_opt.dump_at_cgroup_pct > 0 && ((req & HP_REQ_CGROUP) || h->now_ms >= cgroup_due))
+		if (hp_conf.dump_at_cgroup_pct > 0 && ((req & HP_REQ_CGROUP) || h->now_ms >= cgroup_due))
 			cgroup_due = h->now_ms + check_cgroup(h);
 		if (h->next_timer && h->now_ms >= h->next_timer) {
-			h->next_timer = h->now_ms + hp_opt.dump_interval_s * 1000;
+			h->next_timer = h->now_ms + hp_conf.dump_interval_s * 1000;
 			dump('t');
 		}
 		if (h->ini_reload_at && h->now_ms >= h->ini_reload_at) {
 			h->ini_reload_at = 0;
-			hp_runtime_reload();
+			hp_settings_reload();
 		}
 		if (h->now_ms >= h->next_housekeeping) {
 			h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
-			hp_sig_check();
+			hp_signals_check();
 			if (h->ino_wd < 0)
 				poll_ini(h);
 			req |= HP_REQ_STATE;
 		}
 		arm(h);
 		if (req & HP_REQ_STATE)
-			hp_state_publish();
+			hp_statefile_publish();
 	}
 	return NULL;
 }
@@ -363,8 +363,8 @@ static int start_thread(void)
 	state = &h;
 	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC) != 0)
 		return errno;
-	wake_fd[0] = hp_fd_above_stdio(wake_fd[0]);
-	wake_fd[1] = hp_fd_above_stdio(wake_fd[1]);
+	wake_fd[0] = hp_file_fd_above_stdio(wake_fd[0]);
+	wake_fd[1] = hp_file_fd_above_stdio(wake_fd[1]);
 	hp_trigger_set_wake_fd(wake_fd[1]);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -380,12 +380,12 @@ static int start_thread(void)
 	return err;
 }
 
-int hp_helper_start(void)
+int hp_helperthread_start(void)
 {
 	return start_thread();
 }
 
-void hp_helper_postfork_child(void)
+void hp_helperthread_postfork_child(void)
 {
 	/* The parent's pipe is shared with the parent: make our own. */
 	int r = HP_LOAD(&wake_fd[0]), w = HP_LOAD(&wake_fd[1]);

@@ -1,5 +1,5 @@
 /*
- * init.c -- the library's lifecycle: start-up, fork and exit.
+ * lifecycle.c -- the library's lifecycle: start-up, fork and exit.
  *
  * Owns the constructor, the fork handlers and the exit handler.  Start-up
  * runs inside the guard so that whatever dlsym, libunwind and glibc
@@ -52,9 +52,9 @@ static void prefork(void)
 	hp_tls_guard_enter(t);
 	if (!prefork_locked)
 		return;
-	hp_thread_prefork();
+	hp_threads_prefork();
 	hp_stacktab_prefork();
-	hp_tctx_prefork();
+	hp_counters_prefork();
 	hp_live_prefork();
 }
 
@@ -62,9 +62,9 @@ static void postfork_parent(void)
 {
 	if (prefork_locked) {
 		hp_live_postfork_parent();
-		hp_tctx_postfork_parent();
+		hp_counters_postfork_parent();
 		hp_stacktab_postfork_parent();
-		hp_thread_postfork_parent();
+		hp_threads_postfork_parent();
 	}
 	hp_sampled_leave(&hp_tls);
 }
@@ -72,15 +72,15 @@ static void postfork_parent(void)
 static void postfork_child(void)
 {
 	hp_live_postfork_child();
-	hp_tctx_postfork_child();
+	hp_counters_postfork_child();
 	hp_stacktab_postfork_child();
-	hp_thread_postfork_child();
+	hp_threads_postfork_child();
 	hp_dump_postfork_child();
-	hp_runtime_postfork_child();
-	hp_state_postfork_child();
+	hp_settings_postfork_child();
+	hp_statefile_postfork_child();
 	/* The child keeps profiling: its own pipe, helper thread and state. */
-	hp_helper_postfork_child();
-	hp_state_publish();
+	hp_helperthread_postfork_child();
+	hp_statefile_publish();
 	hp_sampled_leave(&hp_tls);
 }
 
@@ -114,22 +114,22 @@ __attribute__((constructor(101))) static void hp_init(void)
 	hp_nextcxx_resolve();
 	hp_log_hold(1);
 	hp_sources_load();
-	hp_switches.enabled = hp_opt.prof;
-	hp_switches.lg_sample = (int)hp_opt.lg_prof_sample;
+	hp_switches.enabled = hp_conf.prof;
+	hp_switches.lg_sample = (int)hp_conf.lg_prof_sample;
 	if (hp_switches.enabled) {
-		hp_runtime_apply();
+		hp_settings_apply();
 		hp_log_hold(0);
-		hp_thread_init();
+		hp_threads_init();
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
 		on_exit(exit_handler, NULL);
-		hp_state_init();
-		int err = hp_helper_start();
+		hp_statefile_init();
+		int err = hp_helperthread_start();
 		if (err)
 			hp_log(HP_LOG_ERROR, "no helper thread (%s): signal and trigger dumps are off",
 			       strerrordesc_np(err));
 	} else {
-		hp_log_set_level(hp_opt.log_level);
+		hp_log_set_level(hp_conf.log_level);
 		hp_log_hold(0);
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",

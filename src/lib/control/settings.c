@@ -1,6 +1,6 @@
 /*
- * runtime.c -- applying option values while the program runs (see
- * runtime.h).
+ * settings.c -- applying option values while the program runs (see
+ * settings.h).
  *
  * Owns the options lock.  Runs at init, on the helper thread and on
  * threads that call the API; never inside malloc.
@@ -23,58 +23,58 @@
 #include "record/switches.h"
 #include "base/banned.h"
 
-static char log_file_applied[HP_OPT_STR_MAX];
+static char log_file_applied[HP_CONF_STR_MAX];
 static int log_failed;
 
-void hp_runtime_postfork_child(void)
+void hp_settings_postfork_child(void)
 {
 	hp_log_postfork_child();
 }
 
-void hp_runtime_apply(void)
+void hp_settings_apply(void)
 {
-	HP_STORE(&hp_switches.active, hp_opt.prof_active);
-	HP_STORE(&hp_switches.bt_max, (int)hp_opt.prof_bt_max);
-	HP_STORE(&hp_switches.thread_active_init, hp_opt.prof_thread_active_init);
-	hp_stack_set_unwinder(hp_opt.prof_unwinder);
-	if (HP_LOAD(&hp_switches.lg_sample) != (int)hp_opt.lg_prof_sample) {
-		HP_STORE(&hp_switches.lg_sample, (int)hp_opt.lg_prof_sample);
+	HP_STORE(&hp_switches.active, hp_conf.prof_active);
+	HP_STORE(&hp_switches.bt_max, (int)hp_conf.prof_bt_max);
+	HP_STORE(&hp_switches.thread_active_init, hp_conf.prof_thread_active_init);
+	hp_stack_set_unwinder(hp_conf.prof_unwinder);
+	if (HP_LOAD(&hp_switches.lg_sample) != (int)hp_conf.lg_prof_sample) {
+		HP_STORE(&hp_switches.lg_sample, (int)hp_conf.lg_prof_sample);
 		hp_switches_new_epoch();
 	}
-	hp_log_set_level(hp_opt.log_level);
-	HP_STORE(&hp_unwind_counting, hp_opt.log_level >= HP_LOG_DEBUG || hp_opt.prof_unwinder == HP_UNWIND_CHECK);
-	int same_file = !strcmp(log_file_applied, hp_opt.log_file);
-	int err = hp_log_configure(hp_opt.log_file, hp_opt.log_max_bytes, (int)hp_opt.log_keep);
+	hp_log_set_level(hp_conf.log_level);
+	HP_STORE(&hp_unwind_counting, hp_conf.log_level >= HP_LOG_DEBUG || hp_conf.prof_unwinder == HP_UNWIND_CHECK);
+	int same_file = !strcmp(log_file_applied, hp_conf.log_file);
+	int err = hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
 	if (err && (!same_file || !log_failed))
 		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
-		       hp_opt.log_file, strerrordesc_np(err));
+		       hp_conf.log_file, strerrordesc_np(err));
 	log_failed = err != 0;
-	memcpy(log_file_applied, hp_opt.log_file, strlen(hp_opt.log_file) + 1);
-	hp_sig_configure(hp_opt.signal_dump, hp_opt.signal_toggle);
+	memcpy(log_file_applied, hp_conf.log_file, strlen(hp_conf.log_file) + 1);
+	hp_signals_configure(hp_conf.signal_dump, hp_conf.signal_toggle);
 	hp_trigger_request(HP_REQ_STATE);   /* the helper re-arms and republishes */
 }
 
-static void describe(const struct hp_opts *o, const struct hp_opt_desc *d, char *buf, size_t cap)
+static void describe(const struct hp_conf_values *o, const struct hp_conf_desc *d, char *buf, size_t cap)
 {
 	size_t n = hp_conf_format(o, d, buf, cap);
 
-	if (d->type == HP_OT_STR && n == 0)
+	if (d->type == HP_CONF_T_STR && n == 0)
 		hp_fmt(buf, cap, "(empty)");
 }
 
-void hp_runtime_reload(void)
+void hp_settings_reload(void)
 {
-	struct hp_ini *next = hp_pages_alloc(sizeof(*next));
-	struct hp_opts *defaults = hp_pages_alloc(sizeof(*defaults));
-	uint8_t srcs[HP_NOPTS];
+	struct hp_inifile *next = hp_pages_alloc(sizeof(*next));
+	struct hp_conf_values *defaults = hp_pages_alloc(sizeof(*defaults));
+	uint8_t srcs[HP_CONF_NOPTS];
 	char oldv[300], newv[300];
 	bool explicit;
 	int changed = 0;
 
 	if (!next || !defaults)
 		goto out;
-	const char *path = hp_ini_path(&explicit);
-	hp_ini_read(next, path, explicit, hp_ini_program(), false);
+	const char *path = hp_inifile_path(&explicit);
+	hp_inifile_read(next, path, explicit, hp_inifile_program(), false);
 	if (next->problems) {
 		/* All or nothing: a half-good edit could drop keys the operator
 		 * meant to keep (a typo in a section header hides the section). */
@@ -84,37 +84,37 @@ void hp_runtime_reload(void)
 	}
 	hp_conf_defaults(defaults, srcs);
 	hp_dump_lock();
-	for (size_t i = 0; i < HP_NOPTS; i++) {
-		const struct hp_opt_desc *d = &hp_opt_table[i];
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
+		const struct hp_conf_desc *d = &hp_conf_table[i];
 		int was = hp_sources_ini.set[i], now = next->set[i];
 		if (!was && !now)
 			continue;
 		if (was == now && hp_conf_equal(&hp_sources_ini.opts, &next->opts, d))
 			continue;   /* not edited */
-		const struct hp_opts *src = now ? &next->opts : defaults;
-		if (hp_opt_source[i] == HP_SRC_MALLOC_CONF || hp_opt_source[i] == HP_SRC_HEAPPROF_CONF) {
+		const struct hp_conf_values *src = now ? &next->opts : defaults;
+		if (hp_conf_sources[i] == HP_CONF_SRC_MALLOC_CONF || hp_conf_sources[i] == HP_CONF_SRC_HEAPPROF_CONF) {
 			hp_log(HP_LOG_WARN, "%s: %s changed, but %s sets it: ignored", path, d->name,
-			       hp_conf_source_name(hp_opt_source[i]));
+			       hp_conf_source_name(hp_conf_sources[i]));
 			continue;
 		}
-		if (hp_conf_equal(&hp_opt, src, d))
+		if (hp_conf_equal(&hp_conf, src, d))
 			continue;
-		describe(&hp_opt, d, oldv, sizeof(oldv));
+		describe(&hp_conf, d, oldv, sizeof(oldv));
 		describe(src, d, newv, sizeof(newv));
-		if (!(d->flags & HP_OPT_LIVE)) {
+		if (!(d->flags & HP_CONF_LIVE)) {
 			hp_log(HP_LOG_WARN, "%s: %s cannot change while the program runs (now %s, file says %s); restart it to apply",
 			       path, d->name, oldv, newv);
 			continue;
 		}
-		hp_conf_copy(&hp_opt, src, d);
-		hp_opt_source[i] = now ? HP_SRC_INI : HP_SRC_DEFAULT;
+		hp_conf_copy(&hp_conf, src, d);
+		hp_conf_sources[i] = now ? HP_CONF_SRC_INI : HP_CONF_SRC_DEFAULT;
 		hp_log(HP_LOG_INFO, "%s: %s changed from %s to %s", path, d->name, oldv, newv);
 		changed++;
 	}
 	memcpy(&hp_sources_ini, next, sizeof(*next));
 	if (changed) {
-		hp_conf_finish(&hp_opt, hp_opt_source);
-		hp_runtime_apply();
+		hp_conf_finish(&hp_conf, hp_conf_sources);
+		hp_settings_apply();
 	}
 	hp_dump_unlock();
 out:
@@ -122,33 +122,33 @@ out:
 	hp_pages_free(defaults, sizeof(*defaults));
 }
 
-int hp_runtime_set(const char *key, const char *value)
+int hp_settings_set(const char *key, const char *value)
 {
-	const struct hp_opt_desc *d = hp_conf_find(key, strlen(key));
+	const struct hp_conf_desc *d = hp_conf_find(key, strlen(key));
 	int err = 0;
 
 	if (!d)
 		return ENOENT;
-	if (!(d->flags & HP_OPT_LIVE))
+	if (!(d->flags & HP_CONF_LIVE))
 		return EPERM;
 	hp_dump_lock();
-	if (hp_conf_set(&hp_opt, d, value, strlen(value)) != HP_CONF_OK) {
+	if (hp_conf_set(&hp_conf, d, value, strlen(value)) != HP_CONF_OK) {
 		err = EINVAL;
 	} else {
-		hp_opt_source[d - hp_opt_table] = HP_SRC_API;
-		hp_conf_finish(&hp_opt, hp_opt_source);
-		hp_runtime_apply();
+		hp_conf_sources[d - hp_conf_table] = HP_CONF_SRC_API;
+		hp_conf_finish(&hp_conf, hp_conf_sources);
+		hp_settings_apply();
 	}
 	hp_dump_unlock();
 	return err;
 }
 
-void hp_runtime_toggle(const char *why)
+void hp_settings_toggle(const char *why)
 {
 	hp_dump_lock();
-	hp_opt.prof_active = !hp_opt.prof_active;
-	hp_opt_source[HP_O_prof_active] = HP_SRC_API;
-	hp_runtime_apply();
+	hp_conf.prof_active = !hp_conf.prof_active;
+	hp_conf_sources[HP_CONF_O_prof_active] = HP_CONF_SRC_API;
+	hp_settings_apply();
 	hp_dump_unlock();
-	hp_log(HP_LOG_INFO, "sampling %s (%s)", hp_opt.prof_active ? "resumed" : "paused", why);
+	hp_log(HP_LOG_INFO, "sampling %s (%s)", hp_conf.prof_active ? "resumed" : "paused", why);
 }

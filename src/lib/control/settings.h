@@ -1,36 +1,36 @@
 /*
- * runtime.h -- option values in force, applied to the running profiler.
+ * settings.h -- option values in force, applied to the running profiler.
  *
- * hp_opt holds the values; hp_runtime_apply() brings everything that
+ * hp_conf holds the values; hp_settings_apply() brings everything that
  * depends on them (sampling rate and switches, the log, the signals, the
  * triggers) in line.  Changes come from profiler.ini edits (the helper
  * thread), the API and the toggle signal; all are made under the options
  * lock, which dumps also hold, so a dump never sees half a change.
  */
-#ifndef HP_RUNTIME_H
-#define HP_RUNTIME_H
+#ifndef HP_SETTINGS_H
+#define HP_SETTINGS_H
 
 #include "conf/conf.h"
 
 #pragma GCC visibility push(hidden)
 
-/* Applies hp_opt to the running profiler.  Idempotent.  Under the lock
+/* Applies hp_conf to the running profiler.  Idempotent.  Under the lock
  * (or at init). */
-void hp_runtime_apply(void);
+void hp_settings_apply(void);
 
 /* Re-reads profiler.ini and applies the keys that changed in it, logging
  * each.  Helper thread. */
-void hp_runtime_reload(void);
+void hp_settings_reload(void);
 
-/* Sets one option from the API (source HP_SRC_API) and applies it.
+/* Sets one option from the API (source HP_CONF_SRC_API) and applies it.
  * Returns 0, EINVAL (bad value), ENOENT (no such option) or EPERM (it
  * cannot change while running). */
-int hp_runtime_set(const char *key, const char *value);
+int hp_settings_set(const char *key, const char *value);
 
 /* Flips prof_active (the toggle signal), logging the new state. */
-void hp_runtime_toggle(const char *why);
+void hp_settings_toggle(const char *why);
 
-void hp_runtime_postfork_child(void);
+void hp_settings_postfork_child(void);
 
 #pragma GCC visibility pop
 

@@ -1,5 +1,5 @@
 /*
- * sig.c -- the dump and toggle signal handlers (see sig.h).
+ * signals.c -- the dump and toggle signal handlers (see signals.h).
  *
  * Owns which signals carry our handler.  The handler is async-signal-safe:
  * it touches atomics and writes one byte to a pipe.
@@ -96,10 +96,10 @@ static void publish(void)
 {
 	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
 
-	hp_state_set_signals(installed(d) ? d : 0, installed(t) ? t : 0);
+	hp_statefile_set_signals(installed(d) ? d : 0, installed(t) ? t : 0);
 }
 
-void hp_sig_configure(int dump_sig, int toggle_sig)
+void hp_signals_configure(int dump_sig, int toggle_sig)
 {
 	int old_dump = dump_signo, old_toggle = toggle_signo;
 
@@ -118,7 +118,7 @@ void hp_sig_configure(int dump_sig, int toggle_sig)
 	publish();
 }
 
-void hp_sig_check(void)
+void hp_signals_check(void)
 {
 	struct sigaction cur;
 	char nm[32];

@@ -1,6 +1,6 @@
 /*
- * real.c -- resolves the next allocator and serves bootstrap allocations
- * (see real.h).
+ * next.c -- resolves the next allocator and serves bootstrap allocations
+ * (see next.h).
  *
  * Owns hp_next, the resolution state and the bootstrap pool.  This module
  * must not call malloc by name: until resolution completes, "malloc" is us.

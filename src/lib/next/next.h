@@ -1,5 +1,5 @@
 /*
- * real.h -- the next allocator in the chain: glibc, or jemalloc, tcmalloc,
+ * next.h -- the next allocator in the chain: glibc, or jemalloc, tcmalloc,
  * mimalloc... named after heapprof in LD_PRELOAD.
  *
  * hp_next's function pointers are valid from the first instruction of the

@@ -23,6 +23,7 @@
 #include "next/next.h"
 #include "next/nextcxx.h"
 #include "stack/stack.h"
+#include "base/banned.h"
 
 struct hp_nextcxx hp_nextcxx;
 
@@ -90,7 +91,7 @@ static void find_global(void)
  * returns NULL, as the nothrow forms do. */
 static void *fb_new(size_t n)
 {
-	return global.malloc(n ? n : 1);
+	return (global.malloc)(n ? n : 1);
 }
 
 static void *fb_new_nt(size_t n, const void *nt)
@@ -105,7 +106,7 @@ static void *fb_new_al(size_t n, size_t al)
 
 	if (al < sizeof(void *))
 		al = sizeof(void *);
-	return global.posix_memalign(&p, al, n ? n : 1) ? NULL : p;
+	return (global.posix_memalign)(&p, al, n ? n : 1) ? NULL : p;
 }
 
 static void *fb_new_al_nt(size_t n, size_t al, const void *nt)
@@ -116,33 +117,33 @@ static void *fb_new_al_nt(size_t n, size_t al, const void *nt)
 
 static void fb_delete(void *p)
 {
-	global.free(p);
+	(global.free)(p);
 }
 
 static void fb_delete_x(void *p, size_t x)
 {
 	(void)x;
-	global.free(p);
+	(global.free)(p);
 }
 
 static void fb_delete_nt(void *p, const void *nt)
 {
 	(void)nt;
-	global.free(p);
+	(global.free)(p);
 }
 
 static void fb_delete_x_nt(void *p, size_t x, const void *nt)
 {
 	(void)x;
 	(void)nt;
-	global.free(p);
+	(global.free)(p);
 }
 
 static void fb_delete_x_y(void *p, size_t x, size_t y)
 {
 	(void)x;
 	(void)y;
-	global.free(p);
+	(global.free)(p);
 }
 
 static void *const fallback[HP_CXX_NKINDS] = {

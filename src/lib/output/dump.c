@@ -53,7 +53,7 @@ void hp_dump_preimage(double cnt, double bytes, double rate,
 		return;
 	}
 	double avg = bytes / cnt;
-	double y = bytes * -hp_expm1(-avg / rate);
+	double y = bytes * -hp_maths_expm1(-avg / rate);
 	double c = y / avg;
 	*bytes_in = round_u64(y);
 	*cnt_in = round_u64(c);
@@ -70,11 +70,11 @@ struct row {
 
 static void row_of(const struct hp_counts *k, double rate, int accum, struct row *r)
 {
-	hp_dump_preimage(hp_counts_objects(k->live_cnt), (double)k->live_bytes, rate,
+	hp_dump_preimage(hp_totals_objects(k->live_cnt), (double)k->live_bytes, rate,
 			 &r->c, &r->b);
 	r->ac = r->ab = 0;
 	if (accum)
-		hp_dump_preimage(hp_counts_objects((int64_t)k->accum_cnt),
+		hp_dump_preimage(hp_totals_objects((int64_t)k->accum_cnt),
 				 (double)k->accum_bytes, rate, &r->ac, &r->ab);
 }
 
@@ -126,7 +126,7 @@ static void put_maps(struct hp_out *o)
 	close(fd);
 }
 
-static void write_gperftools(struct hp_out *o, const struct hp_snapshot *s,
+static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 			     double rate, int accum)
 {
 	struct row tot = { 0, 0, 0, 0 }, r;
@@ -169,7 +169,7 @@ static void put_name(struct hp_out *o, const char *name)
 
 static const struct hp_thread *thread_by_uid(uint32_t uid)
 {
-	for (const struct hp_thread *t = hp_thread_list(); t; t = t->next)
+	for (const struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (t->uid == uid)
 			return t;
 	return NULL;
@@ -184,26 +184,26 @@ static void put_thread_row(struct hp_out *o, uint32_t uid, const struct row *r)
 }
 
 /* One stack's per-thread rows: its contexts merged by thread uid. */
-static void put_stack_threads(struct hp_out *o, const struct hp_snapshot *s,
+static void put_stack_threads(struct hp_out *o, const struct hp_totals *s,
 			      uint32_t st, double rate, int accum)
 {
 	uint32_t lo = s->first[st], hi = s->first[st + 1];
 
 	for (uint32_t i = lo; i < hi; i++) {
-		const struct hp_tctx *c = hp_tctx_at(s->ctx_sorted[i]);
+		const struct hp_counters *c = hp_counters_at(s->ctx_sorted[i]);
 		int seen = 0;
 		/* Merge contexts of the same thread (other rates, re-created
 		 * maps); print the thread at its first context only. */
 		for (uint32_t j = lo; j < i && !seen; j++)
-			seen = hp_tctx_at(s->ctx_sorted[j])->thread == c->thread;
+			seen = hp_counters_at(s->ctx_sorted[j])->thread == c->thread;
 		if (seen)
 			continue;
 		struct hp_counts sum = { 0, 0, 0, 0 }, k;
 		for (uint32_t j = i; j < hi; j++) {
-			const struct hp_tctx *d = hp_tctx_at(s->ctx_sorted[j]);
+			const struct hp_counters *d = hp_counters_at(s->ctx_sorted[j]);
 			if (d->thread != c->thread)
 				continue;
-			hp_tctx_read(d, &k);
+			hp_counters_read(d, &k);
 			sum.live_cnt += k.live_cnt;
 			sum.live_bytes += k.live_bytes;
 			sum.accum_cnt += k.accum_cnt;
@@ -218,7 +218,7 @@ static void put_stack_threads(struct hp_out *o, const struct hp_snapshot *s,
 	}
 }
 
-static void write_jemalloc(struct hp_out *o, const struct hp_snapshot *s,
+static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 			   double rate, int accum)
 {
 	struct row r;
@@ -251,11 +251,11 @@ static void write_jemalloc(struct hp_out *o, const struct hp_snapshot *s,
 	}
 }
 
-int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int accum)
+int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
 {
 	struct hp_file f;
 	struct hp_out o;
-	double rate = hp_pow2(s->lg);
+	double rate = hp_maths_pow2(s->lg);
 	char *buf = hp_pages_alloc(OUT_BUF);
 
 	if (!buf)
@@ -264,9 +264,9 @@ int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int
 	if (err)
 		goto out;
 	hp_out_init(&o, f.fd, buf, OUT_BUF);
-	if (hp_opt.dump_symbols)
-		hp_symbols_write(&o, s, accum);
-	if (format == HP_FMT_JEMALLOC)
+	if (hp_conf.dump_symbols)
+		hp_dumpsyms_write(&o, s, accum);
+	if (format == HP_CONF_DUMP_JEMALLOC)
 		write_jemalloc(&o, s, rate, accum);
 	else
 		write_gperftools(&o, s, rate, accum);
@@ -282,19 +282,19 @@ out:
 }
 
 /* Under the options lock, inside the guard. */
-static int dump_locked(const char *path, struct hp_snapshot *keep)
+static int dump_locked(const char *path, struct hp_totals *keep)
 {
-	struct hp_snapshot s;
+	struct hp_totals s;
 
-	hp_thread_refresh_names();
-	int err = hp_snapshot_take(&s);
+	hp_threads_refresh_names();
+	int err = hp_totals_take(&s);
 	if (err)
 		return err;
-	err = hp_dump_write(path, &s, hp_opt.dump_format, hp_opt.prof_accum);
+	err = hp_dump_write(path, &s, hp_conf.dump_format, hp_conf.prof_accum);
 	if (!err && keep)
 		*keep = s;
 	else
-		hp_snapshot_release(&s);
+		hp_totals_release(&s);
 	return err;
 }
 
@@ -312,7 +312,7 @@ static const char *trigger_name(char t)
 	return "?";
 }
 
-void hp_dump_log(int level, const char *path, char trigger, const struct hp_snapshot *s)
+void hp_dump_log(int level, const char *path, char trigger, const struct hp_totals *s)
 {
 	char live[32], delta[40];
 	uint64_t contexts = 0;
@@ -336,37 +336,37 @@ void hp_dump_log(int level, const char *path, char trigger, const struct hp_snap
 }
 
 int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
-		 struct hp_snapshot *keep)
+		 struct hp_totals *keep)
 {
 	struct hp_tls *t = &hp_tls;
-	struct hp_snapshot s;
+	struct hp_totals s;
 	int err;
 
 	path[0] = '\0';
 	hp_tls_guard_enter(t);
 	hp_dump_lock();
-	if (!hp_opt.prof_prefix[0]) {
+	if (!hp_conf.prof_prefix[0]) {
 		err = ENOENT;
 		goto out;
 	}
-	err = hp_dumpname_next(hp_opt.prof_prefix, trigger, path, cap);
+	err = hp_dumpname_next(hp_conf.prof_prefix, trigger, path, cap);
 	if (!err)
 		err = hp_dumpname_mkdirs(path);
 	if (!err)
 		err = dump_locked(path, &s);
 	if (err) {
 		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger),
-		       path[0] ? path : hp_opt.prof_prefix, strerrordesc_np(err));
+		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
 		goto out;
 	}
 	if (!(flags & HP_DUMP_QUIET))
 		hp_dump_log(HP_LOG_INFO, path, trigger, &s);
-	hp_dumpname_rotate(hp_opt.prof_prefix, hp_opt.dump_keep, hp_opt.dump_keep_bytes, path);
-	hp_state_note_dump(path);
+	hp_dumpname_rotate(hp_conf.prof_prefix, hp_conf.dump_keep, hp_conf.dump_keep_bytes, path);
+	hp_statefile_note_dump(path);
 	if (keep)
 		*keep = s;
 	else
-		hp_snapshot_release(&s);
+		hp_totals_release(&s);
 out:
 	hp_dump_unlock();
 	hp_tls_guard_leave(t);
@@ -382,7 +382,7 @@ int hp_dump_path(const char *path)
 	hp_dump_lock();
 	err = dump_locked(path, NULL);
 	if (!err)
-		hp_state_note_dump(path);
+		hp_statefile_note_dump(path);
 	hp_dump_unlock();
 	hp_tls_guard_leave(t);
 	return err;

@@ -33,11 +33,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hp_snapshot;
+struct hp_totals;
 
 /* Writes a dump of s to path (atomically, mode 0600) in the given
  * dump_format.  Returns 0 or an errno value. */
-int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int accum);
+int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum);
 
 /* Takes a snapshot and writes it under an automatic name (dumpname.h) for
  * the trigger letter: f final, i interval, u high-water, t timer, s
@@ -49,10 +49,10 @@ int hp_dump_write(const char *path, const struct hp_snapshot *s, int format, int
  * releases it. */
 #define HP_DUMP_QUIET 1u
 int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
-		 struct hp_snapshot *keep);
+		 struct hp_totals *keep);
 
 /* The log line for a dump written quietly, at the given log level. */
-void hp_dump_log(int level, const char *path, char trigger, const struct hp_snapshot *s);
+void hp_dump_log(int level, const char *path, char trigger, const struct hp_totals *s);
 
 /* Writes a dump to an explicit path (the API's heapprof_dump(path)). */
 int hp_dump_path(const char *path);

@@ -52,7 +52,7 @@ size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap)
 				len = hp_fmt(tmp, sizeof(tmp), "%d", (int)getpid());
 				break;
 			case 'e':
-				piece = hp_ini_program();
+				piece = hp_inifile_program();
 				len = strlen(piece);
 				break;
 			case 'h':
@@ -179,7 +179,7 @@ static int parse_tail(const char *s, int *pid, unsigned *seqno, int64_t *utc)
 	char ts[17];
 	memcpy(ts, f[3], 16);
 	ts[16] = '\0';
-	*utc = hp_parse_utc(ts);
+	*utc = hp_fmt_parse_utc(ts);
 	if (*utc < 0)
 		return -1;
 	*pid = (int)to_num(f[0], len[0]);

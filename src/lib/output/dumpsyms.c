@@ -1,5 +1,5 @@
 /*
- * symbols.c -- function names inside dumps (dump_symbols), so that
+ * dumpsyms.c -- function names inside dumps (dump_symbols), so that
  * "jeprof --text DUMP" needs no binary: containers often have none on the
  * analysis host.
  *
@@ -213,7 +213,7 @@ static void sort_keys(uintptr_t *k, size_t n)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-int hp_symbols_write(struct hp_out *out, const struct hp_snapshot *s, int accum)
+int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 {
 	struct symtab t = { 0 };
 	size_t nkeys = 0, cap = 0;

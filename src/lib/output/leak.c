@@ -103,7 +103,7 @@ static int stack_is_runtime(const struct hp_stack *st)
 
 /* Removes one live block's weight from its stack's counts in s (a copy
  * the summary owns). */
-static void exclude_block(const struct hp_snapshot *s, const void *p,
+static void exclude_block(const struct hp_totals *s, const void *p,
 			  struct hp_counts *by_stack, const uint8_t *runtime,
 			  struct hp_leak_summary *out)
 {
@@ -112,7 +112,7 @@ static void exclude_block(const struct hp_snapshot *s, const void *p,
 
 	if (!p || !hp_live_find(p, &size, &cid))
 		return;
-	const struct hp_tctx *c = hp_tctx_at(cid);
+	const struct hp_counters *c = hp_counters_at(cid);
 	if (!c || c->gen != HP_LOAD(&hp_switches.gen) || c->stack > s->nstacks || runtime[c->stack])
 		return;
 	hp_sample_weight(size, c->lg, &cnt, &bytes);
@@ -122,7 +122,7 @@ static void exclude_block(const struct hp_snapshot *s, const void *p,
 	out->runtime_bytes += bytes;
 }
 
-void hp_leak_summarize(const struct hp_snapshot *s, struct hp_leak_summary *out)
+void hp_leak_summarize(const struct hp_totals *s, struct hp_leak_summary *out)
 {
 	size_t n = (size_t)s->nstacks + 1;
 	size_t mem = n * (sizeof(struct hp_counts) + 1);
@@ -232,24 +232,24 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 void hp_leak_at_exit(int status)
 {
 	struct hp_tls *t = &hp_tls;
-	struct hp_snapshot snap;
+	struct hp_totals snap;
 	struct hp_leak_summary sum;
 	char path[PATH_MAX];
 	int have_snap = 0, dump_err = ENOENT, logged = 0;
 
-	if (!hp_opt.prof_final && !hp_opt.prof_leak) {
-		hp_state_remove();
+	if (!hp_conf.prof_final && !hp_conf.prof_leak) {
+		hp_statefile_remove();
 		return;
 	}
 	hp_tls_guard_enter(t);
-	if (hp_opt.prof_final) {
+	if (hp_conf.prof_final) {
 		dump_err = hp_dump_auto('f', HP_DUMP_QUIET, path, sizeof(path), &snap);
 		have_snap = dump_err == 0;
 	}
-	if (!hp_opt.prof_leak)
+	if (!hp_conf.prof_leak)
 		goto out;
 	if (!have_snap) {
-		if (hp_snapshot_take(&snap))
+		if (hp_totals_take(&snap))
 			goto out;
 		have_snap = 1;
 	}
@@ -258,26 +258,26 @@ void hp_leak_at_exit(int status)
 		goto out;
 	print_summary(&sum, path, dump_err);
 	logged = 1;
-	if (!hp_opt.prof_leak_error)
+	if (!hp_conf.prof_leak_error)
 		goto out;
 	if (status != 0) {
 		hp_log(HP_LOG_ERROR, "Memory leaks were detected; keeping the program's exit status %d", status);
 		goto out;
 	}
 	hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
-	hp_snapshot_release(&snap);
-	hp_state_remove();
+	hp_totals_release(&snap);
+	hp_statefile_remove();
 	hp_sampled_leave(t);
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
-	exit((int)hp_opt.leak_exit_code);
+	exit((int)hp_conf.leak_exit_code);
 out:
 	/* The summary names the final dump; without one, say where it went,
 	 * except to a clean leak check, whose output stays as the program's. */
 	if (have_snap && !dump_err && !logged)
-		hp_dump_log(hp_opt.prof_leak ? HP_LOG_DEBUG : HP_LOG_INFO, path, 'f', &snap);
+		hp_dump_log(hp_conf.prof_leak ? HP_LOG_DEBUG : HP_LOG_INFO, path, 'f', &snap);
 	if (have_snap)
-		hp_snapshot_release(&snap);
-	hp_state_remove();
+		hp_totals_release(&snap);
+	hp_statefile_remove();
 	hp_sampled_leave(t);
 }

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-struct hp_snapshot;
+struct hp_totals;
 
 struct hp_leak_summary {
 	uint64_t bytes;
@@ -27,7 +27,7 @@ struct hp_leak_summary {
 };
 
 /* Sums what leaked in s, excluding runtime memory. */
-void hp_leak_summarize(const struct hp_snapshot *s, struct hp_leak_summary *out);
+void hp_leak_summarize(const struct hp_totals *s, struct hp_leak_summary *out);
 
 /* The at-exit sequence: final dump, summary, gate.  status is the exit
  * status the program asked for.  May call exit() (nested, so the remaining

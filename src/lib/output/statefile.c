@@ -1,6 +1,6 @@
 /*
- * state.c -- the per-process state file for the heapprof command (see
- * state.h).
+ * statefile.c -- the per-process state file for the heapprof command (see
+ * statefile.h).
  *
  * Owns the runtime directory, the dump count, the last dump's path and
  * the signals the file names.
@@ -47,7 +47,7 @@ static int usable_dir(const char *d)
 	return 1;
 }
 
-void hp_state_init(void)
+void hp_statefile_init(void)
 {
 	const char *env = secure_getenv("HEAPPROF_RUNTIME_DIR");
 	struct timespec now;
@@ -60,25 +60,25 @@ void hp_state_init(void)
 		dir[0] = '\0';
 	clock_gettime(CLOCK_REALTIME, &now);
 	hp_fmt_utc(started, now.tv_sec, 0, 1);
-	hp_state_publish();
+	hp_statefile_publish();
 }
 
-void hp_state_set_signals(int dump, int toggle)
+void hp_statefile_set_signals(int dump, int toggle)
 {
 	HP_STORE(&signal_dump, dump);
 	HP_STORE(&signal_toggle, toggle);
 }
 
-void hp_state_note_dump(const char *path)
+void hp_statefile_note_dump(const char *path)
 {
 	hp_spin_lock(&lock);
 	dumps++;
 	hp_fmt(last_dump, sizeof(last_dump), "%s", path);
 	hp_spin_unlock(&lock);
-	hp_state_publish();
+	hp_statefile_publish();
 }
 
-void hp_state_publish(void)
+void hp_statefile_publish(void)
 {
 	char path[PATH_MAX + 32], exe[PATH_MAX], prefix[PATH_MAX], body[3 * PATH_MAX];
 	struct hp_file f;
@@ -87,7 +87,7 @@ void hp_state_publish(void)
 		return;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	if (!hp_opt.prof_prefix[0] || !hp_dumpname_expand(hp_opt.prof_prefix, prefix, sizeof(prefix)))
+	if (!hp_conf.prof_prefix[0] || !hp_dumpname_expand(hp_conf.prof_prefix, prefix, sizeof(prefix)))
 		prefix[0] = '\0';
 	hp_spin_lock(&lock);
 	size_t len = hp_fmt(body, sizeof(body),
@@ -110,7 +110,7 @@ void hp_state_publish(void)
 	hp_spin_unlock(&lock);
 }
 
-void hp_state_remove(void)
+void hp_statefile_remove(void)
 {
 	char path[PATH_MAX + 32];
 
@@ -123,7 +123,7 @@ void hp_state_remove(void)
 	hp_spin_unlock(&lock);
 }
 
-void hp_state_postfork_child(void)
+void hp_statefile_postfork_child(void)
 {
 	struct timespec now;
 

@@ -1,5 +1,5 @@
 /*
- * state.h -- what a running profiled process tells the heapprof command.
+ * statefile.h -- what a running profiled process tells the heapprof command.
  *
  * Each process keeps one small file, <runtime dir>/<pid>, rewritten
  * atomically whenever something in it changes and removed at exit:
@@ -21,24 +21,24 @@
  * created mode 0700 and used only if it is a directory we own that no one
  * else can write to.  See heapprof(1), "heapprof ps".
  */
-#ifndef HP_STATE_H
-#define HP_STATE_H
+#ifndef HP_STATEFILE_H
+#define HP_STATEFILE_H
 
 #pragma GCC visibility push(hidden)
 
 /* Picks the directory and writes the first version of the file. */
-void hp_state_init(void);
+void hp_statefile_init(void);
 /* Rewrites the file (helper thread or dumping thread). */
-void hp_state_publish(void);
+void hp_statefile_publish(void);
 /* The signals whose handler is heapprof's (0: none, or taken over by the
  * program); control/signals.c says so whenever that changes. */
-void hp_state_set_signals(int dump, int toggle);
+void hp_statefile_set_signals(int dump, int toggle);
 /* Records a dump written. */
-void hp_state_note_dump(const char *path);
+void hp_statefile_note_dump(const char *path);
 /* Removes the file (at exit). */
-void hp_state_remove(void);
+void hp_statefile_remove(void);
 /* In a fork child: a file of its own. */
-void hp_state_postfork_child(void);
+void hp_statefile_postfork_child(void);
 
 #pragma GCC visibility pop
 

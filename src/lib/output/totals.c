@@ -1,5 +1,5 @@
 /*
- * snapshot.c -- per-stack and per-thread sums for dumps (see snapshot.h).
+ * totals.c -- per-stack and per-thread sums for dumps (see totals.h).
  *
  * Owns nothing between calls.  Runs on whichever thread dumps, inside the
  * guard; reads counter contexts without locks and never stops the host.
@@ -15,7 +15,7 @@
 #include "record/switches.h"
 #include "base/banned.h"
 
-double hp_counts_objects(int64_t cnt_fp)
+double hp_totals_objects(int64_t cnt_fp)
 {
 	return (double)cnt_fp / (double)HP_CNT_ONE;
 }
@@ -28,7 +28,7 @@ static void counts_add(struct hp_counts *a, const struct hp_counts *b)
 	a->accum_bytes += b->accum_bytes;
 }
 
-int hp_snapshot_take(struct hp_snapshot *s)
+int hp_totals_take(struct hp_totals *s)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 
@@ -36,8 +36,8 @@ int hp_snapshot_take(struct hp_snapshot *s)
 	s->lg = HP_LOAD(&hp_switches.lg_sample);
 	/* Contexts first: every context read refers to a stack that was
 	 * interned before it, so nstacks read afterwards covers them all. */
-	uint32_t end = hp_tctx_end();
-	s->nthreads = hp_thread_count();
+	uint32_t end = hp_counters_end();
+	s->nthreads = hp_threads_count();
 	s->nstacks = hp_stacktab_count();
 
 	size_t n_st = (size_t)s->nstacks + 2;
@@ -60,12 +60,12 @@ int hp_snapshot_take(struct hp_snapshot *s)
 
 	/* Pass 1: sums, and how many contexts each stack has. */
 	for (uint32_t id = 1; id < end; id++) {
-		const struct hp_tctx *c = hp_tctx_at(id);
+		const struct hp_counters *c = hp_counters_at(id);
 		uint32_t st = c ? HP_LOAD_ACQ(&c->stack) : 0;
 		if (!st || st > s->nstacks || c->gen != gen)
 			continue;
 		struct hp_counts k;
-		hp_tctx_read(c, &k);
+		hp_counters_read(c, &k);
 		counts_add(&s->by_stack[st], &k);
 		if (c->thread < s->nthreads)
 			counts_add(&s->by_thread[c->thread], &k);
@@ -88,7 +88,7 @@ int hp_snapshot_take(struct hp_snapshot *s)
 	return 0;
 }
 
-void hp_snapshot_release(struct hp_snapshot *s)
+void hp_totals_release(struct hp_totals *s)
 {
 	hp_pages_free(s->mem, s->bytes);
 	s->mem = NULL;

@@ -1,20 +1,20 @@
 /*
- * snapshot.h -- a consistent-enough picture of the profile for a dump or
+ * totals.h -- a consistent-enough picture of the profile for a dump or
  * a leak summary: per-stack and per-thread sums of the counter contexts of
  * the current reset generation.
  *
  * Taking a snapshot reads counters lock-free while the program runs;
  * allocating threads are never stopped.  Memory comes from hp_pages.
  */
-#ifndef HP_SNAPSHOT_H
-#define HP_SNAPSHOT_H
+#ifndef HP_TOTALS_H
+#define HP_TOTALS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "record/counters.h"
 
-struct hp_snapshot {
+struct hp_totals {
 	int lg;                      /* current lg_prof_sample, for headers */
 	uint32_t nstacks;            /* stack ids 1..nstacks */
 	struct hp_counts *by_stack;  /* [nstacks + 1] */
@@ -30,10 +30,10 @@ struct hp_snapshot {
 };
 
 /* Returns 0, or ENOMEM. */
-int hp_snapshot_take(struct hp_snapshot *s);
-void hp_snapshot_release(struct hp_snapshot *s);
+int hp_totals_take(struct hp_totals *s);
+void hp_totals_release(struct hp_totals *s);
 
 /* Converts fixed-point counts to objects. */
-double hp_counts_objects(int64_t cnt_fp);
+double hp_totals_objects(int64_t cnt_fp);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * tctx.c -- counter contexts (see tctx.h).
+ * counters.c -- counter contexts (see counters.h).
  *
  * Owns the context array and id allocation.  Lookups go through the
  * owning thread's private map, so the common case takes no lock; a new
@@ -14,33 +14,33 @@
 #include "record/live.h"
 #include "base/banned.h"
 
-#define CHUNK_SHIFT HP_TCTX_CHUNK_SHIFT
+#define CHUNK_SHIFT HP_COUNTERS_CHUNK_SHIFT
 #define CHUNK_LEN   (1u << CHUNK_SHIFT)
 #define MAP_MIN     64u
 
-struct hp_tctx *hp_tctx_chunks[HP_TCTX_NCHUNKS];
-#define chunks hp_tctx_chunks
+struct hp_counters *hp_counters_chunks[HP_COUNTERS_NCHUNKS];
+#define chunks hp_counters_chunks
 static uint32_t next_id = 1;   /* id 0 means "none" */
 static struct hp_spin chunk_lock;
 
-uint32_t hp_tctx_end(void)
+uint32_t hp_counters_end(void)
 {
 	uint32_t n = HP_LOAD_ACQ(&next_id);
 
-	return n > HP_LIVE_TCTX_MAX + 1 ? HP_LIVE_TCTX_MAX + 1 : n;
+	return n > HP_LIVE_COUNTERS_MAX + 1 ? HP_LIVE_COUNTERS_MAX + 1 : n;
 }
 
-static struct hp_tctx *slot_for(uint32_t id)
+static struct hp_counters *slot_for(uint32_t id)
 {
-	struct hp_tctx **cp = &chunks[id >> CHUNK_SHIFT];
-	struct hp_tctx *c = HP_LOAD_ACQ(cp);
+	struct hp_counters **cp = &chunks[id >> CHUNK_SHIFT];
+	struct hp_counters *c = HP_LOAD_ACQ(cp);
 
 	if (c)
 		return &c[id & (CHUNK_LEN - 1)];
 	hp_spin_lock(&chunk_lock);
 	c = HP_LOAD(cp);
 	if (!c) {
-		c = hp_pages_alloc(CHUNK_LEN * sizeof(struct hp_tctx));
+		c = hp_pages_alloc(CHUNK_LEN * sizeof(struct hp_counters));
 		if (c)
 			HP_STORE_REL(cp, c);
 	}
@@ -52,9 +52,9 @@ static uint32_t new_context(struct hp_thread *t, uint32_t stack, int lg, uint16_
 {
 	uint32_t id = HP_ADD(&next_id, 1);
 
-	if (id > HP_LIVE_TCTX_MAX)
+	if (id > HP_LIVE_COUNTERS_MAX)
 		return 0;
-	struct hp_tctx *c = slot_for(id);
+	struct hp_counters *c = slot_for(id);
 	if (!c)
 		return 0;
 	c->thread = t->uid;
@@ -105,7 +105,7 @@ static int map_grow(struct hp_thread *t)
 	return 0;
 }
 
-uint32_t hp_tctx_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
+uint32_t hp_counters_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
 {
 	uint64_t key = map_key(stack, lg, gen);
 
@@ -136,13 +136,13 @@ static void own_add(uint64_t *field, uint64_t v)
 	HP_STORE(field, HP_LOAD(field) + v);
 }
 
-void hp_tctx_add(struct hp_tctx *c, uint64_t cnt, uint64_t bytes)
+void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes)
 {
 	own_add(&c->alloc_cnt, cnt);
 	own_add(&c->alloc_bytes, bytes);
 }
 
-void hp_tctx_sub(struct hp_tctx *c, uint64_t cnt, uint64_t bytes, int own)
+void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own)
 {
 	if (own) {
 		own_add(&c->own_free_cnt, cnt);
@@ -153,7 +153,7 @@ void hp_tctx_sub(struct hp_tctx *c, uint64_t cnt, uint64_t bytes, int own)
 	}
 }
 
-void hp_tctx_read(const struct hp_tctx *c, struct hp_counts *out)
+void hp_counters_read(const struct hp_counters *c, struct hp_counts *out)
 {
 	uint64_t rc = HP_LOAD(&c->remote_free_cnt), rb = HP_LOAD(&c->remote_free_bytes);
 	uint64_t oc = HP_LOAD(&c->own_free_cnt), ob = HP_LOAD(&c->own_free_bytes);
@@ -169,17 +169,17 @@ void hp_tctx_read(const struct hp_tctx *c, struct hp_counts *out)
 	out->accum_bytes = ab;
 }
 
-void hp_tctx_prefork(void)
+void hp_counters_prefork(void)
 {
 	hp_spin_lock(&chunk_lock);
 }
 
-void hp_tctx_postfork_parent(void)
+void hp_counters_postfork_parent(void)
 {
 	hp_spin_unlock(&chunk_lock);
 }
 
-void hp_tctx_postfork_child(void)
+void hp_counters_postfork_child(void)
 {
 	hp_spin_reset(&chunk_lock);
 }

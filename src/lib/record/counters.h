@@ -1,5 +1,5 @@
 /*
- * tctx.h -- counter contexts: the estimates for one (thread, stack,
+ * counters.h -- counter contexts: the estimates for one (thread, stack,
  * sampling rate, reset generation).
  *
  * Splitting counters by allocating thread keeps exact mode free of
@@ -13,8 +13,8 @@
  * writers read them lock-free and may see a momentarily negative live
  * count, which they clamp.
  */
-#ifndef HP_TCTX_H
-#define HP_TCTX_H
+#ifndef HP_COUNTERS_H
+#define HP_COUNTERS_H
 
 #include <stdint.h>
 
@@ -22,7 +22,7 @@
 
 struct hp_thread;
 
-struct hp_tctx {
+struct hp_counters {
 	uint32_t stack;        /* stack id; 0 until the context is published */
 	uint32_t thread;       /* allocating thread's uid */
 	uint8_t lg;            /* lg_prof_sample its samples were drawn with */
@@ -38,26 +38,26 @@ struct hp_tctx {
 
 /* The calling thread's context for (stack, lg, gen), created on first use.
  * Returns the id, or 0 when ids or memory ran out.  Inside the guard. */
-uint32_t hp_tctx_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen);
+uint32_t hp_counters_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen);
 
-#define HP_TCTX_CHUNK_SHIFT 14
-#define HP_TCTX_NCHUNKS (1u << (24 - HP_TCTX_CHUNK_SHIFT))
-extern struct hp_tctx *hp_tctx_chunks[HP_TCTX_NCHUNKS];
+#define HP_COUNTERS_CHUNK_SHIFT 14
+#define HP_COUNTERS_NCHUNKS (1u << (24 - HP_COUNTERS_CHUNK_SHIFT))
+extern struct hp_counters *hp_counters_chunks[HP_COUNTERS_NCHUNKS];
 
-/* The context with this id (1 <= id < hp_tctx_end()), NULL if none. */
-HP_INLINE struct hp_tctx *hp_tctx_at(uint32_t id)
+/* The context with this id (1 <= id < hp_counters_end()), NULL if none. */
+HP_INLINE struct hp_counters *hp_counters_at(uint32_t id)
 {
-	struct hp_tctx *c = HP_LOAD_ACQ(&hp_tctx_chunks[id >> HP_TCTX_CHUNK_SHIFT]);
+	struct hp_counters *c = HP_LOAD_ACQ(&hp_counters_chunks[id >> HP_COUNTERS_CHUNK_SHIFT]);
 
-	return c ? &c[id & ((1u << HP_TCTX_CHUNK_SHIFT) - 1)] : NULL;
+	return c ? &c[id & ((1u << HP_COUNTERS_CHUNK_SHIFT) - 1)] : NULL;
 }
 /* One past the highest id handed out. */
-uint32_t hp_tctx_end(void);
+uint32_t hp_counters_end(void);
 
 /* Counting.  add is called by the owning thread; sub by any thread, with
  * own = 1 when the caller is the owning thread. */
-void hp_tctx_add(struct hp_tctx *c, uint64_t cnt, uint64_t bytes);
-void hp_tctx_sub(struct hp_tctx *c, uint64_t cnt, uint64_t bytes, int own);
+void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes);
+void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own);
 
 /* Snapshot of one context: live and cumulative, fixed-point counts. */
 struct hp_counts {
@@ -66,10 +66,10 @@ struct hp_counts {
 	uint64_t accum_cnt;
 	uint64_t accum_bytes;
 };
-void hp_tctx_read(const struct hp_tctx *c, struct hp_counts *out);
+void hp_counters_read(const struct hp_counters *c, struct hp_counts *out);
 
-void hp_tctx_prefork(void);
-void hp_tctx_postfork_parent(void);
-void hp_tctx_postfork_child(void);
+void hp_counters_prefork(void);
+void hp_counters_postfork_parent(void);
+void hp_counters_postfork_child(void);
 
 #endif

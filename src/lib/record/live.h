@@ -29,7 +29,7 @@
 #define HP_LIVE_SHARDS 256
 /* Sizes are kept in 40 bits; a larger block is recorded as this size. */
 #define HP_LIVE_SIZE_MAX ((((uint64_t)1) << 40) - 1)
-#define HP_LIVE_TCTX_MAX ((((uint32_t)1) << 24) - 1)
+#define HP_LIVE_COUNTERS_MAX ((((uint32_t)1) << 24) - 1)
 
 
 /* Records a live sampled block.  False if the table could not grow. */

@@ -53,7 +53,7 @@ uint64_t hp_sample_draw(uint64_t *rng, int lg)
 {
 	/* u uniform in (0, 1]: log(u) is finite. */
 	double u = (double)((next_u64(rng) >> 11) + 1) * 0x1.0p-53;
-	double x = -hp_ln(u) * pow2(lg);
+	double x = -hp_maths_ln(u) * pow2(lg);
 
 	if (!(x < 0x1.0p62))
 		return (uint64_t)1 << 62;
@@ -73,7 +73,7 @@ static double inverse_probability(double z, double r)
 
 	if (x < 0x1.0p-6)
 		return r / z + 0.5 + x * (1.0 / 12.0) - x * x * x * (1.0 / 720.0);
-	return 1.0 / -hp_expm1(-x);
+	return 1.0 / -hp_maths_expm1(-x);
 }
 
 void hp_sample_weight(uint64_t size, int lg, uint64_t *cnt_fp, uint64_t *bytes)

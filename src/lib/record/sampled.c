@@ -111,7 +111,7 @@ HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
 
 	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx))
 		return th->last_ctx;
-	uint32_t id = hp_tctx_get(th, sid, lg, gen);
+	uint32_t id = hp_counters_get(th, sid, lg, gen);
 	th->last_ctx_key = key;
 	th->last_ctx = id;
 	return id;
@@ -129,7 +129,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	hp_tls_guard_enter(t);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
-		th = hp_thread_self();
+		th = hp_threads_self();
 	if (!th || !HP_LOAD(&th->active))
 		goto out;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max));
@@ -139,12 +139,12 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		HP_ADD(&hp_switches.dropped, 1);
 		goto out;
 	}
-	struct hp_tctx *c = hp_tctx_at(cid);
+	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
-	hp_tctx_add(c, cnt, bytes);
+	hp_counters_add(c, cnt, bytes);
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
-		hp_tctx_sub(c, cnt, bytes, 1);
+		hp_counters_sub(c, cnt, bytes, 1);
 		HP_ADD(&hp_switches.dropped, 1);
 	} else {
 		hp_trigger_note_live(t, (int64_t)bytes);
@@ -157,13 +157,13 @@ out:
 /* Subtracts a removed record's weight from its context. */
 static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
 {
-	struct hp_tctx *c = hp_tctx_at(cid);
+	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
 
 	if (!c)
 		return;
 	weight(size, c->lg, &cnt, &bytes);
-	hp_tctx_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
+	hp_counters_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
 	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 

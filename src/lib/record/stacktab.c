@@ -29,7 +29,7 @@ static struct hp_stack **dir[DIR_MAX];
 static uint32_t count;
 static uint64_t frames_stored;   /* for the debug log */
 static struct hp_spin insert_lock;
-static struct hp_arena arena = { .chunk = 4u << 20 };
+static struct hp_pages_arena arena = { .chunk = 4u << 20 };
 
 uint64_t hp_stacktab_hash(const uintptr_t *f, uint32_t depth)
 {
@@ -129,7 +129,7 @@ static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
 			return 0;
 		HP_STORE_REL(&dir[id >> DIR_SHIFT], d);
 	}
-	struct hp_stack *s = hp_arena_alloc(&arena, sizeof(*s) + depth * sizeof(*f), 8);
+	struct hp_stack *s = hp_pages_arena_alloc(&arena, sizeof(*s) + depth * sizeof(*f), 8);
 	if (!s)
 		return 0;
 	s->hash = h;

@@ -1,5 +1,5 @@
 /*
- * thread.c -- the registry of sampling threads (see thread.h).
+ * threads.c -- the registry of sampling threads (see threads.h).
  *
  * Owns the registry list, the uid counter, the thread-exit key and the
  * free list of capture buffers.  Runs inside the guard on the sampled slow
@@ -23,7 +23,7 @@
 
 static struct hp_thread *head;
 static uint32_t uids;
-static struct hp_arena arena;
+static struct hp_pages_arena arena;
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -110,7 +110,7 @@ static void on_thread_exit(void *arg)
 	hp_tls_guard_leave(tls);
 }
 
-struct hp_thread *hp_thread_self(void)
+struct hp_thread *hp_threads_self(void)
 {
 	struct hp_tls *tls = &hp_tls;
 	struct hp_thread *t = tls->thread;
@@ -118,7 +118,7 @@ struct hp_thread *hp_thread_self(void)
 	if (HP_LIKELY(t && t->frames))
 		return t;
 	if (!t) {
-		t = hp_arena_alloc(&arena, sizeof(*t), HP_CACHELINE);
+		t = hp_pages_arena_alloc(&arena, sizeof(*t), HP_CACHELINE);
 		if (!t)
 			return NULL;
 		t->uid = HP_ADD(&uids, 1);
@@ -141,24 +141,24 @@ struct hp_thread *hp_thread_self(void)
 	return t;
 }
 
-struct hp_thread *hp_thread_list(void)
+struct hp_thread *hp_threads_list(void)
 {
 	return HP_LOAD_ACQ(&head);
 }
 
-uint32_t hp_thread_count(void)
+uint32_t hp_threads_count(void)
 {
 	return HP_LOAD(&uids);
 }
 
-void hp_thread_refresh_names(void)
+void hp_threads_refresh_names(void)
 {
-	for (struct hp_thread *t = hp_thread_list(); t; t = t->next)
+	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (!HP_LOAD(&t->exited) && !t->name_set)
 			read_comm(t);
 }
 
-void hp_thread_set_name(struct hp_thread *t, const char *name)
+void hp_threads_set_name(struct hp_thread *t, const char *name)
 {
 	size_t n = strnlen(name, HP_NAME_MAX - 1);
 
@@ -167,30 +167,30 @@ void hp_thread_set_name(struct hp_thread *t, const char *name)
 	t->name_set = 1;
 }
 
-void hp_thread_init(void)
+void hp_threads_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
-void hp_thread_prefork(void)
+void hp_threads_prefork(void)
 {
 	hp_spin_lock(&arena.lock);
 	hp_spin_lock(&spare_lock);
 }
 
-void hp_thread_postfork_parent(void)
+void hp_threads_postfork_parent(void)
 {
 	hp_spin_unlock(&spare_lock);
 	hp_spin_unlock(&arena.lock);
 }
 
-void hp_thread_postfork_child(void)
+void hp_threads_postfork_child(void)
 {
 	struct hp_tls *tls = &hp_tls;
 
 	hp_spin_reset(&spare_lock);
 	hp_spin_reset(&arena.lock);
-	for (struct hp_thread *t = hp_thread_list(); t; t = t->next)
+	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (t != tls->thread)
 			HP_STORE(&t->exited, 1);
 	if (tls->thread)

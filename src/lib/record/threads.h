@@ -1,5 +1,5 @@
 /*
- * thread.h -- the registry of threads that have sampled.
+ * threads.h -- the registry of threads that have sampled.
  *
  * A thread gets a record on its first sampled allocation: a uid (0, 1, 2...
  * in order of first sample, as jemalloc numbers its t<uid> rows), its kernel
@@ -11,8 +11,8 @@
  * Records are created on the sampled slow path (inside the guard); the list
  * is read lock-free by dump writers.
  */
-#ifndef HP_THREAD_H
-#define HP_THREAD_H
+#ifndef HP_THREADS_H
+#define HP_THREADS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,26 +51,26 @@ struct hp_thread {
 
 /* The calling thread's record, created on first use.  NULL when memory
  * ran out.  Must be called inside the guard. */
-struct hp_thread *hp_thread_self(void);
+struct hp_thread *hp_threads_self(void);
 
 /* Head of the registry (newest first) and the number of uids handed out. */
-struct hp_thread *hp_thread_list(void);
-uint32_t hp_thread_count(void);
+struct hp_thread *hp_threads_list(void);
+uint32_t hp_threads_count(void);
 
 /* Refreshes the names of threads that still run, from the kernel's comm
  * (pthread names).  Called by dump writers. */
-void hp_thread_refresh_names(void);
+void hp_threads_refresh_names(void);
 
 /* Sets the calling thread's name in dumps (the API's set_thread_name). */
-void hp_thread_set_name(struct hp_thread *t, const char *name);
+void hp_threads_set_name(struct hp_thread *t, const char *name);
 
 /* Installs the thread-exit hook.  Called once at init. */
-void hp_thread_init(void);
+void hp_threads_init(void);
 
 /* fork(): locks taken before, released after; in the child only the
  * calling thread survives. */
-void hp_thread_prefork(void);
-void hp_thread_postfork_parent(void);
-void hp_thread_postfork_child(void);
+void hp_threads_prefork(void);
+void hp_threads_postfork_parent(void);
+void hp_threads_postfork_child(void);
 
 #endif
