@@ -15,6 +15,7 @@
 #include "output/dump.h"
 #include "base/file.h"
 #include "base/fmt.h"
+#include "base/out.h"
 #include "base/maths.h"
 #include "record/live.h"
 #include "base/log.h"
@@ -367,7 +368,7 @@ static void test_file(void)
 	}
 	int err = hp_file_create(&f, dst);
 	if (!err) {
-		hp_write_all(f.fd, "dump\n", 5);
+		hp_out_write_all(f.fd, "dump\n", 5);
 		err = hp_file_commit(&f);
 	}
 	char buf[64] = "";

@@ -1,9 +1,8 @@
 /*
- * fmt.h -- allocation-free text formatting and buffered fd output.
+ * fmt.h -- allocation-free text formatting (base/out.h writes it out).
  *
  * Owns nothing global.  Every function here is async-signal-safe in the
- * sense that it touches only its arguments and calls only write(2); none
- * allocates, none uses stdio or locale data.  The format language is the
+ * sense that it touches only its arguments; none allocates, none uses stdio or locale data.  The format language is the
  * printf subset the library needs: flags '-' and '0', a width, a precision
  * for strings ("%.*s"), length modifiers l, ll, z, j, and conversions
  * d i u x X s c p %.  Floating point is deliberately absent.
@@ -21,32 +20,6 @@
  * silently.  Returns the length written, excluding the NUL. */
 size_t hp_fmt_va(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t hp_fmt(char *buf, size_t cap, const char *fmt, ...) HP_PRINTF(3, 4);
-
-/* Writes all n bytes, retrying on EINTR and short writes.  Returns 0, or
- * the errno of the failing write. */
-int hp_write_all(int fd, const void *p, size_t n);
-
-/* A buffered writer over a caller-provided buffer.  The first error sticks
- * in err; later calls do nothing, so callers check once at the end. */
-struct hp_out {
-	int fd;
-	int err;
-	char *buf;
-	size_t len;
-	size_t cap;
-	uint64_t total;   /* bytes accepted so far */
-};
-
-void hp_out_init(struct hp_out *o, int fd, char *buf, size_t cap);
-void hp_out_write(struct hp_out *o, const void *p, size_t n);
-void hp_out_str(struct hp_out *o, const char *s);
-void hp_out_char(struct hp_out *o, char c);
-void hp_out_u64(struct hp_out *o, uint64_t v);
-void hp_out_i64(struct hp_out *o, int64_t v);
-void hp_out_hex(struct hp_out *o, uint64_t v);   /* "0x" + lower-case hex */
-void hp_out_printf(struct hp_out *o, const char *fmt, ...) HP_PRINTF(2, 3);
-/* Writes out what is buffered.  Returns 0 or the sticky errno. */
-int hp_out_flush(struct hp_out *o);
 
 /* UTC time t (seconds since the epoch) as "20261122T101530Z" (compact,
  * for file names) or "2026-11-22T10:15:30.123Z" (with ms, for logs).

@@ -24,6 +24,7 @@
 
 #include "base/file.h"
 #include "base/fmt.h"
+#include "base/out.h"
 #include "base/log.h"
 #include "base/spin.h"
 #include "base/banned.h"
@@ -127,14 +128,14 @@ static void write_to_file(const char *msg, size_t len)
 	hp_spin_lock(&file_lock);
 	if (log_fd < 0) {
 		hp_spin_unlock(&file_lock);
-		(void)hp_write_all(STDERR_FILENO, msg, len);
+		(void)hp_out_write_all(STDERR_FILENO, msg, len);
 		return;
 	}
 	if (lock_fd >= 0)
 		while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR)
 			;
 	before_write(n);
-	(void)hp_write_all(log_fd, line, n);
+	(void)hp_out_write_all(log_fd, line, n);
 	if (lock_fd >= 0)
 		flock(lock_fd, LOCK_UN);
 	hp_spin_unlock(&file_lock);
@@ -194,7 +195,7 @@ void hp_log_hold(int on)
 		if (HP_LOAD(&log_fd) >= 0)
 			write_to_file(held + i, n);
 		else
-			(void)hp_write_all(STDERR_FILENO, held + i, n);
+			(void)hp_out_write_all(STDERR_FILENO, held + i, n);
 		i += n;
 	}
 	held_len = 0;
@@ -235,7 +236,7 @@ write_line:
 	if (HP_LOAD(&log_fd) >= 0)
 		write_to_file(line, n);
 	else
-		(void)hp_write_all(STDERR_FILENO, line, n);
+		(void)hp_out_write_all(STDERR_FILENO, line, n);
 out:
 	errno = saved_errno;
 }

@@ -20,6 +20,7 @@
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
+#include "base/out.h"
 #include "base/maths.h"
 #include "base/pages.h"
 #include "base/log.h"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/fmt.h"
+#include "base/out.h"
 #include "base/pages.h"
 #include "next/next.h"
 #include "output/totals.h"

@@ -18,6 +18,7 @@
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
+#include "base/out.h"
 #include "base/spin.h"
 #include "output/statefile.h"
 #include "record/trigger.h"
@@ -102,7 +103,7 @@ void hp_statefile_publish(void)
 	 * cannot put the file back. */
 	hp_spin_lock(&lock);
 	if (!closed && !hp_file_create(&f, path)) {
-		if (hp_write_all(f.fd, body, len))
+		if (hp_out_write_all(f.fd, body, len))
 			hp_file_abort(&f);
 		else
 			hp_file_commit(&f);
