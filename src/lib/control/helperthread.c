@@ -47,7 +47,7 @@
 
 static int wake_fd[2] = { -1, -1 };
 static pthread_t thread;
-static struct helper *state;
+static struct helper *current;   /* the thread started last */
 
 /* The helper's own view of time and of the triggers it re-arms. */
 struct helper {
@@ -356,11 +356,11 @@ static int start_thread(void)
 	pthread_attr_t attr;
 	sigset_t all, old;
 
-	if (state && state->ino_fd >= 0)
-		close(state->ino_fd);   /* a fork child's copy of the parent's */
+	if (current && current->ino_fd >= 0)
+		close(current->ino_fd);   /* a fork child's copy of the parent's */
 	memset(&h, 0, sizeof(h));
 	h.ino_fd = -1;
-	state = &h;
+	current = &h;
 	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC) != 0)
 		return errno;
 	wake_fd[0] = hp_file_fd_above_stdio(wake_fd[0]);
