@@ -3,7 +3,7 @@
  *
  * Owns the name table of the controls.  Entry points run on the calling
  * thread, never inside malloc: an API dump is written right there, under
- * the options lock that serialises dumps, so several threads may dump at
+ * the dump lock that serialises dumps, so several threads may dump at
  * once.  include/heapprof.h wraps heapprof_mallctl for programs; mallctl
  * is exported so that a program written for jemalloc gets heapprof's
  * profile when heapprof is preloaded, and names heapprof does not own go

@@ -2,11 +2,11 @@
  * settings.c -- applying option values while the program runs (see
  * settings.h).
  *
- * Owns the options lock.  Runs at init, on the helper thread and on
+ * Owns the log file name last applied.  Changes are made under the dump
+ * lock (output/dump.h).  Runs at init, on the helper thread and on
  * threads that call the API; never inside malloc.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "base/fmt.h"

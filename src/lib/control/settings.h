@@ -4,8 +4,8 @@
  * hp_conf holds the values; hp_settings_apply() brings everything that
  * depends on them (sampling rate and switches, the log, the signals, the
  * triggers) in line.  Changes come from profiler.ini edits (the helper
- * thread), the API and the toggle signal; all are made under the options
- * lock, which dumps also hold, so a dump never sees half a change.
+ * thread), the API and the toggle signal; all are made under the dump
+ * lock (output/dump.h), so a dump never sees half a change.
  */
 #ifndef HP_SETTINGS_H
 #define HP_SETTINGS_H
@@ -14,8 +14,8 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Applies hp_conf to the running profiler.  Idempotent.  Under the lock
- * (or at init). */
+/* Applies hp_conf to the running profiler.  Idempotent.  Under the dump
+ * lock (or at init). */
 void hp_settings_apply(void);
 
 /* Re-reads profiler.ini and applies the keys that changed in it, logging

@@ -282,7 +282,7 @@ out:
 	return err;
 }
 
-/* Under the options lock, inside the guard. */
+/* Under the dump lock, inside the guard. */
 static int dump_locked(const char *path, struct hp_totals *keep)
 {
 	struct hp_totals s;
