@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/options.h"
 #include "../report/report.h"
+#include "../report/ropts.h"
 #include "../report/util.h"
 
 static const char usage_text[] =
@@ -44,13 +44,13 @@ static const char usage_text[] =
 	"See heapprof(1).\n";
 
 static const struct option longopts[] = {
-	{ "text", no_argument, NULL, HP_OPT_TEXT },
-	{ "tree", no_argument, NULL, HP_OPT_TREE },
-	{ "collapsed", no_argument, NULL, HP_OPT_COLLAPSED },
-	{ "pprof", no_argument, NULL, HP_OPT_PPROF },
-	{ "json", no_argument, NULL, HP_OPT_JSON },
-	{ "base", required_argument, NULL, HP_OPT_BASE },
-	HP_COMMON_LONGOPTS,
+	{ "text", no_argument, NULL, HP_ROPTS_OPT_TEXT },
+	{ "tree", no_argument, NULL, HP_ROPTS_OPT_TREE },
+	{ "collapsed", no_argument, NULL, HP_ROPTS_OPT_COLLAPSED },
+	{ "pprof", no_argument, NULL, HP_ROPTS_OPT_PPROF },
+	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
+	{ "base", required_argument, NULL, HP_ROPTS_OPT_BASE },
+	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -66,20 +66,20 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* Report-only options; -1 on a usage error. */
-static int report_option(struct hp_opts *o, int c, const char *arg)
+static int report_option(struct hp_ropts *o, int c, const char *arg)
 {
 	switch (c) {
-	case HP_OPT_TEXT:
-		return hp_opts_format(o, HP_FMT_TEXT);
-	case HP_OPT_TREE:
-		return hp_opts_format(o, HP_FMT_TREE);
-	case HP_OPT_COLLAPSED:
-		return hp_opts_format(o, HP_FMT_COLLAPSED);
-	case HP_OPT_PPROF:
-		return hp_opts_format(o, HP_FMT_PPROF);
-	case HP_OPT_JSON:
-		return hp_opts_format(o, HP_FMT_JSON);
-	case HP_OPT_BASE:
+	case HP_ROPTS_OPT_TEXT:
+		return hp_ropts_format(o, HP_FMT_TEXT);
+	case HP_ROPTS_OPT_TREE:
+		return hp_ropts_format(o, HP_FMT_TREE);
+	case HP_ROPTS_OPT_COLLAPSED:
+		return hp_ropts_format(o, HP_FMT_COLLAPSED);
+	case HP_ROPTS_OPT_PPROF:
+		return hp_ropts_format(o, HP_FMT_PPROF);
+	case HP_ROPTS_OPT_JSON:
+		return hp_ropts_format(o, HP_FMT_JSON);
+	case HP_ROPTS_OPT_BASE:
 		o->base = hp_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
 		o->base[o->nbase++] = arg;
 		return 0;
@@ -90,10 +90,10 @@ static int report_option(struct hp_opts *o, int c, const char *arg)
 
 int hp_cli_report(int argc, char **argv)
 {
-	struct hp_opts o;
+	struct hp_ropts o;
 	int c;
 
-	hp_opts_init(&o);
+	hp_ropts_init(&o);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -105,7 +105,7 @@ int hp_cli_report(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		int r = hp_opts_common(&o, c, optarg);
+		int r = hp_ropts_common(&o, c, optarg);
 		if (r == 0)
 			r = report_option(&o, c, optarg) ? -1 : 1;
 		if (r < 0)

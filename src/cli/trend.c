@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/options.h"
 #include "../report/report.h"
+#include "../report/ropts.h"
 
 static const char usage_text[] =
 	"usage: heapprof trend [options] DUMP...\n"
@@ -34,8 +34,8 @@ static const char usage_text[] =
 	"See heapprof(1).\n";
 
 static const struct option longopts[] = {
-	{ "functions", no_argument, NULL, HP_OPT_FUNCTIONS },
-	HP_COMMON_LONGOPTS,
+	{ "functions", no_argument, NULL, HP_ROPTS_OPT_FUNCTIONS },
+	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -52,10 +52,10 @@ static int usage_error(const char *fmt, const char *arg)
 
 int hp_cli_trend(int argc, char **argv)
 {
-	struct hp_opts o;
+	struct hp_ropts o;
 	int c;
 
-	hp_opts_init(&o);
+	hp_ropts_init(&o);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -67,11 +67,11 @@ int hp_cli_trend(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		if (c == HP_OPT_FUNCTIONS) {
+		if (c == HP_ROPTS_OPT_FUNCTIONS) {
 			o.functions = 1;
 			continue;
 		}
-		if (hp_opts_common(&o, c, optarg) <= 0)
+		if (hp_ropts_common(&o, c, optarg) <= 0)
 			return usage_error(NULL, NULL);
 	}
 	if (argc - optind < 2)

@@ -12,7 +12,7 @@
 #include "render.h"
 #include "report.h"
 
-void hp_report_shape(const struct hp_opts *o, struct hp_shape *shape)
+void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
 {
 	memset(shape, 0, sizeof(*shape));
 	shape->lines = o->lines;
@@ -23,14 +23,14 @@ void hp_report_shape(const struct hp_opts *o, struct hp_shape *shape)
 	shape->ndebug_dirs = o->ndebug_dirs;
 }
 
-void hp_report_need_accum(const struct hp_opts *o, const struct hp_input *in)
+void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)
 {
 	if ((o->value == HP_V_ALLOC_SPACE || o->value == HP_V_ALLOC_OBJECTS) && !in->has_accum)
 		hp_die("'%s' has no cumulative counts for --%s (profile with prof_accum:true)",
 		       in->path, o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
 }
 
-static void add_file(struct hp_profile *p, const struct hp_opts *o, const char *path, int sign)
+static void add_file(struct hp_profile *p, const struct hp_ropts *o, const char *path, int sign)
 {
 	struct hp_input in = { 0 };
 
@@ -40,7 +40,7 @@ static void add_file(struct hp_profile *p, const struct hp_opts *o, const char *
 	hp_input_release(&in);
 }
 
-int hp_report_run(const struct hp_opts *o, char *const *dumps, size_t n)
+int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 {
 	struct hp_shape shape;
 	struct hp_profile p;

@@ -7,14 +7,14 @@
 
 #include <stddef.h>
 
-#include "options.h"
+#include "ropts.h"
 
 /*
  * `heapprof report`: reads the dumps (and o->base), builds the profile and
  * writes the chosen output to o->output or stdout.  Returns 0; dies with
  * status 1 on unreadable input or output.
  */
-int hp_report_run(const struct hp_opts *o, char *const *dumps, size_t n);
+int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n);
 
 /*
  * `heapprof trend`: reads a series of dumps of one program (n >= 2),
@@ -22,16 +22,16 @@ int hp_report_run(const struct hp_opts *o, char *const *dumps, size_t n);
  * stacks or functions by the growth of their value.  Returns 0; dies with
  * status 1 on unreadable input or output.
  */
-int hp_trend_run(const struct hp_opts *o, char *const *dumps, size_t n);
+int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n);
 
 /* The profile shape (names, filters, debug directories) the options ask
  * for; shared by both. */
 struct hp_shape;
-void hp_report_shape(const struct hp_opts *o, struct hp_shape *shape);
+void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape);
 
 /* Dies unless in has cumulative counts when the options want them. */
 struct hp_input;
-void hp_report_need_accum(const struct hp_opts *o, const struct hp_input *in);
+void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in);
 
 /* The subcommands' entry points (src/cli/report.c, src/cli/trend.c):
  * argv[0] is the subcommand's name; they return the exit status. */

@@ -1,5 +1,5 @@
 /*
- * options.c -- the options report and trend share (see options.h).
+ * ropts.c -- the options report and trend share (see ropts.h).
  *
  * Owns their validation and messages; the subcommands own usage text and
  * the exit status.
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "input.h"
-#include "options.h"
+#include "ropts.h"
 #include "util.h"
 
-void hp_opts_init(struct hp_opts *o)
+void hp_ropts_init(struct hp_ropts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->format = HP_FMT_TEXT;
@@ -21,7 +21,7 @@ void hp_opts_init(struct hp_opts *o)
 	o->top = -1;
 }
 
-int hp_opts_format(struct hp_opts *o, enum hp_format f)
+int hp_ropts_format(struct hp_ropts *o, enum hp_format f)
 {
 	if (o->format_set && o->format != f) {
 		fprintf(stderr, "heapprof: choose one output format\n");
@@ -32,7 +32,7 @@ int hp_opts_format(struct hp_opts *o, enum hp_format f)
 	return 0;
 }
 
-static int set_value(struct hp_opts *o, int v)
+static int set_value(struct hp_ropts *o, int v)
 {
 	if (o->value_set && o->value != v) {
 		fprintf(stderr, "heapprof: choose one of --inuse-space, --inuse-objects, "
@@ -65,7 +65,7 @@ static int set_regex(regex_t *re, int *has, const char **text, const char *opt,
 	return 0;
 }
 
-static int set_top(struct hp_opts *o, const char *arg)
+static int set_top(struct hp_ropts *o, const char *arg)
 {
 	char *end;
 
@@ -79,28 +79,28 @@ static int set_top(struct hp_opts *o, const char *arg)
 	return 0;
 }
 
-int hp_opts_common(struct hp_opts *o, int code, const char *arg)
+int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 {
 	switch (code) {
-	case HP_OPT_INUSE_SPACE:
+	case HP_ROPTS_OPT_INUSE_SPACE:
 		return set_value(o, HP_V_INUSE_SPACE) ? -1 : 1;
-	case HP_OPT_INUSE_OBJECTS:
+	case HP_ROPTS_OPT_INUSE_OBJECTS:
 		return set_value(o, HP_V_INUSE_OBJECTS) ? -1 : 1;
-	case HP_OPT_ALLOC_SPACE:
+	case HP_ROPTS_OPT_ALLOC_SPACE:
 		return set_value(o, HP_V_ALLOC_SPACE) ? -1 : 1;
-	case HP_OPT_ALLOC_OBJECTS:
+	case HP_ROPTS_OPT_ALLOC_OBJECTS:
 		return set_value(o, HP_V_ALLOC_OBJECTS) ? -1 : 1;
-	case HP_OPT_FOCUS:
+	case HP_ROPTS_OPT_FOCUS:
 		return set_regex(&o->focus, &o->has_focus, &o->focus_text, "--focus", arg) ? -1 : 1;
-	case HP_OPT_IGNORE:
+	case HP_ROPTS_OPT_IGNORE:
 		return set_regex(&o->ignore, &o->has_ignore, &o->ignore_text, "--ignore", arg) ? -1 : 1;
-	case HP_OPT_LINES:
+	case HP_ROPTS_OPT_LINES:
 		o->lines = 1;
 		return 1;
-	case HP_OPT_FULL_NAMES:
+	case HP_ROPTS_OPT_FULL_NAMES:
 		o->full_names = 1;
 		return 1;
-	case HP_OPT_DEBUG_DIR:
+	case HP_ROPTS_OPT_DEBUG_DIR:
 		if (arg[0] != '/') {
 			fprintf(stderr, "heapprof: --debug-dir wants an absolute path, not '%s'\n",
 				arg);
@@ -110,13 +110,13 @@ int hp_opts_common(struct hp_opts *o, int code, const char *arg)
 					    (o->ndebug_dirs + 1) * sizeof(*o->debug_dirs));
 		o->debug_dirs[o->ndebug_dirs++] = arg;
 		return 1;
-	case HP_OPT_TOP:
+	case HP_ROPTS_OPT_TOP:
 		return set_top(o, arg) ? -1 : 1;
-	case HP_OPT_SHOW_BYTES:
+	case HP_ROPTS_OPT_SHOW_BYTES:
 		o->show_bytes = 1;
 		return 1;
-	case HP_OPT_SVG:
-		return hp_opts_format(o, HP_FMT_SVG) ? -1 : 1;
+	case HP_ROPTS_OPT_SVG:
+		return hp_ropts_format(o, HP_FMT_SVG) ? -1 : 1;
 	case 'o':
 		o->output = arg;
 		return 1;

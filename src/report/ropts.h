@@ -1,13 +1,13 @@
 /*
- * options.h -- the options that `heapprof report` and `heapprof trend`
- * share: which value to show, how to name and filter frames, where to
- * look for debug information, where to write.
+ * ropts.h -- the report options, which `heapprof report` and `heapprof
+ * trend` share: which value to show, how to name and filter frames, where
+ * to look for debug information, where to write.
  *
  * Each subcommand's getopt_long table is its own options followed by
- * HP_COMMON_LONGOPTS; codes it does not know go to hp_opts_common().
+ * HP_ROPTS_LONGOPTS; codes it does not know go to hp_ropts_common().
  */
-#ifndef HP_REPORT_OPTIONS_H
-#define HP_REPORT_OPTIONS_H
+#ifndef HP_REPORT_ROPTS_H
+#define HP_REPORT_ROPTS_H
 
 #include <getopt.h>
 #include <regex.h>
@@ -23,53 +23,53 @@ enum hp_format {
 };
 
 /* getopt_long codes of the long-only options (both subcommands). */
-enum hp_opt_code {
-	HP_OPT_INUSE_SPACE = 256,
-	HP_OPT_INUSE_OBJECTS,
-	HP_OPT_ALLOC_SPACE,
-	HP_OPT_ALLOC_OBJECTS,
-	HP_OPT_FOCUS,
-	HP_OPT_IGNORE,
-	HP_OPT_LINES,
-	HP_OPT_FULL_NAMES,
-	HP_OPT_DEBUG_DIR,
-	HP_OPT_TOP,
-	HP_OPT_SHOW_BYTES,
-	HP_OPT_SVG,
+enum hp_ropts_code {
+	HP_ROPTS_OPT_INUSE_SPACE = 256,
+	HP_ROPTS_OPT_INUSE_OBJECTS,
+	HP_ROPTS_OPT_ALLOC_SPACE,
+	HP_ROPTS_OPT_ALLOC_OBJECTS,
+	HP_ROPTS_OPT_FOCUS,
+	HP_ROPTS_OPT_IGNORE,
+	HP_ROPTS_OPT_LINES,
+	HP_ROPTS_OPT_FULL_NAMES,
+	HP_ROPTS_OPT_DEBUG_DIR,
+	HP_ROPTS_OPT_TOP,
+	HP_ROPTS_OPT_SHOW_BYTES,
+	HP_ROPTS_OPT_SVG,
 	/* report only */
-	HP_OPT_TEXT,
-	HP_OPT_TREE,
-	HP_OPT_COLLAPSED,
-	HP_OPT_PPROF,
-	HP_OPT_JSON,
-	HP_OPT_BASE,
+	HP_ROPTS_OPT_TEXT,
+	HP_ROPTS_OPT_TREE,
+	HP_ROPTS_OPT_COLLAPSED,
+	HP_ROPTS_OPT_PPROF,
+	HP_ROPTS_OPT_JSON,
+	HP_ROPTS_OPT_BASE,
 	/* trend only */
-	HP_OPT_FUNCTIONS,
+	HP_ROPTS_OPT_FUNCTIONS,
 };
 
 /* jeprof's underscore spellings are accepted as well. */
-#define HP_COMMON_LONGOPTS                                                  \
-	{ "inuse-space", no_argument, NULL, HP_OPT_INUSE_SPACE },           \
-	{ "inuse_space", no_argument, NULL, HP_OPT_INUSE_SPACE },           \
-	{ "inuse-objects", no_argument, NULL, HP_OPT_INUSE_OBJECTS },       \
-	{ "inuse_objects", no_argument, NULL, HP_OPT_INUSE_OBJECTS },       \
-	{ "alloc-space", no_argument, NULL, HP_OPT_ALLOC_SPACE },           \
-	{ "alloc_space", no_argument, NULL, HP_OPT_ALLOC_SPACE },           \
-	{ "alloc-objects", no_argument, NULL, HP_OPT_ALLOC_OBJECTS },       \
-	{ "alloc_objects", no_argument, NULL, HP_OPT_ALLOC_OBJECTS },       \
-	{ "focus", required_argument, NULL, HP_OPT_FOCUS },                 \
-	{ "ignore", required_argument, NULL, HP_OPT_IGNORE },               \
-	{ "lines", no_argument, NULL, HP_OPT_LINES },                       \
-	{ "full-names", no_argument, NULL, HP_OPT_FULL_NAMES },             \
-	{ "debug-dir", required_argument, NULL, HP_OPT_DEBUG_DIR },         \
-	{ "top", required_argument, NULL, HP_OPT_TOP },                     \
-	{ "show-bytes", no_argument, NULL, HP_OPT_SHOW_BYTES },             \
-	{ "show_bytes", no_argument, NULL, HP_OPT_SHOW_BYTES },             \
-	{ "svg", no_argument, NULL, HP_OPT_SVG },                           \
+#define HP_ROPTS_LONGOPTS                                                   \
+	{ "inuse-space", no_argument, NULL, HP_ROPTS_OPT_INUSE_SPACE },     \
+	{ "inuse_space", no_argument, NULL, HP_ROPTS_OPT_INUSE_SPACE },     \
+	{ "inuse-objects", no_argument, NULL, HP_ROPTS_OPT_INUSE_OBJECTS }, \
+	{ "inuse_objects", no_argument, NULL, HP_ROPTS_OPT_INUSE_OBJECTS }, \
+	{ "alloc-space", no_argument, NULL, HP_ROPTS_OPT_ALLOC_SPACE },     \
+	{ "alloc_space", no_argument, NULL, HP_ROPTS_OPT_ALLOC_SPACE },     \
+	{ "alloc-objects", no_argument, NULL, HP_ROPTS_OPT_ALLOC_OBJECTS }, \
+	{ "alloc_objects", no_argument, NULL, HP_ROPTS_OPT_ALLOC_OBJECTS }, \
+	{ "focus", required_argument, NULL, HP_ROPTS_OPT_FOCUS },           \
+	{ "ignore", required_argument, NULL, HP_ROPTS_OPT_IGNORE },         \
+	{ "lines", no_argument, NULL, HP_ROPTS_OPT_LINES },                 \
+	{ "full-names", no_argument, NULL, HP_ROPTS_OPT_FULL_NAMES },       \
+	{ "debug-dir", required_argument, NULL, HP_ROPTS_OPT_DEBUG_DIR },   \
+	{ "top", required_argument, NULL, HP_ROPTS_OPT_TOP },               \
+	{ "show-bytes", no_argument, NULL, HP_ROPTS_OPT_SHOW_BYTES },       \
+	{ "show_bytes", no_argument, NULL, HP_ROPTS_OPT_SHOW_BYTES },       \
+	{ "svg", no_argument, NULL, HP_ROPTS_OPT_SVG },                     \
 	{ "output", required_argument, NULL, 'o' },                         \
 	{ "help", no_argument, NULL, 'h' }
 
-struct hp_opts {
+struct hp_ropts {
 	enum hp_format format;
 	int format_set;
 	int value;		/* enum hp_value */
@@ -88,16 +88,16 @@ struct hp_opts {
 	int functions;		/* trend --functions */
 };
 
-void hp_opts_init(struct hp_opts *o);
+void hp_ropts_init(struct hp_ropts *o);
 
 /*
  * Applies a shared option.  Returns 1 when code was one, 0 when it is not
  * (the subcommand handles it), -1 after printing "heapprof: ..." for a bad
  * value or a second output format or value type (a usage error, status 2).
  */
-int hp_opts_common(struct hp_opts *o, int code, const char *arg);
+int hp_ropts_common(struct hp_ropts *o, int code, const char *arg);
 
 /* Sets the output format; -1 (with a message) if one was already set. */
-int hp_opts_format(struct hp_opts *o, enum hp_format f);
+int hp_ropts_format(struct hp_ropts *o, enum hp_format f);
 
 #endif

@@ -306,7 +306,7 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 	}
 }
 
-int hp_trend_run(const struct hp_opts *o, char *const *dumps, size_t n)
+int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 {
 	struct hp_series s = { .vi = o->value, .show_bytes = o->show_bytes,
 			       .functions = o->functions };
