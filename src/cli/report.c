@@ -70,15 +70,15 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 {
 	switch (c) {
 	case HP_ROPTS_OPT_TEXT:
-		return hp_ropts_format(o, HP_FMT_TEXT);
+		return hp_ropts_format(o, HP_ROPTS_FMT_TEXT);
 	case HP_ROPTS_OPT_TREE:
-		return hp_ropts_format(o, HP_FMT_TREE);
+		return hp_ropts_format(o, HP_ROPTS_FMT_TREE);
 	case HP_ROPTS_OPT_COLLAPSED:
-		return hp_ropts_format(o, HP_FMT_COLLAPSED);
+		return hp_ropts_format(o, HP_ROPTS_FMT_COLLAPSED);
 	case HP_ROPTS_OPT_PPROF:
-		return hp_ropts_format(o, HP_FMT_PPROF);
+		return hp_ropts_format(o, HP_ROPTS_FMT_PPROF);
 	case HP_ROPTS_OPT_JSON:
-		return hp_ropts_format(o, HP_FMT_JSON);
+		return hp_ropts_format(o, HP_ROPTS_FMT_JSON);
 	case HP_ROPTS_OPT_BASE:
 		o->base = hp_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
 		o->base[o->nbase++] = arg;

@@ -66,22 +66,22 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	r.focus = o->focus_text;
 	r.ignore = o->ignore_text;
 	switch (o->format) {
-	case HP_FMT_TEXT:
+	case HP_ROPTS_FMT_TEXT:
 		hp_render_text(&p, &r, &out);
 		break;
-	case HP_FMT_TREE:
+	case HP_ROPTS_FMT_TREE:
 		hp_render_tree(&p, &r, &out);
 		break;
-	case HP_FMT_COLLAPSED:
+	case HP_ROPTS_FMT_COLLAPSED:
 		hp_render_collapsed(&p, &r, &out);
 		break;
-	case HP_FMT_SVG:
+	case HP_ROPTS_FMT_SVG:
 		hp_render_svg(&p, &r, &out);
 		break;
-	case HP_FMT_PPROF:
+	case HP_ROPTS_FMT_PPROF:
 		hp_render_pprof(&p, &r, &out);
 		break;
-	case HP_FMT_JSON:
+	case HP_ROPTS_FMT_JSON:
 		hp_render_json(&p, &r, &out);
 		break;
 	}

@@ -16,12 +16,12 @@
 void hp_ropts_init(struct hp_ropts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->format = HP_FMT_TEXT;
+	o->format = HP_ROPTS_FMT_TEXT;
 	o->value = HP_V_INUSE_SPACE;
 	o->top = -1;
 }
 
-int hp_ropts_format(struct hp_ropts *o, enum hp_format f)
+int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f)
 {
 	if (o->format_set && o->format != f) {
 		fprintf(stderr, "heapprof: choose one output format\n");
@@ -116,7 +116,7 @@ int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 		o->show_bytes = 1;
 		return 1;
 	case HP_ROPTS_OPT_SVG:
-		return hp_ropts_format(o, HP_FMT_SVG) ? -1 : 1;
+		return hp_ropts_format(o, HP_ROPTS_FMT_SVG) ? -1 : 1;
 	case 'o':
 		o->output = arg;
 		return 1;

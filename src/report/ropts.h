@@ -13,13 +13,14 @@
 #include <regex.h>
 #include <stddef.h>
 
-enum hp_format {
-	HP_FMT_TEXT,
-	HP_FMT_TREE,
-	HP_FMT_COLLAPSED,
-	HP_FMT_SVG,
-	HP_FMT_PPROF,
-	HP_FMT_JSON,
+/* The output formats: report's six; trend has text and --svg. */
+enum hp_ropts_format {
+	HP_ROPTS_FMT_TEXT,
+	HP_ROPTS_FMT_TREE,
+	HP_ROPTS_FMT_COLLAPSED,
+	HP_ROPTS_FMT_SVG,
+	HP_ROPTS_FMT_PPROF,
+	HP_ROPTS_FMT_JSON,
 };
 
 /* getopt_long codes of the long-only options (both subcommands). */
@@ -70,7 +71,7 @@ enum hp_ropts_code {
 	{ "help", no_argument, NULL, 'h' }
 
 struct hp_ropts {
-	enum hp_format format;
+	enum hp_ropts_format format;
 	int format_set;
 	int value;		/* enum hp_value */
 	int value_set;
@@ -98,6 +99,6 @@ void hp_ropts_init(struct hp_ropts *o);
 int hp_ropts_common(struct hp_ropts *o, int code, const char *arg);
 
 /* Sets the output format; -1 (with a message) if one was already set. */
-int hp_ropts_format(struct hp_ropts *o, enum hp_format f);
+int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f);
 
 #endif

@@ -333,7 +333,7 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		stack_keys(&k);
 	rank(&s);
 	size_t top = o->top > 0 ? (size_t)o->top : 10;
-	if (o->format == HP_FMT_SVG)
+	if (o->format == HP_ROPTS_FMT_SVG)
 		hp_trend_svg(&s, top, &out);
 	else
 		text(&s, top, &out);
