@@ -1,5 +1,5 @@
 /*
- * ctl.c -- heapprof dump, toggle, pause and resume: asking a running
+ * cmd_ctl.c -- heapprof dump, toggle, pause and resume: asking a running
  * process for a dump or a change of sampling.
  *
  * Owns nothing.  Before sending a signal it checks that the process has

@@ -1,5 +1,5 @@
 /*
- * ps.c -- heapprof ps: the processes on this host that have heapprof
+ * cmd_ps.c -- heapprof ps: the processes on this host that have heapprof
  * loaded.
  *
  * Owns nothing.  Reads the state files the library publishes, checks each

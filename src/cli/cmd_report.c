@@ -1,6 +1,6 @@
 /*
- * report.c -- `heapprof report [options] DUMP...`: option parsing and
- * usage; the work is src/report's (report.h).
+ * cmd_report.c -- `heapprof report [options] DUMP...`: option parsing
+ * and usage; the work is src/report's (report.h).
  *
  * Exit status: 0 ok, 1 unreadable input or output (the engine dies with
  * one "heapprof: ..." line), 2 usage errors.

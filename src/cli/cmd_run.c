@@ -1,5 +1,5 @@
 /*
- * run.c -- heapprof run: a program under the library.
+ * cmd_run.c -- heapprof run: a program under the library.
  *
  * Owns nothing.  Finds libheapprof.so, prepends it to LD_PRELOAD, passes
  * -c options through HEAPPROF_CONF (after any the caller already has: the

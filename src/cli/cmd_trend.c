@@ -1,6 +1,6 @@
 /*
- * trend.c -- `heapprof trend [options] DUMP...`: option parsing and usage;
- * the work is src/report's (report.h).
+ * cmd_trend.c -- `heapprof trend [options] DUMP...`: option parsing and
+ * usage; the work is src/report's (report.h).
  *
  * Exit status: 0 ok, 1 unreadable input or output, 2 usage errors.
  */

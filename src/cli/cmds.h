@@ -14,7 +14,7 @@ int cmd_dump(int argc, char **argv);
 /* toggle, pause and resume */
 int cmd_toggle(int argc, char **argv);
 
-/* Where libheapprof.so is (run.c).  0 when found. */
+/* Where libheapprof.so is (cmd_run.c).  0 when found. */
 int find_library(char *out, size_t cap);
 
 #endif
