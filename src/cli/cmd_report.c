@@ -12,6 +12,7 @@
 #include "../report/report.h"
 #include "../report/ropts.h"
 #include "../report/util.h"
+#include "cmds.h"
 
 static const char usage_text[] =
 	"usage: heapprof report [options] DUMP...\n"

@@ -10,6 +10,7 @@
 
 #include "../report/report.h"
 #include "../report/ropts.h"
+#include "cmds.h"
 
 static const char usage_text[] =
 	"usage: heapprof trend [options] DUMP...\n"

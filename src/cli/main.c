@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/report.h"
 #include "../version.h"
 #include "cmds.h"
 

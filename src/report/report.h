@@ -33,10 +33,4 @@ void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape);
 struct hp_input;
 void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in);
 
-/* The subcommands' entry points (src/cli/cmd_report.c,
- * src/cli/cmd_trend.c): argv[0] is the subcommand's name; they return the
- * exit status. */
-int hp_cli_report(int argc, char **argv);
-int hp_cli_trend(int argc, char **argv);
-
 #endif
