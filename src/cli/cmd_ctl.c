@@ -93,7 +93,7 @@ static int check(pid_t pid, int which_dump, struct proc_state *st, int *sig)
 	return 0;
 }
 
-int cmd_dump(int argc, char **argv)
+int hp_cmd_dump(int argc, char **argv)
 {
 	const char *usage = "heapprof dump PID [--timeout SECONDS]";
 	struct proc_state st, now_st;
@@ -129,7 +129,7 @@ int cmd_dump(int argc, char **argv)
 	return 1;
 }
 
-int cmd_toggle(int argc, char **argv)
+int hp_cmd_toggle(int argc, char **argv)
 {
 	const char *what = argv[0];
 	char usage[64];

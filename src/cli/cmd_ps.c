@@ -93,7 +93,7 @@ static int listed(const struct listing *l, pid_t pid)
 	return 0;
 }
 
-int cmd_ps(int argc, char **argv)
+int hp_cmd_ps(int argc, char **argv)
 {
 	struct listing *l = calloc(1, sizeof(*l));
 

@@ -89,7 +89,7 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	}
 }
 
-int hp_cli_report(int argc, char **argv)
+int hp_cmd_report(int argc, char **argv)
 {
 	struct hp_ropts o;
 	int c;

@@ -22,7 +22,7 @@
 
 /* The library: $HEAPPROF_LIB, next to this command (a build tree), in
  * ../lib beside it (an install), or where make install put it. */
-int find_library(char *out, size_t cap)
+int hp_cmd_run_find_library(char *out, size_t cap)
 {
 	char self[PATH_MAX];
 	const char *env = getenv("HEAPPROF_LIB");
@@ -54,7 +54,7 @@ static void run_usage(FILE *out)
 	fputs("usage: heapprof run [-c key:value[,key:value...]]... [--config FILE] [--] COMMAND [ARGS...]\n", out);
 }
 
-int cmd_run(int argc, char **argv)
+int hp_cmd_run(int argc, char **argv)
 {
 	char lib[PATH_MAX];
 	char *conf = NULL;
@@ -93,7 +93,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (i >= argc)
 		goto usage;
-	if (find_library(lib, sizeof(lib))) {
+	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
 		fprintf(stderr, "heapprof run: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
 		return 1;
 	}

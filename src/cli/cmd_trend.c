@@ -51,7 +51,7 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-int hp_cli_trend(int argc, char **argv)
+int hp_cmd_trend(int argc, char **argv)
 {
 	struct hp_ropts o;
 	int c;

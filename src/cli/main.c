@@ -14,7 +14,7 @@ static void usage(FILE *out)
 {
 	char lib[4096];
 
-	if (find_library(lib, sizeof(lib)) != 0)
+	if (hp_cmd_run_find_library(lib, sizeof(lib)) != 0)
 		snprintf(lib, sizeof(lib), "/path/to/libheapprof.so");
 	fprintf(out, "usage: heapprof run [-c key:value,...]... [--config FILE] [--] COMMAND [ARG]...\n"
 	      "       heapprof ps [-q]\n"
@@ -43,17 +43,17 @@ int main(int argc, char **argv)
 	if (argc >= 2) {
 		const char *c = argv[1];
 		if (!strcmp(c, "run"))
-			return cmd_run(argc - 1, argv + 1);
+			return hp_cmd_run(argc - 1, argv + 1);
 		if (!strcmp(c, "ps"))
-			return cmd_ps(argc - 1, argv + 1);
+			return hp_cmd_ps(argc - 1, argv + 1);
 		if (!strcmp(c, "dump"))
-			return cmd_dump(argc - 1, argv + 1);
+			return hp_cmd_dump(argc - 1, argv + 1);
 		if (!strcmp(c, "toggle") || !strcmp(c, "pause") || !strcmp(c, "resume"))
-			return cmd_toggle(argc - 1, argv + 1);
+			return hp_cmd_toggle(argc - 1, argv + 1);
 		if (!strcmp(c, "report"))
-			return hp_cli_report(argc - 1, argv + 1);
+			return hp_cmd_report(argc - 1, argv + 1);
 		if (!strcmp(c, "trend"))
-			return hp_cli_trend(argc - 1, argv + 1);
+			return hp_cmd_trend(argc - 1, argv + 1);
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("heapprof %s\n", HEAPPROF_VERSION);
