@@ -64,7 +64,7 @@ bad:
 }
 
 /* The checks before signalling: loaded, state published, signal ours. */
-static int check(pid_t pid, int which_dump, struct proc_state *st, int *sig)
+static int check(pid_t pid, int which_dump, struct hp_proc_state *st, int *sig)
 {
 	char prog[4096];
 
@@ -72,19 +72,19 @@ static int check(pid_t pid, int which_dump, struct proc_state *st, int *sig)
 		fprintf(stderr, "heapprof: no process %d\n", (int)pid);
 		return 1;
 	}
-	proc_program(pid, prog, sizeof(prog));
-	if (!proc_has_heapprof(pid)) {
+	hp_proc_program(pid, prog, sizeof(prog));
+	if (!hp_proc_has_heapprof(pid)) {
 		fprintf(stderr, "heapprof: process %d (%s) does not have heapprof loaded; not signalling it "
 			"(the signal would terminate it)\n", (int)pid, prog);
 		return 1;
 	}
-	if (!proc_read_state(pid, st)) {
+	if (!hp_proc_read_state(pid, st)) {
 		fprintf(stderr, "heapprof: process %d (%s) publishes no state (see HEAPPROF_RUNTIME_DIR in "
 			"heapprof(7)); not signalling it\n", (int)pid, prog);
 		return 1;
 	}
 	*sig = which_dump ? st->signal_dump : st->signal_toggle;
-	if (!*sig || !proc_catches(pid, *sig)) {
+	if (!*sig || !hp_proc_catches(pid, *sig)) {
 		fprintf(stderr, "heapprof: process %d (%s) has no %s signal (%s is none, or the program "
 			"handles that signal itself); not signalling it\n", (int)pid, prog,
 			which_dump ? "dump" : "toggle", which_dump ? "signal_dump" : "signal_toggle");
@@ -96,7 +96,7 @@ static int check(pid_t pid, int which_dump, struct proc_state *st, int *sig)
 int hp_cmd_dump(int argc, char **argv)
 {
 	const char *usage = "heapprof dump PID [--timeout SECONDS]";
-	struct proc_state st, now_st;
+	struct hp_proc_state st, now_st;
 	pid_t pid;
 	double timeout;
 	int sig, r = parse(argc, argv, &pid, &timeout, usage);
@@ -112,7 +112,7 @@ int hp_cmd_dump(int argc, char **argv)
 	kill(pid, sig);
 	double deadline = now() + timeout;
 	while (now() < deadline) {
-		if (proc_read_state(pid, &now_st) && now_st.dumps > st.dumps && now_st.last_dump[0]) {
+		if (hp_proc_read_state(pid, &now_st) && now_st.dumps > st.dumps && now_st.last_dump[0]) {
 			/* The library renames the dump into place before it
 			 * counts it: the file is complete.  A relative name is
 			 * relative to the process's working directory. */
@@ -133,7 +133,7 @@ int hp_cmd_toggle(int argc, char **argv)
 {
 	const char *what = argv[0];
 	char usage[64];
-	struct proc_state st, now_st;
+	struct hp_proc_state st, now_st;
 	pid_t pid;
 	double timeout;
 	int sig;
@@ -152,7 +152,7 @@ int hp_cmd_toggle(int argc, char **argv)
 	kill(pid, sig);
 	double deadline = now() + timeout;
 	while (now() < deadline) {
-		if (proc_read_state(pid, &now_st) && now_st.active == want) {
+		if (hp_proc_read_state(pid, &now_st) && now_st.active == want) {
 			printf("%d: sampling %s\n", (int)pid, want ? "active" : "paused");
 			return 0;
 		}

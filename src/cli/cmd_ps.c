@@ -44,7 +44,7 @@ static void human(long long b, char *buf, size_t cap)
 		snprintf(buf, cap, "%.1f %s", v, u[i]);
 }
 
-static void print_row(struct listing *l, pid_t pid, const struct proc_state *st)
+static void print_row(struct listing *l, pid_t pid, const struct hp_proc_state *st)
 {
 	char prog[4096], live[32];
 
@@ -58,7 +58,7 @@ static void print_row(struct listing *l, pid_t pid, const struct proc_state *st)
 		       st->active == 1 ? "active" : st->active == 0 ? "paused" : "?", st->dumps, live,
 		       st->program, st->prefix[0] ? st->prefix : "(no automatic dumps)");
 	} else {
-		proc_program(pid, prog, sizeof(prog));
+		hp_proc_program(pid, prog, sizeof(prog));
 		printf("%-8d %-8s %6s  %10s  %-30s %s\n", (int)pid, "?", "?", "?", prog,
 		       "(no state published)");
 	}
@@ -67,15 +67,15 @@ static void print_row(struct listing *l, pid_t pid, const struct proc_state *st)
 static void one_state(const char *path, void *arg)
 {
 	struct listing *l = arg;
-	struct proc_state st;
+	struct hp_proc_state st;
 
-	if (!proc_parse_state(path, &st))
+	if (!hp_proc_parse_state(path, &st))
 		return;
 	if (kill(st.pid, 0) != 0 && errno == ESRCH) {
 		unlink(path);   /* the process is gone */
 		return;
 	}
-	if (!proc_has_heapprof(st.pid)) {
+	if (!hp_proc_has_heapprof(st.pid)) {
 		if (access(path, W_OK) == 0 && access("/proc/self", R_OK) == 0)
 			unlink(path);   /* the pid was reused */
 		return;
@@ -111,7 +111,7 @@ int hp_cmd_ps(int argc, char **argv)
 	if (!l->quiet)
 		printf("%-8s %-8s %6s  %10s  %-30s %s\n", "PID", "SAMPLING", "DUMPS", "LIVE", "PROGRAM",
 		       "PREFIX");
-	proc_each_state(one_state, l);
+	hp_proc_each_state(one_state, l);
 	/* Processes with the library mapped but no state file. */
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -119,10 +119,10 @@ int hp_cmd_ps(int argc, char **argv)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid == getpid() || listed(l, pid) || !proc_has_heapprof(pid))
+		if (pid == getpid() || listed(l, pid) || !hp_proc_has_heapprof(pid))
 			continue;
-		struct proc_state st;
-		print_row(l, pid, proc_read_state(pid, &st) ? &st : NULL);
+		struct hp_proc_state st;
+		print_row(l, pid, hp_proc_read_state(pid, &st) ? &st : NULL);
 	}
 	if (d)
 		closedir(d);

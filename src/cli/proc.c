@@ -15,7 +15,7 @@
 
 #include "proc.h"
 
-bool proc_has_heapprof(pid_t pid)
+bool hp_proc_has_heapprof(pid_t pid)
 {
 	char path[64], line[4096];
 	bool found = false;
@@ -30,7 +30,7 @@ bool proc_has_heapprof(pid_t pid)
 	return found;
 }
 
-void proc_program(pid_t pid, char *buf, size_t cap)
+void hp_proc_program(pid_t pid, char *buf, size_t cap)
 {
 	char path[64];
 
@@ -75,7 +75,7 @@ static bool status_field(pid_t pid, const char *key, char *buf, size_t cap)
 	return found;
 }
 
-bool proc_catches(pid_t pid, int sig)
+bool hp_proc_catches(pid_t pid, int sig)
 {
 	char mask[64];
 
@@ -85,7 +85,7 @@ bool proc_catches(pid_t pid, int sig)
 	return (bits >> (sig - 1)) & 1;
 }
 
-bool proc_parse_state(const char *path, struct proc_state *st)
+bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 {
 	char line[PATH_MAX + 64];
 
@@ -150,7 +150,7 @@ static bool env_runtime_dir(pid_t pid, char *buf, size_t cap)
 	return false;
 }
 
-bool proc_read_state(pid_t pid, struct proc_state *st)
+bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 {
 	char dir[PATH_MAX], uid[64], path[PATH_MAX + 32];
 
@@ -161,10 +161,10 @@ bool proc_read_state(pid_t pid, struct proc_state *st)
 		snprintf(dir, sizeof(dir), "/tmp/heapprof-%u", u);
 	}
 	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
-	return proc_parse_state(path, st) && st->pid == pid;
+	return hp_proc_parse_state(path, st) && st->pid == pid;
 }
 
-void proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
+void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
 {
 	char pattern[PATH_MAX + 8];
 	const char *env = getenv("HEAPPROF_RUNTIME_DIR");

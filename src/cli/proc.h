@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct proc_state {
+struct hp_proc_state {
 	bool found;                 /* a state file was read */
 	char path[PATH_MAX];        /* of the state file */
 	pid_t pid;
@@ -27,18 +27,18 @@ struct proc_state {
 };
 
 /* True if libheapprof is mapped into pid (reads /proc/pid/maps). */
-bool proc_has_heapprof(pid_t pid);
+bool hp_proc_has_heapprof(pid_t pid);
 /* The program's path (/proc/pid/exe), or its comm, into buf. */
-void proc_program(pid_t pid, char *buf, size_t cap);
+void hp_proc_program(pid_t pid, char *buf, size_t cap);
 /* True if pid catches sig (SigCgt in /proc/pid/status). */
-bool proc_catches(pid_t pid, int sig);
+bool hp_proc_catches(pid_t pid, int sig);
 /* Reads pid's state file: $HEAPPROF_RUNTIME_DIR of the process (from its
  * environment, when readable), else /tmp/heapprof-<its uid>. */
-bool proc_read_state(pid_t pid, struct proc_state *st);
+bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st);
 /* Parses a state file at path. */
-bool proc_parse_state(const char *path, struct proc_state *st);
+bool hp_proc_parse_state(const char *path, struct hp_proc_state *st);
 /* The runtime directories to scan for state files: ours and, as root,
  * every /tmp/heapprof-*.  Calls fn for each file found. */
-void proc_each_state(void (*fn)(const char *path, void *arg), void *arg);
+void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg);
 
 #endif
