@@ -1,6 +1,6 @@
 /*
  * cmd_trend.c -- `heapprof trend [options] DUMP...`: option parsing and
- * usage; the work is src/report's (report.h).
+ * usage; the work is src/report's (trend.h).
  *
  * Exit status: 0 ok, 1 unreadable input or output, 2 usage errors.
  */
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/report.h"
 #include "../report/ropts.h"
+#include "../report/trend.h"
 #include "cmds.h"
 
 static const char usage_text[] =

@@ -1,6 +1,7 @@
 /*
- * report.h -- the two things the command asks of the report engine:
- * a report on dumps summed, and the trend over a series of dumps.
+ * report.h -- `heapprof report`, a report on dumps summed; and what trend
+ * (trend.h) shares with it: the profile shape and the check for
+ * cumulative counts.
  */
 #ifndef HP_REPORT_REPORT_H
 #define HP_REPORT_REPORT_H
@@ -16,16 +17,8 @@
  */
 int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n);
 
-/*
- * `heapprof trend`: reads a series of dumps of one program (n >= 2),
- * orders them by the time (or sequence number) in their names, and ranks
- * stacks or functions by the growth of their value.  Returns 0; dies with
- * status 1 on unreadable input or output.
- */
-int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n);
-
 /* The profile shape (names, filters, debug directories) the options ask
- * for; shared by both. */
+ * for. */
 struct hp_shape;
 void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape);
 

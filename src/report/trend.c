@@ -1,7 +1,7 @@
 /*
  * trend.c -- `heapprof trend`: a series of dumps of one program, ordered
  * by the time in their names, and its stacks (or functions) ranked by how
- * steadily their live bytes grow (see report.h, trend.h).
+ * steadily their live bytes grow (see trend.h).
  *
  * Owns the series: its order (the name's UTC time; failing that the
  * sequence number; failing that the command line), its x axis (seconds,
@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "render.h"
 #include "report.h"
+#include "ropts.h"
 #include "trend.h"
 
 /* Frames shown in a stack's label, leaf first. */

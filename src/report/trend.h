@@ -1,7 +1,7 @@
 /*
- * trend.h -- a series of dumps of one program as time series: the total
- * and one series per stack (or function), ranked by growth.  Built by
- * trend.c, drawn as a chart by trendsvg.c.
+ * trend.h -- `heapprof trend`: a series of dumps of one program as time
+ * series, the total and one series per stack (or function), ranked by
+ * growth.  Built by trend.c, drawn as a chart by trendsvg.c.
  */
 #ifndef HP_REPORT_TREND_H
 #define HP_REPORT_TREND_H
@@ -32,6 +32,15 @@ struct hp_series {
 	int show_bytes;
 	int functions;		/* keys are functions, not stacks */
 };
+
+/*
+ * `heapprof trend`: reads a series of dumps of one program (n >= 2),
+ * orders them by the time (or sequence number) in their names, and ranks
+ * stacks or functions by the growth of their value.  Returns 0; dies with
+ * status 1 on unreadable input or output.
+ */
+struct hp_ropts;
+int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n);
 
 /* Least-squares slope of y over x (n points); 0 when x does not vary. */
 double hp_trend_slope(const double *x, const int64_t *y, size_t n);
