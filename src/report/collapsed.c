@@ -56,7 +56,7 @@ static int line_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-void hp_render_collapsed(const struct hp_profile *p, const struct hp_render *r,
+void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
 			 struct hp_buf *b)
 {
 	struct lines ls = { 0 };

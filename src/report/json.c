@@ -157,7 +157,7 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 	free(ids);
 }
 
-void hp_render_json(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
+void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
 	int64_t abs;
 	size_t neg;

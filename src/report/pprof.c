@@ -283,7 +283,7 @@ static void gzip(const struct hp_buf *in, struct hp_buf *out)
 	deflateEnd(&z);
 }
 
-void hp_render_pprof(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
+void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
 	struct encoder e = { .p = p, .r = r };
 	int types[HP_NVALUES];

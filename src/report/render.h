@@ -51,13 +51,15 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 /* Appends s with &, <, >, " and ' escaped for XML. */
 void hp_render_xml_escape(struct hp_buf *b, const char *s);
 
-/* The outputs.  Each writes its whole result into b. */
-void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
-void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
-void hp_render_collapsed(const struct hp_profile *p, const struct hp_render *r,
+/* The outputs, one file each: hp_<file>_render in <file>.c (text.c draws
+ * --tree as well).  Each writes its whole result into b. */
+void hp_text_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_text_render_tree(const struct hp_profile *p, const struct hp_render *r,
 			 struct hp_buf *b);
-void hp_render_svg(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
-void hp_render_json(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
-void hp_render_pprof(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
+			 struct hp_buf *b);
+void hp_svg_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 
 #endif

@@ -67,22 +67,22 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	r.ignore = o->ignore_text;
 	switch (o->format) {
 	case HP_ROPTS_FMT_TEXT:
-		hp_render_text(&p, &r, &out);
+		hp_text_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_TREE:
-		hp_render_tree(&p, &r, &out);
+		hp_text_render_tree(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_COLLAPSED:
-		hp_render_collapsed(&p, &r, &out);
+		hp_collapsed_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_SVG:
-		hp_render_svg(&p, &r, &out);
+		hp_svg_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_PPROF:
-		hp_render_pprof(&p, &r, &out);
+		hp_pprof_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_JSON:
-		hp_render_json(&p, &r, &out);
+		hp_json_render(&p, &r, &out);
 		break;
 	}
 	hp_write_output(o->output, out.p, out.len);

@@ -225,7 +225,7 @@ static void header(struct flame *f)
 	hp_buf_str(f->b, "; hover a frame for its value</text>\n");
 }
 
-void hp_render_svg(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
+void hp_svg_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
 	struct flame f = { .p = p, .r = r, .b = b };
 

@@ -23,7 +23,7 @@ static int64_t pct_base(const struct hp_profile *p, int vi)
 	return neg ? abs : total;
 }
 
-void hp_render_text(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
+void hp_text_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
 	int64_t *flat = hp_xcalloc(p->nnodes, sizeof(*flat));
 	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));
@@ -158,7 +158,8 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 	free(g);
 }
 
-void hp_render_tree(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
+void hp_text_render_tree(const struct hp_profile *p, const struct hp_render *r,
+			 struct hp_buf *b)
 {
 	int64_t *flat = hp_xcalloc(p->nnodes, sizeof(*flat));
 	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));

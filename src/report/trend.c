@@ -335,7 +335,7 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	rank(&s);
 	size_t top = o->top > 0 ? (size_t)o->top : 10;
 	if (o->format == HP_ROPTS_FMT_SVG)
-		hp_trend_svg(&s, top, &out);
+		hp_trendsvg_render(&s, top, &out);
 	else
 		text(&s, top, &out);
 	hp_write_output(o->output, out.p, out.len);

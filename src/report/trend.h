@@ -50,6 +50,6 @@ double hp_trend_slope(const double *x, const int64_t *y, size_t n);
 void hp_trend_fmt_slope(const struct hp_series *s, double slope, char *buf, size_t n);
 
 /* The chart: total and the first top keys over time, one SVG file. */
-void hp_trend_svg(const struct hp_series *s, size_t top, struct hp_buf *b);
+void hp_trendsvg_render(const struct hp_series *s, size_t top, struct hp_buf *b);
 
 #endif

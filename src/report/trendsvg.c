@@ -138,7 +138,7 @@ static void legend_row(struct chart *c, size_t row, const char *color, const cha
 	hp_buf_str(c->b, "</text>\n");
 }
 
-void hp_trend_svg(const struct hp_series *s, size_t top, struct hp_buf *b)
+void hp_trendsvg_render(const struct hp_series *s, size_t top, struct hp_buf *b)
 {
 	struct chart c = { .s = s, .b = b };
 
