@@ -144,7 +144,7 @@ void hp_profile_init(struct hp_profile *p, const struct hp_shape *shape)
 	memset(p, 0, sizeof(*p));
 	p->shape = *shape;
 	p->mods.strs = &p->strs;
-	p->sym = hp_sym_new(&p->strs, shape->debug_dirs, shape->ndebug_dirs);
+	p->sym = hp_symbolize_new(&p->strs, shape->debug_dirs, shape->ndebug_dirs);
 	p->no_frames_func = func_get(p, hp_intern_str(&p->strs, "[no frames]"), 0, NULL);
 }
 
@@ -192,10 +192,10 @@ static const struct hp_canon *canon_for(struct hp_profile *p, const struct hp_mo
 /* Frames from a symbol section entry: "outer--inner", outermost first. */
 static void symbol_frames(struct hp_profile *p, const char *names)
 {
-	const char *parts[HP_SYM_INLINE_MAX];
-	size_t lens[HP_SYM_INLINE_MAX], n = 0;
+	const char *parts[HP_SYMBOLIZE_INLINE_MAX];
+	size_t lens[HP_SYMBOLIZE_INLINE_MAX], n = 0;
 
-	for (const char *s = names; n < HP_SYM_INLINE_MAX;) {
+	for (const char *s = names; n < HP_SYMBOLIZE_INLINE_MAX;) {
 		const char *sep = strstr(s, "--");
 		parts[n] = s;
 		lens[n++] = sep ? (size_t)(sep - s) : strlen(s);
@@ -216,12 +216,12 @@ static void symbol_frames(struct hp_profile *p, const char *names)
 static void module_frames(struct hp_profile *p, struct hp_module *mod, uint64_t off,
 			  const char *err, struct hp_loc *loc)
 {
-	struct hp_symres r[HP_SYM_INLINE_MAX];
+	struct hp_symres r[HP_SYMBOLIZE_INLINE_MAX];
 	uint64_t vaddr;
 	size_t n = 0;
 
 	if (!err && hp_module_vaddr(mod, off, &vaddr) == 0)
-		n = hp_sym_lookup(p->sym, mod, vaddr, r);
+		n = hp_symbolize_lookup(p->sym, mod, vaddr, r);
 	for (size_t i = 0; i < n; i++)
 		add_frame(p, func_get(p, r[i].name, 1, r[i].file), r[i].file, r[i].line);
 	if (!n)

@@ -56,8 +56,8 @@ struct hp_symbolizer {
 	Dwfl_Callbacks cb;
 };
 
-struct hp_symbolizer *hp_sym_new(struct hp_strtab *strs, const char *const *debug_dirs,
-				 size_t ndirs)
+struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
+				       const char *const *debug_dirs, size_t ndirs)
 {
 	struct hp_symbolizer *s = hp_xcalloc(1, sizeof(*s));
 	struct hp_buf path = { 0 };
@@ -259,7 +259,7 @@ static void inline_chain(Dwarf_Die *scope, uint64_t pc, Dwarf_Die *chain, size_t
 {
 	Dwarf_Die child;
 
-	if (depth > 64 || *n >= HP_SYM_INLINE_MAX || dwarf_child(scope, &child) != 0)
+	if (depth > 64 || *n >= HP_SYMBOLIZE_INLINE_MAX || dwarf_child(scope, &child) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
@@ -322,7 +322,7 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	if (!sr || !dwarf_offdie(d->dw, cr->die, &cudie) || !dwarf_offdie(d->dw, sr->die, &sub))
 		return 0;
 
-	Dwarf_Die chain[HP_SYM_INLINE_MAX];
+	Dwarf_Die chain[HP_SYMBOLIZE_INLINE_MAX];
 	size_t n = 1;
 	chain[0] = sub;
 	inline_chain(&sub, pc, chain, &n, 0);
@@ -366,8 +366,8 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	return n;
 }
 
-size_t hp_sym_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
-		     struct hp_symres *out)
+size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
+			   struct hp_symres *out)
 {
 	struct dwmod *d = session(s, mod);
 

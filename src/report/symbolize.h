@@ -12,7 +12,7 @@
 #include "util.h"
 
 /* The deepest inline nesting we follow at one address. */
-#define HP_SYM_INLINE_MAX 32
+#define HP_SYMBOLIZE_INLINE_MAX 32
 
 /* One frame at an address.  name is as the binary spells it (mangled for
  * C++), interned; file is interned or NULL; line is 0 when unknown. */
@@ -30,18 +30,18 @@ struct hp_symbolizer;
  * binary, in its .debug subdirectory and under /usr/lib/debug, as gdb does
  * (dwfl_standard_find_debuginfo).  Strings are interned in strs.
  */
-struct hp_symbolizer *hp_sym_new(struct hp_strtab *strs, const char *const *debug_dirs,
-				 size_t ndirs);
+struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
+				       const char *const *debug_dirs, size_t ndirs);
 
 /*
  * The frames at ELF virtual address vaddr of mod (checked usable with
  * hp_module_check), innermost first: the functions inlined there, then the
  * function that contains them.  Returns how many were written to out (at
- * most HP_SYM_INLINE_MAX), 0 when the binary knows no function there.
+ * most HP_SYMBOLIZE_INLINE_MAX), 0 when the binary knows no function there.
  * Uses DWARF when the module or its debug file has it, else the symbol
  * table (no lines).
  */
-size_t hp_sym_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
-		     struct hp_symres *out);
+size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
+			   struct hp_symres *out);
 
 #endif
