@@ -49,8 +49,8 @@ static int next_line(struct reader *r)
 	r->lineno++;
 	const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
 	const char *stop = nl ? nl : r->end;
-	if ((size_t)(stop - r->p) > HP_LINE_MAX)
-		bad(r, "line longer than %u bytes", HP_LINE_MAX);
+	if ((size_t)(stop - r->p) > HP_INPUT_LINE_MAX)
+		bad(r, "line longer than %u bytes", HP_INPUT_LINE_MAX);
 	r->line = r->p;
 	r->len = (size_t)(stop - r->p);
 	r->p = nl ? nl + 1 : r->end;
@@ -206,8 +206,8 @@ static struct hp_in_stack *add_stack(struct reader *r, const char *p, const char
 	struct hp_input *in = r->in;
 	uint32_t first = (uint32_t)in->nframes, depth = 0;
 
-	if (in->nstacks >= HP_DUMP_STACKS_MAX)
-		bad(r, "more than %u stacks in one dump", HP_DUMP_STACKS_MAX);
+	if (in->nstacks >= HP_INPUT_DUMP_STACKS_MAX)
+		bad(r, "more than %u stacks in one dump", HP_INPUT_DUMP_STACKS_MAX);
 	for (;;) {
 		skip_spaces(&p, end);
 		if (p >= end)
@@ -215,10 +215,10 @@ static struct hp_in_stack *add_stack(struct reader *r, const char *p, const char
 		uint64_t pc;
 		if (address(&p, end, &pc) || (p < end && !is_space(*p)))
 			bad(r, "expected a hexadecimal address like 0x4005d0");
-		if (++depth > HP_FRAMES_MAX)
-			bad(r, "more than %u frames in one stack", HP_FRAMES_MAX);
-		if (in->nframes >= HP_DUMP_FRAMES_MAX)
-			bad(r, "more than %u frames in one dump", HP_DUMP_FRAMES_MAX);
+		if (++depth > HP_INPUT_FRAMES_MAX)
+			bad(r, "more than %u frames in one stack", HP_INPUT_FRAMES_MAX);
+		if (in->nframes >= HP_INPUT_DUMP_FRAMES_MAX)
+			bad(r, "more than %u frames in one dump", HP_INPUT_DUMP_FRAMES_MAX);
 		hp_grow(&in->frames, &in->cap_frames, in->nframes + 1, sizeof(*in->frames));
 		in->frames[in->nframes++] = pc;
 	}
@@ -401,8 +401,8 @@ static void maps_section(struct reader *r)
 	while (next_line(r)) {
 		if (is_blank(r) || starts(r, "build="))
 			continue;
-		if (in->nmaps >= HP_MAPS_MAX)
-			bad(r, "more than %u lines in MAPPED_LIBRARIES", HP_MAPS_MAX);
+		if (in->nmaps >= HP_INPUT_MAPS_MAX)
+			bad(r, "more than %u lines in MAPPED_LIBRARIES", HP_INPUT_MAPS_MAX);
 		hp_grow(&in->maps, &in->cap_maps, in->nmaps + 1, sizeof(*in->maps));
 		const char *why = hp_maps_parse_line(r->line, r->len, &in->maps[in->nmaps], r->strs);
 		if (why)
@@ -443,8 +443,8 @@ static int symbol_section(struct reader *r)
 				e--;
 			if (e == p)
 				bad(r, "symbol without a name");
-			if (in->nsyms >= HP_DUMP_SYMBOLS_MAX)
-				bad(r, "more than %u symbols in one dump", HP_DUMP_SYMBOLS_MAX);
+			if (in->nsyms >= HP_INPUT_DUMP_SYMBOLS_MAX)
+				bad(r, "more than %u symbols in one dump", HP_INPUT_DUMP_SYMBOLS_MAX);
 			hp_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
 			char *clean = hp_sanitize(p, (size_t)(e - p));
 			in->syms[in->nsyms].addr = addr;
@@ -653,7 +653,7 @@ static uint64_t dec(const char *s, size_t n)
 	return v;
 }
 
-void hp_input_name_parse(const char *path, struct hp_dumpname *dn)
+void hp_input_name_parse(const char *path, struct hp_input_name *dn)
 {
 	const char *base = strrchr(path, '/');
 	const char *f[8];	/* the last dot-separated fields, from the right */

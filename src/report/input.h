@@ -34,12 +34,12 @@ enum hp_value {
 /* Bounds against hostile input, per dump: a dump breaking one is
  * rejected.  With them, memory stays proportional to real profiles: the
  * largest dump costs at most a few hundred MiB while it is read. */
-#define HP_LINE_MAX (1u << 20)		/* bytes in one line */
-#define HP_FRAMES_MAX 4096		/* frames in one stack */
-#define HP_MAPS_MAX (1u << 17)		/* MAPPED_LIBRARIES lines */
-#define HP_DUMP_FRAMES_MAX (1u << 24)	/* frames in one dump */
-#define HP_DUMP_STACKS_MAX (1u << 22)	/* stacks in one dump */
-#define HP_DUMP_SYMBOLS_MAX (1u << 22)	/* symbol-section entries */
+#define HP_INPUT_LINE_MAX (1u << 20)		/* bytes in one line */
+#define HP_INPUT_FRAMES_MAX 4096		/* frames in one stack */
+#define HP_INPUT_MAPS_MAX (1u << 17)		/* MAPPED_LIBRARIES lines */
+#define HP_INPUT_DUMP_FRAMES_MAX (1u << 24)	/* frames in one dump */
+#define HP_INPUT_DUMP_STACKS_MAX (1u << 22)	/* stacks in one dump */
+#define HP_INPUT_DUMP_SYMBOLS_MAX (1u << 22)	/* symbol-section entries */
 
 enum hp_scaling {
 	HP_SCALE_NONE,	/* "@ heapprofile": counts are exact */
@@ -61,7 +61,7 @@ struct hp_symbol {
 };
 
 /* What the file name says: <prefix>.<pid>.<seq>.<trigger>[.<UTC>].heap */
-struct hp_dumpname {
+struct hp_input_name {
 	int has_time, has_seq;
 	time_t time;		/* from YYYYMMDDTHHMMSSZ, UTC */
 	uint64_t pid, seq;
@@ -84,7 +84,7 @@ struct hp_input {
 	struct hp_symbol *syms;	/* sorted by addr */
 	size_t nsyms, cap_syms;
 	const char *binary;	/* "binary=" of the symbol section, or NULL */
-	struct hp_dumpname name;
+	struct hp_input_name name;
 	struct timespec written;	/* when the dump was written, at the latest */
 };
 
@@ -102,6 +102,6 @@ void hp_input_release(struct hp_input *in);
 const char *hp_input_symbol(const struct hp_input *in, uint64_t addr);
 
 /* Parses a dump file name (any directory part is ignored). */
-void hp_input_name_parse(const char *path, struct hp_dumpname *dn);
+void hp_input_name_parse(const char *path, struct hp_input_name *dn);
 
 #endif

@@ -154,7 +154,7 @@ static uint64_t ploc_id(struct encoder *e, uint32_t loc, uint32_t skip)
 static void sample(struct encoder *e, const struct hp_stack *st, const int *types, size_t nt)
 {
 	const struct hp_profile *p = e->p;
-	uint64_t ids[HP_FRAMES_MAX + 1], vals[HP_NVALUES];
+	uint64_t ids[HP_INPUT_FRAMES_MAX + 1], vals[HP_NVALUES];
 	size_t n = 0;
 	uint32_t skip = st->trim;
 

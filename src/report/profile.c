@@ -354,7 +354,7 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, uint32_t slot)
 {
 	struct adding a = { .p = p, .in = in, .input_no = (uint32_t)p->ninputs++ };
-	uint32_t locs[HP_FRAMES_MAX];
+	uint32_t locs[HP_INPUT_FRAMES_MAX];
 
 	a.mapmod = hp_xcalloc(in->nmaps, sizeof(*a.mapmod));
 	a.maperr = hp_xcalloc(in->nmaps, sizeof(*a.maperr));
@@ -406,12 +406,12 @@ static void lay_out(struct hp_profile *p, struct hp_stack *st)
 	st->f0 = (uint32_t)p->nsframes;
 	hp_grow(&p->sframes, &p->cap_sframes, p->nsframes + total + 1, sizeof(*p->sframes));
 	/* Inlined frames multiply a stack's depth; the outputs recurse on
-	 * it, so keep at most HP_FRAMES_MAX, the innermost. */
+	 * it, so keep at most HP_INPUT_FRAMES_MAX, the innermost. */
 	uint32_t k = 0, kept = 0;
 	for (uint32_t i = 0; i < st->nlocs; i++) {
 		const struct hp_loc *loc = &p->locs[p->stack_locs[st->loc0 + i]];
 		for (uint32_t f = 0; f < loc->nframes; f++)
-			if (k++ >= last && kept++ < HP_FRAMES_MAX)
+			if (k++ >= last && kept++ < HP_INPUT_FRAMES_MAX)
 				p->sframes[p->nsframes++] = loc->frame0 + f;
 	}
 	if (p->nsframes == st->f0) {

@@ -28,7 +28,7 @@
 struct point {
 	const char *path;
 	size_t argi;		/* command-line position */
-	struct hp_dumpname name;
+	struct hp_input_name name;
 };
 
 static int by_time(const void *a, const void *b)
@@ -182,7 +182,7 @@ static size_t key_add(struct keys *k, const struct pathkey *pk, uint64_t h, char
 static void stack_keys(struct keys *k)
 {
 	const struct hp_profile *p = k->p;
-	uint32_t nodes[HP_FRAMES_MAX * 2];
+	uint32_t nodes[HP_INPUT_FRAMES_MAX * 2];
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct hp_stack *st = &p->stacks[i];
