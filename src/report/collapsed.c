@@ -33,7 +33,8 @@ static int line_eq(const void *ctx, uint32_t item, const void *key)
 	return ls->l[item].len == k->len && !memcmp(ls->text.p + ls->l[item].off, k->p, k->len);
 }
 
-static void path_of(const struct hp_profile *p, const struct hp_stack *st, struct hp_buf *b)
+static void path_of(const struct hp_profile *p, const struct hp_profile_stack *st,
+		    struct hp_buf *b)
 {
 	hp_buf_reset(b);
 	for (uint32_t i = st->nf; i-- > 0;) {
@@ -63,7 +64,7 @@ void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
 	struct hp_buf path = { 0 };
 
 	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct hp_stack *st = &p->stacks[s];
+		const struct hp_profile_stack *st = &p->stacks[s];
 		if (st->dropped || !st->v[r->vi])
 			continue;
 		path_of(p, st, &path);

@@ -92,7 +92,7 @@ static void frame(const struct hp_profile *p, uint32_t fi, const struct hp_loc *
 
 /* The frames of st, leaf first, location by location after the trimmed
  * ones, each with what its location knows (module, offset, address). */
-static void stack_frames(const struct hp_profile *p, const struct hp_stack *st,
+static void stack_frames(const struct hp_profile *p, const struct hp_profile_stack *st,
 			 struct hp_buf *b)
 {
 	uint32_t skip = st->trim, out = 0;
@@ -143,7 +143,7 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 	hp_sort(ids, n, sizeof(*ids), stack_cmp);
 	hp_buf_str(b, "  \"stacks\": [");
 	for (size_t i = 0; i < n; i++) {
-		const struct hp_stack *st = &p->stacks[ids[i]];
+		const struct hp_profile_stack *st = &p->stacks[ids[i]];
 		hp_buf_printf(b, "%s\n    {\"value\": %" PRId64 ", ", i ? "," : "", st->v[r->vi]);
 		hp_buf_printf(b, "\"inuse_objects\": %" PRId64 ", \"inuse_space\": %" PRId64 ", ",
 			      st->v[HP_V_INUSE_OBJECTS], st->v[HP_V_INUSE_SPACE]);

@@ -151,7 +151,8 @@ static uint64_t ploc_id(struct encoder *e, uint32_t loc, uint32_t skip)
 	return (uint64_t)i + 1;
 }
 
-static void sample(struct encoder *e, const struct hp_stack *st, const int *types, size_t nt)
+static void sample(struct encoder *e, const struct hp_profile_stack *st, const int *types,
+		   size_t nt)
 {
 	const struct hp_profile *p = e->p;
 	uint64_t ids[HP_INPUT_FRAMES_MAX + 1], vals[HP_NVALUES];
@@ -301,7 +302,7 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 		value_type(&e, PROFILE_SAMPLE_TYPE, hp_render_value_name(types[t]),
 			   hp_render_value_is_bytes(types[t]) ? "bytes" : "count");
 	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct hp_stack *st = &p->stacks[s];
+		const struct hp_profile_stack *st = &p->stacks[s];
 		int any = 0;
 		for (size_t t = 0; t < nt; t++)
 			any |= st->v[types[t]] != 0;

@@ -317,7 +317,7 @@ struct stackkey {
 static int stack_eq(const void *ctx, uint32_t item, const void *key)
 {
 	const struct hp_profile *p = ctx;
-	const struct hp_stack *st = &p->stacks[item];
+	const struct hp_profile_stack *st = &p->stacks[item];
 	const struct stackkey *k = key;
 
 	/* An empty stack (a bare '@') may have no storage at all. */
@@ -337,7 +337,7 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 		if (n)
 			memcpy(p->stack_locs + p->nstack_locs, locs, n * sizeof(*locs));
 		hp_grow(&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*p->stacks));
-		struct hp_stack *st = &p->stacks[p->nstacks];
+		struct hp_profile_stack *st = &p->stacks[p->nstacks];
 		memset(st, 0, sizeof(*st));
 		st->loc0 = (uint32_t)p->nstack_locs;
 		st->nlocs = n;
@@ -346,7 +346,7 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 		hp_index_add(&p->stack_ix, h, (uint32_t)p->nstacks);
 		i = (int64_t)p->nstacks++;
 	}
-	struct hp_stack *st = &p->stacks[i];
+	struct hp_profile_stack *st = &p->stacks[i];
 	for (int j = 0; j < HP_NVALUES; j++)
 		st->v[j] = hp_sat_add(st->v[j], sign * v[j]);
 }
@@ -389,7 +389,7 @@ static int trimmed(const struct hp_profile *p, const struct hp_loc *loc, uint32_
 	return f->alloc || loc->allocator;
 }
 
-static void lay_out(struct hp_profile *p, struct hp_stack *st)
+static void lay_out(struct hp_profile *p, struct hp_profile_stack *st)
 {
 	uint32_t total = 0, last = 0;
 
@@ -430,7 +430,7 @@ void hp_profile_finish(struct hp_profile *p)
 		f->ignore = matches(p->shape.ignore, f->name);
 	}
 	for (size_t s = 0; s < p->nstacks; s++) {
-		struct hp_stack *st = &p->stacks[s];
+		struct hp_profile_stack *st = &p->stacks[s];
 		lay_out(p, st);
 		int focus = !p->shape.focus, ignore = 0;
 		for (uint32_t i = 0; i < st->nf; i++) {
@@ -451,7 +451,7 @@ void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t 
 	memset(flat, 0, p->nnodes * sizeof(*flat));
 	memset(cum, 0, p->nnodes * sizeof(*cum));
 	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct hp_stack *st = &p->stacks[s];
+		const struct hp_profile_stack *st = &p->stacks[s];
 		if (st->dropped || !st->v[vi])
 			continue;
 		uint32_t leaf = p->frames[p->sframes[st->f0]].node;

@@ -75,7 +75,7 @@ struct hp_loc {
 	unsigned allocator : 1;	/* in an allocator's library: all trimmed */
 };
 
-struct hp_stack {
+struct hp_profile_stack {
 	uint32_t loc0, nlocs;	/* in hp_profile.stack_locs, innermost first */
 	uint32_t slot;		/* the dump's position in a series (trend) */
 	uint32_t trim;		/* frames dropped from the innermost end */
@@ -112,7 +112,7 @@ struct hp_profile {
 	size_t ncanons, cap_canons;
 	struct hp_mapping *mappings;
 	size_t nmappings, cap_mappings;
-	struct hp_stack *stacks;
+	struct hp_profile_stack *stacks;
 	size_t nstacks, cap_stacks;
 	struct hp_index stack_ix;
 	uint32_t *stack_locs;
@@ -155,7 +155,7 @@ size_t hp_profile_sorted_nodes(const struct hp_profile *p, const int64_t *flat,
 
 /* The node name of the stack's frame at index i (0 = leaf). */
 static inline const char *hp_profile_frame_node(const struct hp_profile *p,
-						const struct hp_stack *st, uint32_t i)
+						const struct hp_profile_stack *st, uint32_t i)
 {
 	return p->nodes[p->frames[p->sframes[st->f0 + i]].node];
 }

@@ -67,7 +67,7 @@ int64_t hp_render_total(const struct hp_profile *p, int vi, int64_t *abs_total,
 	size_t neg = 0;
 
 	for (size_t s = 0; s < p->nstacks; s++) {
-		const struct hp_stack *st = &p->stacks[s];
+		const struct hp_profile_stack *st = &p->stacks[s];
 		if (st->dropped)
 			continue;
 		int64_t v = st->v[vi];

@@ -62,8 +62,8 @@ static const struct hp_profile *sort_p;
 /* Root-first name order of two stacks, for building the tree. */
 static int path_cmp(const void *a, const void *b)
 {
-	const struct hp_stack *x = &sort_p->stacks[*(const uint32_t *)a];
-	const struct hp_stack *y = &sort_p->stacks[*(const uint32_t *)b];
+	const struct hp_profile_stack *x = &sort_p->stacks[*(const uint32_t *)a];
+	const struct hp_profile_stack *y = &sort_p->stacks[*(const uint32_t *)b];
 	uint32_t i = x->nf, j = y->nf;
 
 	while (i && j) {
@@ -90,7 +90,7 @@ static void build(struct flame *f)
 	f->n[0] = (struct fnode){ .node = UINT32_MAX };
 	f->nn = 1;
 	for (size_t k = 0; k < m; k++) {
-		const struct hp_stack *st = &p->stacks[ids[k]];
+		const struct hp_profile_stack *st = &p->stacks[ids[k]];
 		int64_t v = st->v[f->r->vi];
 		uint32_t at = 0;
 		f->n[0].v = hp_sat_add(f->n[0].v, v);
@@ -189,7 +189,7 @@ static void header(struct flame *f)
 	int64_t all_neg = 0;
 
 	for (size_t s = 0; s < f->p->nstacks; s++) {
-		const struct hp_stack *st = &f->p->stacks[s];
+		const struct hp_profile_stack *st = &f->p->stacks[s];
 		if (!st->dropped && st->v[r->vi] < 0)
 			all_neg = hp_sat_add(all_neg, st->v[r->vi]);
 	}

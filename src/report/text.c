@@ -74,7 +74,7 @@ struct group {
 
 static uint32_t node_at(const struct hp_profile *p, uint32_t s, uint32_t depth)
 {
-	const struct hp_stack *st = &p->stacks[s];
+	const struct hp_profile_stack *st = &p->stacks[s];
 
 	return depth < st->nf ? p->frames[p->sframes[st->f0 + depth]].node : UINT32_MAX;
 }
@@ -190,7 +190,7 @@ void hp_text_render_tree(const struct hp_profile *p, const struct hp_render *r,
 		/* The stacks whose leaf is this function. */
 		size_t m = 0;
 		for (size_t s = 0; s < p->nstacks; s++) {
-			const struct hp_stack *st = &p->stacks[s];
+			const struct hp_profile_stack *st = &p->stacks[s];
 			if (!st->dropped && st->v[r->vi] && node_at(p, (uint32_t)s, 0) == k)
 				ids[m++] = (uint32_t)s;
 		}

@@ -185,7 +185,7 @@ static void stack_keys(struct keys *k)
 	uint32_t nodes[HP_INPUT_FRAMES_MAX * 2];
 
 	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct hp_stack *st = &p->stacks[i];
+		const struct hp_profile_stack *st = &p->stacks[i];
 		if (st->dropped || !st->v[k->s->vi])
 			continue;
 		uint32_t n = st->nf < HP_ARRAY_LEN(nodes) ? st->nf : (uint32_t)HP_ARRAY_LEN(nodes);
@@ -210,7 +210,7 @@ static void function_keys(struct keys *k)
 	int64_t *key_of = hp_xcalloc(p->nnodes + 1, sizeof(*key_of));
 
 	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct hp_stack *st = &p->stacks[i];
+		const struct hp_profile_stack *st = &p->stacks[i];
 		if (st->dropped || !st->v[s->vi])
 			continue;
 		uint32_t leaf = p->frames[p->sframes[st->f0]].node;
