@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 struct line {
 	size_t off, len;	/* the path in the text buffer */

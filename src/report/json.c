@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 static void jstr(struct hp_buf *b, const char *s)
 {

@@ -17,7 +17,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 /* profile.proto field numbers. */
 enum {

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "names.h"
 #include "profile.h"
+#include "util.h"
 
 enum loc_kind {
 	LK_MODULE = 1,	/* id = module id, addr = file offset */

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 const char *hp_render_value_name(int vi)
 {

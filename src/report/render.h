@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "profile.h"
-#include "util.h"
 
 struct hp_render {
 	int vi;			/* enum hp_value shown */

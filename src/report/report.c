@@ -7,10 +7,12 @@
  */
 #include <string.h>
 
+#include "buf.h"
 #include "input.h"
 #include "profile.h"
 #include "render.h"
 #include "report.h"
+#include "util.h"
 
 void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
 {

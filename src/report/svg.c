@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 #define WIDTH 1200.0
 #define PAD 10.0

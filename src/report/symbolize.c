@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "symbolize.h"
+#include "util.h"
 
 /* An address range [lo, hi) and the DIE (CU or subprogram) it belongs to. */
 struct range {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
+#include "util.h"
 
 /* With negative entries (after --base), percentages are of the sum of
  * absolute values, so that they stay between -100% and 100%. */

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "input.h"
 #include "profile.h"
 #include "render.h"
 #include "report.h"
 #include "ropts.h"
 #include "trend.h"
+#include "util.h"
 
 /* Frames shown in a stack's label, leaf first. */
 #define LABEL_FRAMES 6

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "util.h"
+#include "buf.h"
 
 struct hp_trend_key {
 	char *label;		/* "leaf <- caller <- ..." or the function */

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "render.h"
 #include "trend.h"
+#include "util.h"
 
 #define W 1000.0
 #define LEFT 80.0

@@ -1,6 +1,6 @@
 /*
- * util.c -- fatal errors, checked allocation, buffers, interning and
- * hashing for the report engine (see util.h).
+ * util.c -- fatal errors, checked allocation, interning and hashing for
+ * the report engine (see util.h).
  *
  * Owns nothing but memory handed out to callers.  Not for the library:
  * this file uses stdio and malloc freely.
@@ -93,61 +93,6 @@ void hp_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	}
 	*p = hp_xrealloc(*p, c * elem);
 	*cap = c;
-}
-
-/* ---- buffers --------------------------------------------------------- */
-
-void hp_buf_add(struct hp_buf *b, const void *s, size_t n)
-{
-	hp_grow(&b->p, &b->cap, b->len + n + 1, 1);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void hp_buf_str(struct hp_buf *b, const char *s)
-{
-	hp_buf_add(b, s, strlen(s));
-}
-
-void hp_buf_char(struct hp_buf *b, char c)
-{
-	hp_buf_add(b, &c, 1);
-}
-
-void hp_buf_printf(struct hp_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	char small[256];
-
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		hp_buf_add(b, small, (size_t)n);
-		return;
-	}
-	hp_grow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-void hp_buf_reset(struct hp_buf *b)
-{
-	b->len = 0;
-	if (b->p)
-		b->p[0] = '\0';
-}
-
-void hp_buf_release(struct hp_buf *b)
-{
-	free(b->p);
-	b->p = NULL;
-	b->len = b->cap = 0;
 }
 
 void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))

@@ -1,6 +1,6 @@
 /*
  * util.h -- the report engine's plumbing: fatal errors, checked
- * allocation, growable buffers, string interning and hashing.
+ * allocation, string interning and hashing (buffers are buf.h).
  *
  * The report engine is an ordinary program: stdio and malloc are fine.
  * Everything that fails here is fatal: a one-line "heapprof: ..." message
@@ -30,19 +30,6 @@ char *hp_xstrndup(const char *s, size_t n);
 /* Grows *p (an array of elem-size items with capacity *cap) so that it can
  * hold need items: doubles, never shrinks. */
 void hp_grow(void *pp, size_t *cap, size_t need, size_t elem);
-
-/* A growable byte string, always NUL-terminated when p is set. */
-struct hp_buf {
-	char *p;
-	size_t len, cap;
-};
-
-void hp_buf_add(struct hp_buf *b, const void *s, size_t n);
-void hp_buf_str(struct hp_buf *b, const char *s);
-void hp_buf_char(struct hp_buf *b, char c);
-__attribute__((format(printf, 2, 3))) void hp_buf_printf(struct hp_buf *b, const char *fmt, ...);
-void hp_buf_reset(struct hp_buf *b);
-void hp_buf_release(struct hp_buf *b);
 
 /* qsort, except that fewer than two items (maybe at NULL) are left alone:
  * qsort(NULL, 0, ...) is undefined. */
