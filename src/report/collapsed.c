@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "render.h"
 #include "util.h"
 

@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "buf.h"
+#include "index.h"
 #include "render.h"
 #include "util.h"
 

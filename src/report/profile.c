@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "names.h"
 #include "profile.h"
 #include "util.h"

@@ -23,6 +23,7 @@
 #include <regex.h>
 #include <stdint.h>
 
+#include "index.h"
 #include "input.h"
 #include "module.h"
 #include "symbolize.h"

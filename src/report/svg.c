@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "render.h"
 #include "util.h"
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "index.h"
 #include "input.h"
 #include "profile.h"
 #include "render.h"

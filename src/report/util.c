@@ -1,6 +1,6 @@
 /*
- * util.c -- fatal errors, checked allocation, interning and hashing for
- * the report engine (see util.h).
+ * util.c -- fatal errors, checked allocation and interning for the report
+ * engine (see util.h).
  *
  * Owns nothing but memory handed out to callers.  Not for the library:
  * this file uses stdio and malloc freely.
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "index.h"
 #include "util.h"
 
 void hp_die(const char *fmt, ...)
@@ -110,31 +111,6 @@ int64_t hp_sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-/* ---- hashing --------------------------------------------------------- */
-
-uint64_t hp_hash_u64(uint64_t x)
-{
-	/* splitmix64's finalizer: every input bit reaches every output bit. */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
-uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return hp_hash_u64(h);
-}
-
 /* ---- interning ------------------------------------------------------- */
 
 static void strtab_rehash(struct hp_strtab *t)
@@ -174,55 +150,6 @@ const char *hp_intern(struct hp_strtab *t, const char *s, size_t n)
 const char *hp_intern_str(struct hp_strtab *t, const char *s)
 {
 	return hp_intern(t, s, strlen(s));
-}
-
-/* ---- indexes --------------------------------------------------------- */
-
-int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
-		      const void *ctx, const void *key)
-{
-	if (!ix->cap)
-		return -1;
-	for (size_t j = h & (ix->cap - 1); ix->item[j]; j = (j + 1) & (ix->cap - 1))
-		if (ix->hash[j] == h && eq(ctx, ix->item[j] - 1, key))
-			return ix->item[j] - 1;
-	return -1;
-}
-
-static void index_put(uint32_t *item, uint64_t *hash, size_t cap, uint64_t h, uint32_t it)
-{
-	size_t j = h & (cap - 1);
-
-	while (item[j])
-		j = (j + 1) & (cap - 1);
-	item[j] = it + 1;
-	hash[j] = h;
-}
-
-void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t it)
-{
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 1024;
-		uint32_t *item = hp_xcalloc(cap, sizeof(*item));
-		uint64_t *hash = hp_xcalloc(cap, sizeof(*hash));
-		for (size_t j = 0; j < ix->cap; j++)
-			if (ix->item[j])
-				index_put(item, hash, cap, ix->hash[j], ix->item[j] - 1);
-		free(ix->item);
-		free(ix->hash);
-		ix->item = item;
-		ix->hash = hash;
-		ix->cap = cap;
-	}
-	index_put(ix->item, ix->hash, ix->cap, h, it);
-	ix->n++;
-}
-
-void hp_index_release(struct hp_index *ix)
-{
-	free(ix->item);
-	free(ix->hash);
-	memset(ix, 0, sizeof(*ix));
 }
 
 /* ---- sanitizing ------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
  * util.h -- the report engine's plumbing: fatal errors, checked
- * allocation, string interning and hashing (buffers are buf.h).
+ * allocation, string interning (buffers are buf.h, hash indexes index.h).
  *
  * The report engine is an ordinary program: stdio and malloc are fine.
  * Everything that fails here is fatal: a one-line "heapprof: ..." message
@@ -38,10 +38,6 @@ void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 /* Saturating int64 addition: sums of hostile values stay finite. */
 int64_t hp_sat_add(int64_t a, int64_t b);
 
-/* 64-bit FNV-1a over bytes, then mixed: good enough for our tables. */
-uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
-uint64_t hp_hash_u64(uint64_t x);
-
 /*
  * Interned strings: equal strings get the same pointer, so the engine
  * compares names by pointer.  Strings live until the process exits (the
@@ -54,25 +50,6 @@ struct hp_strtab {
 
 const char *hp_intern(struct hp_strtab *t, const char *s, size_t n);
 const char *hp_intern_str(struct hp_strtab *t, const char *s);
-
-/*
- * An open-addressing index of items kept elsewhere (in an array): maps a
- * 64-bit hash to item numbers; the caller's eq function decides equality.
- */
-struct hp_index {
-	uint32_t *item;		/* item + 1; 0 is empty */
-	uint64_t *hash;
-	size_t n, cap;
-};
-
-typedef int hp_eq_fn(const void *ctx, uint32_t item, const void *key);
-
-/* The item with hash h that eq(ctx, item, key) accepts, or -1. */
-int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
-		      const void *ctx, const void *key);
-/* Adds item under hash h (the caller checked it is not there). */
-void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t item);
-void hp_index_release(struct hp_index *ix);
 
 /* hp_intern_str of hp_sanitize(s): for strings from binaries. */
 const char *hp_intern_clean(struct hp_strtab *t, const char *s);
