@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "strtab.h"
 #include "util.h"
 
 struct reader {

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "maps.h"
-#include "util.h"
+#include "strtab.h"
 
 /* Value slots of a stack, in this order everywhere in the engine. */
 enum hp_value {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "maps.h"
+#include "strtab.h"
 #include "util.h"
 
 /* Parses up to 16 hex digits at *p; returns -1 if there are none or too

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "strtab.h"
 
 enum hp_map_kind {
 	HP_MAP_ANON,	/* no path: anonymous memory */

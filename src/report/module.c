@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "module.h"
+#include "strtab.h"
 #include "util.h"
 
 /* Dumps may come from machines with 4, 16 or 64 KiB pages. */

@@ -12,7 +12,7 @@
 
 #include "input.h"
 #include "maps.h"
-#include "util.h"
+#include "strtab.h"
 
 struct hp_module {
 	uint32_t id;			/* index in its table */

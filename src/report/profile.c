@@ -16,6 +16,7 @@
 #include "index.h"
 #include "names.h"
 #include "profile.h"
+#include "strtab.h"
 #include "util.h"
 
 enum loc_kind {

@@ -26,8 +26,8 @@
 #include "index.h"
 #include "input.h"
 #include "module.h"
+#include "strtab.h"
 #include "symbolize.h"
-#include "util.h"
 
 struct hp_shape {
 	int lines;		/* nodes are function + file:line */

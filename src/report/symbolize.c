@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "strtab.h"
 #include "symbolize.h"
 #include "util.h"
 

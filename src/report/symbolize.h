@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "module.h"
-#include "util.h"
+#include "strtab.h"
 
 /* The deepest inline nesting we follow at one address. */
 #define HP_SYMBOLIZE_INLINE_MAX 32

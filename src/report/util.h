@@ -1,6 +1,7 @@
 /*
  * util.h -- the report engine's plumbing: fatal errors, checked
- * allocation, string interning (buffers are buf.h, hash indexes index.h).
+ * allocation, sorting, saturating sums and writing the output.  Buffers
+ * are buf.h's, hash indexes index.h's, interned strings strtab.h's.
  *
  * The report engine is an ordinary program: stdio and malloc are fine.
  * Everything that fails here is fatal: a one-line "heapprof: ..." message
@@ -37,29 +38,6 @@ void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
 
 /* Saturating int64 addition: sums of hostile values stay finite. */
 int64_t hp_sat_add(int64_t a, int64_t b);
-
-/*
- * Interned strings: equal strings get the same pointer, so the engine
- * compares names by pointer.  Strings live until the process exits (the
- * command is short-lived; nothing is worth freeing one by one).
- */
-struct hp_strtab {
-	const char **slot;
-	size_t n, cap;
-};
-
-const char *hp_intern(struct hp_strtab *t, const char *s, size_t n);
-const char *hp_intern_str(struct hp_strtab *t, const char *s);
-
-/* hp_intern_str of hp_sanitize(s): for strings from binaries. */
-const char *hp_intern_clean(struct hp_strtab *t, const char *s);
-
-/*
- * Copies s into a fresh string that is safe in every output: control
- * characters and bytes that are not valid UTF-8 become '?'.  Names come
- * from binaries and dumps we do not trust.
- */
-char *hp_sanitize(const char *s, size_t n);
 
 /* Writes n bytes to the file path (created or truncated), or to standard
  * output when path is NULL; dies "cannot write 'PATH': ..." on failure. */

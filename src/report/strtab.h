@@ -1,0 +1,31 @@
+/*
+ * strtab.h -- the report engine's string table: equal strings get the
+ * same pointer, so the engine compares names by pointer; and the
+ * sanitizing of untrusted strings before they are interned.
+ */
+#ifndef HP_REPORT_STRTAB_H
+#define HP_REPORT_STRTAB_H
+
+#include <stddef.h>
+
+/* Strings live until the process exits (the command is short-lived;
+ * nothing is worth freeing one by one). */
+struct hp_strtab {
+	const char **slot;
+	size_t n, cap;
+};
+
+const char *hp_intern(struct hp_strtab *t, const char *s, size_t n);
+const char *hp_intern_str(struct hp_strtab *t, const char *s);
+
+/* hp_intern_str of hp_sanitize(s): for strings from binaries. */
+const char *hp_intern_clean(struct hp_strtab *t, const char *s);
+
+/*
+ * Copies s into a fresh string that is safe in every output: control
+ * characters and bytes that are not valid UTF-8 become '?'.  Names come
+ * from binaries and dumps we do not trust.
+ */
+char *hp_sanitize(const char *s, size_t n);
+
+#endif
