@@ -71,7 +71,7 @@ void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
 		if (st->dropped || !st->v[r->vi])
 			continue;
 		path_of(p, st, &path);
-		uint64_t h = hp_hash_bytes(path.p, path.len, 0);
+		uint64_t h = hp_index_hash_bytes(path.p, path.len, 0);
 		int64_t i = hp_index_find(&ls.ix, h, line_eq, &ls, &path);
 		if (i < 0) {
 			hp_grow(&ls.l, &ls.cap, ls.n + 1, sizeof(*ls.l));

@@ -13,7 +13,7 @@
 
 /* ---- hashing --------------------------------------------------------- */
 
-uint64_t hp_hash_u64(uint64_t x)
+uint64_t hp_index_hash_u64(uint64_t x)
 {
 	/* splitmix64's finalizer: every input bit reaches every output bit. */
 	x ^= x >> 30;
@@ -24,7 +24,7 @@ uint64_t hp_hash_u64(uint64_t x)
 	return x;
 }
 
-uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed)
+uint64_t hp_index_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
@@ -33,12 +33,12 @@ uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed)
 		h ^= s[i];
 		h *= 0x100000001b3ULL;
 	}
-	return hp_hash_u64(h);
+	return hp_index_hash_u64(h);
 }
 
 /* ---- indexes --------------------------------------------------------- */
 
-int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
+int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_index_eq_fn *eq,
 		      const void *ctx, const void *key)
 {
 	if (!ix->cap)

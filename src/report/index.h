@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 /* 64-bit FNV-1a over bytes, then mixed: good enough for our tables. */
-uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
-uint64_t hp_hash_u64(uint64_t x);
+uint64_t hp_index_hash_bytes(const void *p, size_t n, uint64_t seed);
+uint64_t hp_index_hash_u64(uint64_t x);
 
 /*
  * An open-addressing index of items kept elsewhere (in an array): maps a
@@ -23,10 +23,10 @@ struct hp_index {
 	size_t n, cap;
 };
 
-typedef int hp_eq_fn(const void *ctx, uint32_t item, const void *key);
+typedef int hp_index_eq_fn(const void *ctx, uint32_t item, const void *key);
 
 /* The item with hash h that eq(ctx, item, key) accepts, or -1. */
-int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_eq_fn *eq,
+int64_t hp_index_find(const struct hp_index *ix, uint64_t h, hp_index_eq_fn *eq,
 		      const void *ctx, const void *key);
 /* Adds item under hash h (the caller checked it is not there). */
 void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t item);

@@ -101,7 +101,7 @@ static uint64_t str_id(struct strings *t, const char *s)
 {
 	if (!s)
 		s = "";
-	uint64_t h = hp_hash_bytes(s, strlen(s), 0);
+	uint64_t h = hp_index_hash_bytes(s, strlen(s), 0);
 	int64_t i = hp_index_find(&t->ix, h, str_eq, t, s);
 	if (i >= 0)
 		return (uint64_t)i;
@@ -142,7 +142,7 @@ static int ploc_eq(const void *ctx, uint32_t item, const void *key)
 static uint64_t ploc_id(struct encoder *e, uint32_t loc, uint32_t skip)
 {
 	struct ploc k = { loc, skip };
-	uint64_t h = hp_hash_u64((uint64_t)loc << 8 ^ skip);
+	uint64_t h = hp_index_hash_u64((uint64_t)loc << 8 ^ skip);
 	int64_t i = hp_index_find(&e->loc_ix, h, ploc_eq, e, &k);
 
 	if (i < 0) {

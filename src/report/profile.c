@@ -62,7 +62,7 @@ static int node_eq(const void *ctx, uint32_t item, const void *key)
 
 static uint32_t node_get(struct hp_profile *p, const char *name)
 {
-	uint64_t h = hp_hash_u64((uintptr_t)name);
+	uint64_t h = hp_index_hash_u64((uintptr_t)name);
 	int64_t i = hp_index_find(&p->node_ix, h, node_eq, p, name);
 
 	if (i >= 0)
@@ -84,7 +84,7 @@ static int func_eq(const void *ctx, uint32_t item, const void *key)
 static uint32_t func_get(struct hp_profile *p, const char *sys, int symbolized,
 			 const char *file)
 {
-	uint64_t h = hp_hash_u64((uintptr_t)sys);
+	uint64_t h = hp_index_hash_u64((uintptr_t)sys);
 	int64_t i = hp_index_find(&p->func_ix, h, func_eq, p, sys);
 
 	if (i >= 0)
@@ -272,7 +272,7 @@ static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 	} else if (m && m->kind == HP_MAP_SPECIAL)
 		k = (struct hp_lockey){ LK_REGION, (uintptr_t)m->path, addr - m->start };
 
-	uint64_t h = hp_hash_u64(hp_hash_u64((uint64_t)k.kind << 56 ^ k.id) ^ k.addr);
+	uint64_t h = hp_index_hash_u64(hp_index_hash_u64((uint64_t)k.kind << 56 ^ k.id) ^ k.addr);
 	int64_t found = hp_index_find(&p->loc_ix, h, loc_eq, p, &k);
 	if (found >= 0)
 		return (uint32_t)found;
@@ -333,7 +333,7 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 		      const int64_t *v, int sign)
 {
 	struct stackkey k = { p->shape.series ? slot : 0, locs, n };
-	uint64_t h = hp_hash_bytes(locs, n * sizeof(*locs), k.slot);
+	uint64_t h = hp_index_hash_bytes(locs, n * sizeof(*locs), k.slot);
 	int64_t i = hp_index_find(&p->stack_ix, h, stack_eq, p, &k);
 
 	if (i < 0) {

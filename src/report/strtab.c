@@ -23,7 +23,7 @@ static void strtab_rehash(struct hp_strtab *t)
 		const char *s = t->slot[i];
 		if (!s)
 			continue;
-		size_t j = hp_hash_bytes(s, strlen(s), 0) & (cap - 1);
+		size_t j = hp_index_hash_bytes(s, strlen(s), 0) & (cap - 1);
 		while (slot[j])
 			j = (j + 1) & (cap - 1);
 		slot[j] = s;
@@ -37,7 +37,7 @@ const char *hp_intern(struct hp_strtab *t, const char *s, size_t n)
 {
 	if ((t->n + 1) * 2 > t->cap)
 		strtab_rehash(t);
-	size_t j = hp_hash_bytes(s, n, 0) & (t->cap - 1);
+	size_t j = hp_index_hash_bytes(s, n, 0) & (t->cap - 1);
 	for (; t->slot[j]; j = (j + 1) & (t->cap - 1)) {
 		const char *c = t->slot[j];
 		if (!strncmp(c, s, n) && c[n] == '\0')

@@ -111,7 +111,7 @@ static void build(struct flame *f)
 /* flamegraph.pl's "hot" palette, from a hash of the name: stable colors. */
 static void color(const char *name, int *r, int *g, int *b)
 {
-	uint64_t h = hp_hash_bytes(name, strlen(name), 7);
+	uint64_t h = hp_index_hash_bytes(name, strlen(name), 7);
 
 	*r = 205 + (int)(h % 51);
 	*g = (int)((h >> 8) % 231);

@@ -195,7 +195,7 @@ static void stack_keys(struct keys *k)
 		for (uint32_t f = 0; f < n; f++)
 			nodes[f] = p->frames[p->sframes[st->f0 + f]].node;
 		struct pathkey pk = { nodes, n };
-		uint64_t h = hp_hash_bytes(nodes, n * 4, 0);
+		uint64_t h = hp_index_hash_bytes(nodes, n * 4, 0);
 		int64_t id = hp_index_find(&k->ix, h, key_eq, k, &pk);
 		if (id < 0)
 			id = (int64_t)key_add(k, &pk, h, stack_label(p, nodes, n));
