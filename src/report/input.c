@@ -448,13 +448,13 @@ static int symbol_section(struct reader *r)
 			if (in->nsyms >= HP_INPUT_DUMP_SYMBOLS_MAX)
 				bad(r, "more than %u symbols in one dump", HP_INPUT_DUMP_SYMBOLS_MAX);
 			hp_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
-			char *clean = hp_sanitize(p, (size_t)(e - p));
+			char *clean = hp_strtab_sanitize(p, (size_t)(e - p));
 			in->syms[in->nsyms].addr = addr;
-			in->syms[in->nsyms++].names = hp_intern_str(r->strs, clean);
+			in->syms[in->nsyms++].names = hp_strtab_intern_str(r->strs, clean);
 			free(clean);
 		} else if (starts(r, "binary=")) {
-			char *clean = hp_sanitize(r->line + 7, r->len - 7);
-			in->binary = hp_intern_str(r->strs, clean);
+			char *clean = hp_strtab_sanitize(r->line + 7, r->len - 7);
+			in->binary = hp_strtab_intern_str(r->strs, clean);
 			free(clean);
 		} else if (!memchr(r->line, '=', r->len)) {
 			bad(r, "expected '0x<address> <function>' in the symbol section");

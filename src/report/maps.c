@@ -95,8 +95,8 @@ static const char *parse_path(const char *s, const char *end, struct hp_map *m,
 		return "expected a path, '[name]' or nothing after the inode";
 	if (memchr(s, '\0', (size_t)(end - s)))
 		return "NUL byte in path";
-	char *clean = hp_sanitize(s, (size_t)(end - s));
-	m->path = hp_intern_str(strs, clean);
+	char *clean = hp_strtab_sanitize(s, (size_t)(end - s));
+	m->path = hp_strtab_intern_str(strs, clean);
 	free(clean);
 	return NULL;
 }

@@ -53,7 +53,7 @@ struct hp_module *hp_module_get(struct hp_modtab *t, const struct hp_map *m)
 	struct hp_module *mod = hp_xcalloc(1, sizeof(*mod));
 	mod->id = (uint32_t)t->n;
 	mod->path = m->path;
-	mod->base = hp_intern_str(t->strs, hp_maps_basename(m->path));
+	mod->base = hp_strtab_intern_str(t->strs, hp_maps_basename(m->path));
 	mod->dev_major = m->dev_major;
 	mod->dev_minor = m->dev_minor;
 	mod->inode = m->inode;

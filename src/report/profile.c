@@ -94,14 +94,14 @@ static uint32_t func_get(struct hp_profile *p, const char *sys, int symbolized,
 	if (symbolized) {
 		char *dm = hp_names_demangle(sys);
 		if (dm) {
-			char *clean = hp_sanitize(dm, strlen(dm));
-			f.full = hp_intern_str(&p->strs, clean);
+			char *clean = hp_strtab_sanitize(dm, strlen(dm));
+			f.full = hp_strtab_intern_str(&p->strs, clean);
 			free(clean);
 			free(dm);
 		}
 		if (!p->shape.full_names) {
 			char *s = hp_names_short(f.full);
-			f.name = hp_intern_str(&p->strs, s);
+			f.name = hp_strtab_intern_str(&p->strs, s);
 			free(s);
 		} else {
 			f.name = f.full;
@@ -123,7 +123,7 @@ static void add_frame(struct hp_profile *p, uint32_t func, const char *file, int
 	if (p->shape.lines && file) {
 		struct hp_buf b = { 0 };
 		hp_buf_printf(&b, "%s %s:%d", p->funcs[func].name, file, line);
-		fr.node = node_get(p, hp_intern_str(&p->strs, b.p));
+		fr.node = node_get(p, hp_strtab_intern_str(&p->strs, b.p));
 		hp_buf_release(&b);
 	}
 	hp_grow(&p->frames, &p->cap_frames, p->nframes + 1, sizeof(*p->frames));
@@ -139,7 +139,7 @@ static void add_named_frame(struct hp_profile *p, const char *where, uint64_t of
 		hp_buf_printf(&name, "%s+0x%llx", where, (unsigned long long)off);
 	else
 		hp_buf_printf(&name, "0x%llx", (unsigned long long)off);
-	add_frame(p, func_get(p, hp_intern_str(&p->strs, name.p), 0, NULL), NULL, 0);
+	add_frame(p, func_get(p, hp_strtab_intern_str(&p->strs, name.p), 0, NULL), NULL, 0);
 	hp_buf_release(&name);
 }
 
@@ -149,7 +149,7 @@ void hp_profile_init(struct hp_profile *p, const struct hp_shape *shape)
 	p->shape = *shape;
 	p->mods.strs = &p->strs;
 	p->sym = hp_symbolize_new(&p->strs, shape->debug_dirs, shape->ndebug_dirs);
-	p->no_frames_func = func_get(p, hp_intern_str(&p->strs, "[no frames]"), 0, NULL);
+	p->no_frames_func = func_get(p, hp_strtab_intern_str(&p->strs, "[no frames]"), 0, NULL);
 }
 
 /* ---- locations ------------------------------------------------------- */
@@ -213,7 +213,7 @@ static void symbol_frames(struct hp_profile *p, const char *names)
 			len--;
 		if (!len)
 			continue;
-		add_frame(p, func_get(p, hp_intern(&p->strs, parts[i], len), 1, NULL), NULL, 0);
+		add_frame(p, func_get(p, hp_strtab_intern(&p->strs, parts[i], len), 1, NULL), NULL, 0);
 	}
 }
 

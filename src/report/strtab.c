@@ -33,7 +33,7 @@ static void strtab_rehash(struct hp_strtab *t)
 	t->cap = cap;
 }
 
-const char *hp_intern(struct hp_strtab *t, const char *s, size_t n)
+const char *hp_strtab_intern(struct hp_strtab *t, const char *s, size_t n)
 {
 	if ((t->n + 1) * 2 > t->cap)
 		strtab_rehash(t);
@@ -48,9 +48,9 @@ const char *hp_intern(struct hp_strtab *t, const char *s, size_t n)
 	return t->slot[j];
 }
 
-const char *hp_intern_str(struct hp_strtab *t, const char *s)
+const char *hp_strtab_intern_str(struct hp_strtab *t, const char *s)
 {
-	return hp_intern(t, s, strlen(s));
+	return hp_strtab_intern(t, s, strlen(s));
 }
 
 /* ---- sanitizing ------------------------------------------------------ */
@@ -85,7 +85,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-char *hp_sanitize(const char *s, size_t n)
+char *hp_strtab_sanitize(const char *s, size_t n)
 {
 	char *out = hp_xmalloc(n + 1);
 	const unsigned char *u = (const unsigned char *)s;
@@ -104,7 +104,7 @@ char *hp_sanitize(const char *s, size_t n)
 	return out;
 }
 
-const char *hp_intern_clean(struct hp_strtab *t, const char *s)
+const char *hp_strtab_intern_clean(struct hp_strtab *t, const char *s)
 {
 	size_t n = 0;
 
@@ -113,10 +113,10 @@ const char *hp_intern_clean(struct hp_strtab *t, const char *s)
 		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] >= 0x7f)
 			break;
 	if (!s[n])
-		return hp_intern(t, s, n);
+		return hp_strtab_intern(t, s, n);
 	n += strlen(s + n);
-	char *clean = hp_sanitize(s, n);
-	const char *out = hp_intern(t, clean, n);
+	char *clean = hp_strtab_sanitize(s, n);
+	const char *out = hp_strtab_intern(t, clean, n);
 	free(clean);
 	return out;
 }

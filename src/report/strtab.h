@@ -15,17 +15,19 @@ struct hp_strtab {
 	size_t n, cap;
 };
 
-const char *hp_intern(struct hp_strtab *t, const char *s, size_t n);
-const char *hp_intern_str(struct hp_strtab *t, const char *s);
+/* The one copy in t of the n bytes at s (or of the string s), added when
+ * new. */
+const char *hp_strtab_intern(struct hp_strtab *t, const char *s, size_t n);
+const char *hp_strtab_intern_str(struct hp_strtab *t, const char *s);
 
-/* hp_intern_str of hp_sanitize(s): for strings from binaries. */
-const char *hp_intern_clean(struct hp_strtab *t, const char *s);
+/* hp_strtab_intern_str of hp_strtab_sanitize(s): for strings from binaries. */
+const char *hp_strtab_intern_clean(struct hp_strtab *t, const char *s);
 
 /*
  * Copies s into a fresh string that is safe in every output: control
  * characters and bytes that are not valid UTF-8 become '?'.  Names come
  * from binaries and dumps we do not trust.
  */
-char *hp_sanitize(const char *s, size_t n);
+char *hp_strtab_sanitize(const char *s, size_t n);
 
 #endif

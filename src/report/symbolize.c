@@ -287,11 +287,11 @@ static const char *source(struct hp_symbolizer *s, Dwarf_Die *cudie, const char 
 	if (!f)
 		return NULL;
 	if (f[0] == '/')
-		return hp_intern_clean(s->strs, f);
+		return hp_strtab_intern_clean(s->strs, f);
 	Dwarf_Attribute mem;
 	const char *dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &mem));
 	if (!dir || !*dir)
-		return hp_intern_clean(s->strs, f);
+		return hp_strtab_intern_clean(s->strs, f);
 	while (f[0] == '.' && f[1] == '/')
 		f += 2;
 	struct hp_buf b = { 0 };
@@ -299,7 +299,7 @@ static const char *source(struct hp_symbolizer *s, Dwarf_Die *cudie, const char 
 	if (b.p[b.len - 1] != '/')
 		hp_buf_char(&b, '/');
 	hp_buf_str(&b, f);
-	const char *out = hp_intern_clean(s->strs, b.p);
+	const char *out = hp_strtab_intern_clean(s->strs, b.p);
 	hp_buf_release(&b);
 	return out;
 }
@@ -346,7 +346,7 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	for (size_t i = n; i-- > 0;) {
 		const char *name = die_name(&chain[i]);
 		struct hp_symres *r = &out[n - 1 - i];
-		r->name = name ? hp_intern_clean(s->strs, name) : NULL;
+		r->name = name ? hp_strtab_intern_clean(s->strs, name) : NULL;
 		r->file = file;
 		r->line = lineno;
 		if (i > 0) {
@@ -386,7 +386,7 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	const char *name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name)
 		return 0;
-	out[0].name = hp_intern_clean(s->strs, name);
+	out[0].name = hp_strtab_intern_clean(s->strs, name);
 	out[0].file = NULL;
 	out[0].line = 0;
 	return 1;
