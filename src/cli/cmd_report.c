@@ -81,7 +81,7 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	case HP_ROPTS_OPT_JSON:
 		return hp_ropts_format(o, HP_ROPTS_FMT_JSON);
 	case HP_ROPTS_OPT_BASE:
-		o->base = hp_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
+		o->base = hp_util_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
 		o->base[o->nbase++] = arg;
 		return 0;
 	default:

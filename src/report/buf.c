@@ -14,7 +14,7 @@
 
 void hp_buf_add(struct hp_buf *b, const void *s, size_t n)
 {
-	hp_grow(&b->p, &b->cap, b->len + n + 1, 1);
+	hp_util_grow(&b->p, &b->cap, b->len + n + 1, 1);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
@@ -44,7 +44,7 @@ void hp_buf_printf(struct hp_buf *b, const char *fmt, ...)
 		hp_buf_add(b, small, (size_t)n);
 		return;
 	}
-	hp_grow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
+	hp_util_grow(&b->p, &b->cap, b->len + (size_t)n + 1, 1);
 	va_start(ap, fmt);
 	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -74,16 +74,16 @@ void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
 		uint64_t h = hp_index_hash_bytes(path.p, path.len, 0);
 		int64_t i = hp_index_find(&ls.ix, h, line_eq, &ls, &path);
 		if (i < 0) {
-			hp_grow(&ls.l, &ls.cap, ls.n + 1, sizeof(*ls.l));
+			hp_util_grow(&ls.l, &ls.cap, ls.n + 1, sizeof(*ls.l));
 			ls.l[ls.n] = (struct line){ ls.text.len, path.len, 0 };
 			hp_buf_add(&ls.text, path.p, path.len);
 			hp_index_add(&ls.ix, h, (uint32_t)ls.n);
 			i = (int64_t)ls.n++;
 		}
-		ls.l[i].v = hp_sat_add(ls.l[i].v, st->v[r->vi]);
+		ls.l[i].v = hp_util_sat_add(ls.l[i].v, st->v[r->vi]);
 	}
 	sort_text = ls.text.p;
-	hp_sort(ls.l, ls.n, sizeof(*ls.l), line_cmp);
+	hp_util_sort(ls.l, ls.n, sizeof(*ls.l), line_cmp);
 	for (size_t i = 0; i < ls.n; i++) {
 		if (!ls.l[i].v)
 			continue;

@@ -63,8 +63,8 @@ void hp_index_add(struct hp_index *ix, uint64_t h, uint32_t it)
 {
 	if ((ix->n + 1) * 2 > ix->cap) {
 		size_t cap = ix->cap ? ix->cap * 2 : 1024;
-		uint32_t *item = hp_xcalloc(cap, sizeof(*item));
-		uint64_t *hash = hp_xcalloc(cap, sizeof(*hash));
+		uint32_t *item = hp_util_xcalloc(cap, sizeof(*item));
+		uint64_t *hash = hp_util_xcalloc(cap, sizeof(*hash));
 		for (size_t j = 0; j < ix->cap; j++)
 			if (ix->item[j])
 				index_put(item, hash, cap, ix->hash[j], ix->item[j] - 1);

@@ -40,7 +40,7 @@ static void bad(const struct reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	hp_die("cannot read '%s': line %zu: %s", r->path, r->lineno, msg);
+	hp_util_die("cannot read '%s': line %zu: %s", r->path, r->lineno, msg);
 }
 
 /* Advances to the next line; returns 0 at the end of the file. */
@@ -221,10 +221,10 @@ static struct hp_in_stack *add_stack(struct reader *r, const char *p, const char
 			bad(r, "more than %u frames in one stack", HP_INPUT_FRAMES_MAX);
 		if (in->nframes >= HP_INPUT_DUMP_FRAMES_MAX)
 			bad(r, "more than %u frames in one dump", HP_INPUT_DUMP_FRAMES_MAX);
-		hp_grow(&in->frames, &in->cap_frames, in->nframes + 1, sizeof(*in->frames));
+		hp_util_grow(&in->frames, &in->cap_frames, in->nframes + 1, sizeof(*in->frames));
 		in->frames[in->nframes++] = pc;
 	}
-	hp_grow(&in->stacks, &in->cap_stacks, in->nstacks + 1, sizeof(*in->stacks));
+	hp_util_grow(&in->stacks, &in->cap_stacks, in->nstacks + 1, sizeof(*in->stacks));
 	struct hp_in_stack *st = &in->stacks[in->nstacks++];
 	memset(st, 0, sizeof(*st));
 	st->first = first;
@@ -405,7 +405,7 @@ static void maps_section(struct reader *r)
 			continue;
 		if (in->nmaps >= HP_INPUT_MAPS_MAX)
 			bad(r, "more than %u lines in MAPPED_LIBRARIES", HP_INPUT_MAPS_MAX);
-		hp_grow(&in->maps, &in->cap_maps, in->nmaps + 1, sizeof(*in->maps));
+		hp_util_grow(&in->maps, &in->cap_maps, in->nmaps + 1, sizeof(*in->maps));
 		const char *why = hp_maps_parse_line(r->line, r->len, &in->maps[in->nmaps], r->strs);
 		if (why)
 			bad(r, "MAPPED_LIBRARIES: %s", why);
@@ -447,7 +447,7 @@ static int symbol_section(struct reader *r)
 				bad(r, "symbol without a name");
 			if (in->nsyms >= HP_INPUT_DUMP_SYMBOLS_MAX)
 				bad(r, "more than %u symbols in one dump", HP_INPUT_DUMP_SYMBOLS_MAX);
-			hp_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
+			hp_util_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
 			char *clean = hp_strtab_sanitize(p, (size_t)(e - p));
 			in->syms[in->nsyms].addr = addr;
 			in->syms[in->nsyms++].names = hp_strtab_intern_str(r->strs, clean);
@@ -460,7 +460,7 @@ static int symbol_section(struct reader *r)
 			bad(r, "expected '0x<address> <function>' in the symbol section");
 		}
 	}
-	hp_sort(in->syms, in->nsyms, sizeof(*in->syms), sym_cmp);
+	hp_util_sort(in->syms, in->nsyms, sizeof(*in->syms), sym_cmp);
 	const char *p = r->line + 3, *end = r->line + r->len;
 	skip_spaces(&p, end);
 	return p < end;
@@ -480,7 +480,7 @@ static int is_heap_marker(const struct reader *r)
 static void parse(struct reader *r)
 {
 	if (!next_line(r))
-		hp_die("cannot read '%s': empty file", r->path);
+		hp_util_die("cannot read '%s': empty file", r->path);
 	if (starts(r, "---") && r->len >= 3) {
 		const char *p = r->line + 3, *end = r->line + r->len;
 		skip_spaces(&p, end);
@@ -522,17 +522,17 @@ static char *slurp(int fd, const char *path, size_t *len)
 	char *buf = NULL;
 
 	for (;;) {
-		hp_grow(&buf, &cap, n + 65536, 1);
+		hp_util_grow(&buf, &cap, n + 65536, 1);
 		ssize_t k = read(fd, buf + n, cap - n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
-			hp_die("cannot read '%s': %m", path);
+			hp_util_die("cannot read '%s': %m", path);
 		if (k == 0)
 			break;
 		n += (size_t)k;
 		if (n > ((size_t)1 << 32))
-			hp_die("cannot read '%s': larger than 4 GiB", path);
+			hp_util_die("cannot read '%s': larger than 4 GiB", path);
 	}
 	*len = n;
 	return buf;
@@ -552,16 +552,16 @@ void hp_input_read(struct hp_input *in, const char *path, struct hp_strtab *strs
 	in->path = path;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		hp_die("cannot read '%s': %m", path);
+		hp_util_die("cannot read '%s': %m", path);
 	if (S_ISDIR(st.st_mode))
-		hp_die("cannot read '%s': is a directory", path);
+		hp_util_die("cannot read '%s': is a directory", path);
 	if (S_ISREG(st.st_mode)) {
 		len = (size_t)st.st_size;
 		if (len == 0)
-			hp_die("cannot read '%s': empty file", path);
+			hp_util_die("cannot read '%s': empty file", path);
 		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED)
-			hp_die("cannot read '%s': %m", path);
+			hp_util_die("cannot read '%s': %m", path);
 		r.p = map;
 	} else {
 		copy = slurp(fd, path, &len);
@@ -667,7 +667,7 @@ void hp_input_name_parse(const char *path, struct hp_input_name *dn)
 	if (n > 5 && !strcmp(base + n - 5, ".heap"))
 		n -= 5;
 	const char *end = base + n;
-	while (nf < HP_ARRAY_LEN(f)) {
+	while (nf < HP_UTIL_ARRAY_LEN(f)) {
 		const char *dot = end;
 		while (dot > base && dot[-1] != '.')
 			dot--;

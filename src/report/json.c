@@ -44,8 +44,8 @@ static void jstr_list(struct hp_buf *b, const char *const *v, size_t n)
 
 static void functions(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
-	int64_t *flat = hp_xcalloc(p->nnodes, sizeof(*flat));
-	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));
+	int64_t *flat = hp_util_xcalloc(p->nnodes, sizeof(*flat));
+	int64_t *cum = hp_util_xcalloc(p->nnodes, sizeof(*cum));
 	uint32_t *order;
 
 	hp_profile_flat(p, r->vi, flat, cum);
@@ -134,7 +134,7 @@ static int stack_cmp(const void *a, const void *b)
 
 static void stacks(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
-	uint32_t *ids = hp_xcalloc(p->nstacks + 1, sizeof(*ids));
+	uint32_t *ids = hp_util_xcalloc(p->nstacks + 1, sizeof(*ids));
 	size_t n = 0;
 
 	for (size_t s = 0; s < p->nstacks; s++)
@@ -142,7 +142,7 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 			ids[n++] = (uint32_t)s;
 	sort_p = p;
 	sort_vi = r->vi;
-	hp_sort(ids, n, sizeof(*ids), stack_cmp);
+	hp_util_sort(ids, n, sizeof(*ids), stack_cmp);
 	hp_buf_str(b, "  \"stacks\": [");
 	for (size_t i = 0; i < n; i++) {
 		const struct hp_profile_stack *st = &p->stacks[ids[i]];

@@ -146,7 +146,7 @@ static int map_cmp(const void *a, const void *b)
 
 void hp_maps_sort(struct hp_map *maps, size_t n)
 {
-	hp_sort(maps, n, sizeof(*maps), map_cmp);
+	hp_util_sort(maps, n, sizeof(*maps), map_cmp);
 }
 
 const struct hp_map *hp_maps_find(const struct hp_map *maps, size_t n, uint64_t addr)

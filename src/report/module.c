@@ -34,7 +34,7 @@ static int is_allocator(const char *base)
 		"libheapprof.so", "libjemalloc.so", "libtcmalloc.so", "libtcmalloc_minimal.so",
 		"libtcmalloc_and_profiler.so", "libtcmalloc_debug.so", "libmimalloc.so",
 	};
-	for (size_t i = 0; i < HP_ARRAY_LEN(libs); i++) {
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(libs); i++) {
 		size_t n = strlen(libs[i]);
 		if (!strncmp(base, libs[i], n) && (base[n] == '\0' || base[n] == '.'))
 			return 1;
@@ -50,7 +50,7 @@ struct hp_module *hp_module_get(struct hp_modtab *t, const struct hp_map *m)
 		    mod->dev_major == m->dev_major && mod->dev_minor == m->dev_minor)
 			return mod;
 	}
-	struct hp_module *mod = hp_xcalloc(1, sizeof(*mod));
+	struct hp_module *mod = hp_util_xcalloc(1, sizeof(*mod));
 	mod->id = (uint32_t)t->n;
 	mod->path = m->path;
 	mod->base = hp_strtab_intern_str(t->strs, hp_maps_basename(m->path));
@@ -58,7 +58,7 @@ struct hp_module *hp_module_get(struct hp_modtab *t, const struct hp_map *m)
 	mod->dev_minor = m->dev_minor;
 	mod->inode = m->inode;
 	mod->allocator = is_allocator(mod->base);
-	hp_grow(&t->mods, &t->cap, t->n + 1, sizeof(*t->mods));
+	hp_util_grow(&t->mods, &t->cap, t->n + 1, sizeof(*t->mods));
 	t->mods[t->n++] = mod;
 	return mod;
 }
@@ -97,7 +97,7 @@ static void module_open(struct hp_module *mod)
 		goto out;
 	}
 	mod->etype = eh.e_type;
-	mod->load = hp_xcalloc(phnum, sizeof(*mod->load));
+	mod->load = hp_util_xcalloc(phnum, sizeof(*mod->load));
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
@@ -130,7 +130,7 @@ static int exec_mapping_fits(const struct hp_module *mod, const struct hp_map *m
 		const GElf_Phdr *ph = &mod->load[i];
 		if (!(ph->p_flags & PF_X))
 			continue;
-		for (size_t k = 0; k < HP_ARRAY_LEN(page_sizes); k++) {
+		for (size_t k = 0; k < HP_UTIL_ARRAY_LEN(page_sizes); k++) {
 			uint64_t p = page_sizes[k];
 			uint64_t in_page = ph->p_offset & (p - 1);
 			if (page_down(ph->p_offset, p) != m->offset ||
@@ -192,8 +192,8 @@ const char *hp_module_check(struct hp_module *mod, const struct hp_input *in)
 	mod->check_err = err;
 	if (err && !mod->warned) {
 		mod->warned = 1;
-		hp_warn("note: frames in '%s' are shown as %s+0x<offset>: %s", mod->path,
-			mod->base, err);
+		hp_util_warn("note: frames in '%s' are shown as %s+0x<offset>: %s",
+			     mod->path, mod->base, err);
 	}
 	return err;
 }

@@ -38,7 +38,7 @@ char *hp_names_demangle(const char *sym)
 	if (!fn)
 		return NULL;
 	/* "_Znwm@@GLIBCXX_3.4": the version is not part of the name. */
-	char *plain = hp_xstrndup(sym, strcspn(sym, "@"));
+	char *plain = hp_util_xstrndup(sym, strcspn(sym, "@"));
 	int status = -1;
 	char *out = fn(plain, NULL, NULL, &status);
 	free(plain);
@@ -80,7 +80,7 @@ static void remove_groups(char *s, char open, char close)
 		}
 		char c = s[i];
 		if (c == open) {
-			if (depth < HP_ARRAY_LEN(stack))
+			if (depth < HP_UTIL_ARRAY_LEN(stack))
 				stack[depth++] = o;
 			else
 				overflow++;
@@ -111,7 +111,7 @@ static int word_char(char c)
 
 char *hp_names_short(const char *full)
 {
-	char *s = hp_xstrdup(full);
+	char *s = hp_util_xstrdup(full);
 
 	remove_groups(s, '(', ')');
 	remove_groups(s, '<', '>');
@@ -134,7 +134,7 @@ char *hp_names_short(const char *full)
 		s[--n] = '\0';
 	if (!*s) {
 		free(s);
-		return hp_xstrdup(full);
+		return hp_util_xstrdup(full);
 	}
 	return s;
 }
@@ -175,7 +175,7 @@ static const char *const alloc_names[] = {
  * short, and without a "je_" prefix. */
 static char *alloc_key(const char *name)
 {
-	char *s = hp_xstrndup(name, strcspn(name, "@"));
+	char *s = hp_util_xstrndup(name, strcspn(name, "@"));
 	char *clone = strstr(s, " [clone");
 	if (clone)
 		*clone = '\0';
@@ -189,7 +189,7 @@ static char *alloc_key(const char *name)
 	free(s);
 	if (strncmp(k, "je_", 3))
 		return k;
-	char *plain = hp_xstrdup(k + 3);
+	char *plain = hp_util_xstrdup(k + 3);
 	free(k);
 	return plain;
 }
@@ -204,7 +204,7 @@ int hp_names_is_alloc(const char *name)
 		return 1;
 	char *k = alloc_key(name);
 	int hit = 0;
-	for (size_t i = 0; i < HP_ARRAY_LEN(alloc_names) && !hit; i++)
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(alloc_names) && !hit; i++)
 		hit = !strcmp(k, alloc_names[i]);
 	/* "je_malloc" and friends: the prefix was removed above. */
 	free(k);

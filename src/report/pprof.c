@@ -105,7 +105,7 @@ static uint64_t str_id(struct strings *t, const char *s)
 	int64_t i = hp_index_find(&t->ix, h, str_eq, t, s);
 	if (i >= 0)
 		return (uint64_t)i;
-	hp_grow(&t->s, &t->cap, t->n + 1, sizeof(*t->s));
+	hp_util_grow(&t->s, &t->cap, t->n + 1, sizeof(*t->s));
 	t->s[t->n] = s;
 	hp_index_add(&t->ix, h, (uint32_t)t->n);
 	return t->n++;
@@ -146,7 +146,7 @@ static uint64_t ploc_id(struct encoder *e, uint32_t loc, uint32_t skip)
 	int64_t i = hp_index_find(&e->loc_ix, h, ploc_eq, e, &k);
 
 	if (i < 0) {
-		hp_grow(&e->locs, &e->cap_locs, e->nlocs + 1, sizeof(*e->locs));
+		hp_util_grow(&e->locs, &e->cap_locs, e->nlocs + 1, sizeof(*e->locs));
 		e->locs[e->nlocs] = k;
 		hp_index_add(&e->loc_ix, h, (uint32_t)e->nlocs);
 		i = (int64_t)e->nlocs++;
@@ -274,15 +274,15 @@ static void gzip(const struct hp_buf *in, struct hp_buf *out)
 	/* windowBits 15 + 16: a gzip header and trailer, not zlib's. */
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
-		hp_die("cannot compress the profile: zlib failed");
+		hp_util_die("cannot compress the profile: zlib failed");
 	size_t bound = deflateBound(&z, in->len);
-	hp_grow(&out->p, &out->cap, out->len + bound + 1, 1);
+	hp_util_grow(&out->p, &out->cap, out->len + bound + 1, 1);
 	z.next_in = (Bytef *)(in->p ? in->p : "");
 	z.avail_in = (uInt)in->len;
 	z.next_out = (Bytef *)out->p + out->len;
 	z.avail_out = (uInt)bound;
 	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		hp_die("cannot compress the profile: zlib failed");
+		hp_util_die("cannot compress the profile: zlib failed");
 	out->len += bound - z.avail_out;
 	deflateEnd(&z);
 }
@@ -293,7 +293,7 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 	int types[HP_NVALUES];
 	size_t nt = 0;
 
-	e.func_used = hp_xcalloc(p->nfuncs + 1, 1);
+	e.func_used = hp_util_xcalloc(p->nfuncs + 1, 1);
 	str_id(&e.str, "");
 	if (p->has_accum) {
 		types[nt++] = HP_V_ALLOC_OBJECTS;

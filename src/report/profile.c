@@ -67,7 +67,7 @@ static uint32_t node_get(struct hp_profile *p, const char *name)
 
 	if (i >= 0)
 		return (uint32_t)i;
-	hp_grow(&p->nodes, &p->cap_nodes, p->nnodes + 1, sizeof(*p->nodes));
+	hp_util_grow(&p->nodes, &p->cap_nodes, p->nnodes + 1, sizeof(*p->nodes));
 	p->nodes[p->nnodes] = name;
 	hp_index_add(&p->node_ix, h, (uint32_t)p->nnodes);
 	return (uint32_t)p->nnodes++;
@@ -109,7 +109,7 @@ static uint32_t func_get(struct hp_profile *p, const char *sys, int symbolized,
 		f.alloc = hp_names_is_alloc(sys) || hp_names_is_alloc(f.full);
 	}
 	f.node = node_get(p, f.name);
-	hp_grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));
+	hp_util_grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs));
 	p->funcs[p->nfuncs] = f;
 	hp_index_add(&p->func_ix, h, (uint32_t)p->nfuncs);
 	return (uint32_t)p->nfuncs++;
@@ -126,7 +126,7 @@ static void add_frame(struct hp_profile *p, uint32_t func, const char *file, int
 		fr.node = node_get(p, hp_strtab_intern_str(&p->strs, b.p));
 		hp_buf_release(&b);
 	}
-	hp_grow(&p->frames, &p->cap_frames, p->nframes + 1, sizeof(*p->frames));
+	hp_util_grow(&p->frames, &p->cap_frames, p->nframes + 1, sizeof(*p->frames));
 	p->frames[p->nframes++] = fr;
 }
 
@@ -166,8 +166,8 @@ static uint32_t new_loc(struct hp_profile *p, const struct hp_lockey *k, uint64_
 {
 	uint32_t id = (uint32_t)p->nlocs;
 
-	hp_grow(&p->locs, &p->cap_locs, p->nlocs + 1, sizeof(*p->locs));
-	hp_grow(&p->loc_keys, &p->cap_loc_keys, p->nlocs + 1, sizeof(*p->loc_keys));
+	hp_util_grow(&p->locs, &p->cap_locs, p->nlocs + 1, sizeof(*p->locs));
+	hp_util_grow(&p->loc_keys, &p->cap_loc_keys, p->nlocs + 1, sizeof(*p->loc_keys));
 	memset(&p->locs[id], 0, sizeof(p->locs[id]));
 	p->loc_keys[id] = *k;
 	p->locs[id].frame0 = (uint32_t)p->nframes;
@@ -183,11 +183,11 @@ static const struct hp_canon *canon_for(struct hp_profile *p, const struct hp_mo
 	for (size_t i = 0; i < p->ncanons; i++)
 		if (p->canons[i].mod == mod && p->canons[i].map_offset == m->offset)
 			return &p->canons[i];
-	hp_grow(&p->mappings, &p->cap_mappings, p->nmappings + 1, sizeof(*p->mappings));
+	hp_util_grow(&p->mappings, &p->cap_mappings, p->nmappings + 1, sizeof(*p->mappings));
 	p->mappings[p->nmappings] = (struct hp_mapping){
 		.start = m->start, .limit = m->end, .offset = m->offset, .file = mod->path,
 	};
-	hp_grow(&p->canons, &p->cap_canons, p->ncanons + 1, sizeof(*p->canons));
+	hp_util_grow(&p->canons, &p->cap_canons, p->ncanons + 1, sizeof(*p->canons));
 	p->canons[p->ncanons] = (struct hp_canon){ mod, m->offset, m->start - m->offset,
 						   (uint32_t)++p->nmappings };
 	return &p->canons[p->ncanons++];
@@ -337,10 +337,11 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 	int64_t i = hp_index_find(&p->stack_ix, h, stack_eq, p, &k);
 
 	if (i < 0) {
-		hp_grow(&p->stack_locs, &p->cap_stack_locs, p->nstack_locs + n + 1, sizeof(*locs));
+		hp_util_grow(&p->stack_locs, &p->cap_stack_locs, p->nstack_locs + n + 1,
+			     sizeof(*locs));
 		if (n)
 			memcpy(p->stack_locs + p->nstack_locs, locs, n * sizeof(*locs));
-		hp_grow(&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*p->stacks));
+		hp_util_grow(&p->stacks, &p->cap_stacks, p->nstacks + 1, sizeof(*p->stacks));
 		struct hp_profile_stack *st = &p->stacks[p->nstacks];
 		memset(st, 0, sizeof(*st));
 		st->loc0 = (uint32_t)p->nstack_locs;
@@ -352,7 +353,7 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 	}
 	struct hp_profile_stack *st = &p->stacks[i];
 	for (int j = 0; j < HP_NVALUES; j++)
-		st->v[j] = hp_sat_add(st->v[j], sign * v[j]);
+		st->v[j] = hp_util_sat_add(st->v[j], sign * v[j]);
 }
 
 void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, uint32_t slot)
@@ -360,9 +361,9 @@ void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, u
 	struct adding a = { .p = p, .in = in, .input_no = (uint32_t)p->ninputs++ };
 	uint32_t locs[HP_INPUT_FRAMES_MAX];
 
-	a.mapmod = hp_xcalloc(in->nmaps, sizeof(*a.mapmod));
-	a.maperr = hp_xcalloc(in->nmaps, sizeof(*a.maperr));
-	a.mapdone = hp_xcalloc(in->nmaps, 1);
+	a.mapmod = hp_util_xcalloc(in->nmaps, sizeof(*a.mapmod));
+	a.maperr = hp_util_xcalloc(in->nmaps, sizeof(*a.maperr));
+	a.mapdone = hp_util_xcalloc(in->nmaps, 1);
 	p->has_accum |= in->has_accum;
 	for (size_t s = 0; s < in->nstacks; s++) {
 		const struct hp_in_stack *is = &in->stacks[s];
@@ -408,7 +409,7 @@ static void lay_out(struct hp_profile *p, struct hp_profile_stack *st)
 	}
 	st->trim = last;
 	st->f0 = (uint32_t)p->nsframes;
-	hp_grow(&p->sframes, &p->cap_sframes, p->nsframes + total + 1, sizeof(*p->sframes));
+	hp_util_grow(&p->sframes, &p->cap_sframes, p->nsframes + total + 1, sizeof(*p->sframes));
 	/* Inlined frames multiply a stack's depth; the outputs recurse on
 	 * it, so keep at most HP_INPUT_FRAMES_MAX, the innermost. */
 	uint32_t k = 0, kept = 0;
@@ -450,7 +451,7 @@ void hp_profile_finish(struct hp_profile *p)
 
 void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t *cum)
 {
-	uint32_t *seen = hp_xcalloc(p->nnodes, sizeof(*seen));
+	uint32_t *seen = hp_util_xcalloc(p->nnodes, sizeof(*seen));
 
 	memset(flat, 0, p->nnodes * sizeof(*flat));
 	memset(cum, 0, p->nnodes * sizeof(*cum));
@@ -459,14 +460,14 @@ void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t 
 		if (st->dropped || !st->v[vi])
 			continue;
 		uint32_t leaf = p->frames[p->sframes[st->f0]].node;
-		flat[leaf] = hp_sat_add(flat[leaf], st->v[vi]);
+		flat[leaf] = hp_util_sat_add(flat[leaf], st->v[vi]);
 		/* Recursion: a node counts once per stack in cum. */
 		for (uint32_t i = 0; i < st->nf; i++) {
 			uint32_t n = p->frames[p->sframes[st->f0 + i]].node;
 			if (seen[n] == s + 1)
 				continue;
 			seen[n] = (uint32_t)s + 1;
-			cum[n] = hp_sat_add(cum[n], st->v[vi]);
+			cum[n] = hp_util_sat_add(cum[n], st->v[vi]);
 		}
 	}
 	free(seen);
@@ -489,7 +490,7 @@ static int node_cmp(const void *a, const void *b)
 size_t hp_profile_sorted_nodes(const struct hp_profile *p, const int64_t *flat,
 			       const int64_t *cum, uint32_t **out)
 {
-	uint32_t *ids = hp_xcalloc(p->nnodes, sizeof(*ids));
+	uint32_t *ids = hp_util_xcalloc(p->nnodes, sizeof(*ids));
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nnodes; i++)
@@ -498,7 +499,7 @@ size_t hp_profile_sorted_nodes(const struct hp_profile *p, const int64_t *flat,
 	sort_p = p;
 	sort_flat = flat;
 	sort_cum = cum;
-	hp_sort(ids, n, sizeof(*ids), node_cmp);
+	hp_util_sort(ids, n, sizeof(*ids), node_cmp);
 	*out = ids;
 	return n;
 }

@@ -39,7 +39,7 @@ void hp_render_size(char *buf, size_t n, int64_t v)
 	}
 	size_t u = 0;
 	x /= 1024;
-	while (x >= 1023.95 && u + 1 < HP_ARRAY_LEN(units)) {
+	while (x >= 1023.95 && u + 1 < HP_UTIL_ARRAY_LEN(units)) {
 		x /= 1024;
 		u++;
 	}
@@ -73,8 +73,8 @@ int64_t hp_render_total(const struct hp_profile *p, int vi, int64_t *abs_total,
 		if (st->dropped)
 			continue;
 		int64_t v = st->v[vi];
-		total = hp_sat_add(total, v);
-		abs = hp_sat_add(abs, v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v);
+		total = hp_util_sat_add(total, v);
+		abs = hp_util_sat_add(abs, v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v);
 		neg += v < 0;
 	}
 	if (abs_total)

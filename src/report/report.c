@@ -28,8 +28,9 @@ void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
 void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)
 {
 	if ((o->value == HP_V_ALLOC_SPACE || o->value == HP_V_ALLOC_OBJECTS) && !in->has_accum)
-		hp_die("'%s' has no cumulative counts for --%s (profile with prof_accum:true)",
-		       in->path, o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
+		hp_util_die("'%s' has no cumulative counts for --%s (profile with "
+			    "prof_accum:true)", in->path,
+			    o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
 }
 
 static void add_file(struct hp_profile *p, const struct hp_ropts *o, const char *path, int sign)
@@ -87,7 +88,7 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		hp_json_render(&p, &r, &out);
 		break;
 	}
-	hp_write_output(o->output, out.p, out.len);
+	hp_util_write_output(o->output, out.p, out.len);
 	hp_buf_release(&out);
 	return 0;
 }

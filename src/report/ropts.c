@@ -106,8 +106,8 @@ int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 				arg);
 			return -1;
 		}
-		o->debug_dirs = hp_xrealloc(o->debug_dirs,
-					    (o->ndebug_dirs + 1) * sizeof(*o->debug_dirs));
+		o->debug_dirs = hp_util_xrealloc(o->debug_dirs,
+						 (o->ndebug_dirs + 1) * sizeof(*o->debug_dirs));
 		o->debug_dirs[o->ndebug_dirs++] = arg;
 		return 1;
 	case HP_ROPTS_OPT_TOP:

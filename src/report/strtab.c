@@ -17,7 +17,7 @@
 static void strtab_rehash(struct hp_strtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 1024;
-	const char **slot = hp_xcalloc(cap, sizeof(*slot));
+	const char **slot = hp_util_xcalloc(cap, sizeof(*slot));
 
 	for (size_t i = 0; i < t->cap; i++) {
 		const char *s = t->slot[i];
@@ -43,7 +43,7 @@ const char *hp_strtab_intern(struct hp_strtab *t, const char *s, size_t n)
 		if (!strncmp(c, s, n) && c[n] == '\0')
 			return c;
 	}
-	t->slot[j] = hp_xstrndup(s, n);
+	t->slot[j] = hp_util_xstrndup(s, n);
 	t->n++;
 	return t->slot[j];
 }
@@ -87,7 +87,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 
 char *hp_strtab_sanitize(const char *s, size_t n)
 {
-	char *out = hp_xmalloc(n + 1);
+	char *out = hp_util_xmalloc(n + 1);
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 

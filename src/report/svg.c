@@ -49,7 +49,7 @@ static uint32_t child_of(struct flame *f, uint32_t parent, uint32_t node)
 
 	if (c && f->n[c].node == node)
 		return c;
-	hp_grow(&f->n, &f->cap, f->nn + 1, sizeof(*f->n));
+	hp_util_grow(&f->n, &f->cap, f->nn + 1, sizeof(*f->n));
 	uint32_t id = (uint32_t)f->nn++;
 	f->n[id] = (struct fnode){ .node = node };
 	if (f->n[parent].last_child)
@@ -81,25 +81,25 @@ static int path_cmp(const void *a, const void *b)
 static void build(struct flame *f)
 {
 	const struct hp_profile *p = f->p;
-	uint32_t *ids = hp_xcalloc(p->nstacks + 1, sizeof(*ids));
+	uint32_t *ids = hp_util_xcalloc(p->nstacks + 1, sizeof(*ids));
 	size_t m = 0;
 
 	for (size_t s = 0; s < p->nstacks; s++)
 		if (!p->stacks[s].dropped && p->stacks[s].v[f->r->vi] > 0)
 			ids[m++] = (uint32_t)s;
 	sort_p = p;
-	hp_sort(ids, m, sizeof(*ids), path_cmp);
-	hp_grow(&f->n, &f->cap, 1, sizeof(*f->n));
+	hp_util_sort(ids, m, sizeof(*ids), path_cmp);
+	hp_util_grow(&f->n, &f->cap, 1, sizeof(*f->n));
 	f->n[0] = (struct fnode){ .node = UINT32_MAX };
 	f->nn = 1;
 	for (size_t k = 0; k < m; k++) {
 		const struct hp_profile_stack *st = &p->stacks[ids[k]];
 		int64_t v = st->v[f->r->vi];
 		uint32_t at = 0;
-		f->n[0].v = hp_sat_add(f->n[0].v, v);
+		f->n[0].v = hp_util_sat_add(f->n[0].v, v);
 		for (uint32_t i = st->nf, d = 1; i-- > 0; d++) {
 			at = child_of(f, at, p->frames[p->sframes[st->f0 + i]].node);
-			f->n[at].v = hp_sat_add(f->n[at].v, v);
+			f->n[at].v = hp_util_sat_add(f->n[at].v, v);
 			if (d > f->maxdepth)
 				f->maxdepth = d;
 		}
@@ -145,7 +145,7 @@ static void frame(struct flame *f, uint32_t id, double x, double w, uint32_t dep
 			size_t cut = fit > 2 ? fit - 2 : 0;
 			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
 				cut--;
-			char *s = hp_xstrndup(name, cut);
+			char *s = hp_util_xstrndup(name, cut);
 			hp_render_xml_escape(f->b, s);
 			hp_buf_str(f->b, "..");
 			free(s);
@@ -194,7 +194,7 @@ static void header(struct flame *f)
 	for (size_t s = 0; s < f->p->nstacks; s++) {
 		const struct hp_profile_stack *st = &f->p->stacks[s];
 		if (!st->dropped && st->v[r->vi] < 0)
-			all_neg = hp_sat_add(all_neg, st->v[r->vi]);
+			all_neg = hp_util_sat_add(all_neg, st->v[r->vi]);
 	}
 	hp_render_value(total, sizeof(total), f->total, r->vi, r->show_bytes);
 	hp_buf_printf(f->b,

@@ -62,7 +62,7 @@ struct hp_symbolizer {
 struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 				       const char *const *debug_dirs, size_t ndirs)
 {
-	struct hp_symbolizer *s = hp_xcalloc(1, sizeof(*s));
+	struct hp_symbolizer *s = hp_util_xcalloc(1, sizeof(*s));
 	struct hp_buf path = { 0 };
 
 	s->strs = strs;
@@ -88,7 +88,7 @@ static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 {
 	if (mod->dw)
 		return mod->dw;
-	struct dwmod *d = hp_xcalloc(1, sizeof(*d));
+	struct dwmod *d = hp_util_xcalloc(1, sizeof(*d));
 	mod->dw = d;
 	d->dwfl = dwfl_begin(&s->cb);
 	if (!d->dwfl)
@@ -104,7 +104,7 @@ static void range_add(struct range_vec *v, uint64_t lo, uint64_t hi, Dwarf_Off d
 {
 	if (hi <= lo)
 		return;
-	hp_grow(&v->r, &v->cap, v->n + 1, sizeof(*v->r));
+	hp_util_grow(&v->r, &v->cap, v->n + 1, sizeof(*v->r));
 	v->r[v->n++] = (struct range){ lo, hi, die };
 }
 
@@ -172,19 +172,19 @@ static Dwarf *module_dwarf(struct dwmod *d)
 			continue;
 		die_ranges(&cudie, &d->cus);
 	}
-	hp_sort(d->cus.r, d->cus.n, sizeof(*d->cus.r), range_cmp);
+	hp_util_sort(d->cus.r, d->cus.n, sizeof(*d->cus.r), range_cmp);
 	/* The distinct CU offsets, for the per-CU subprogram indexes. */
-	d->cu_offs = hp_xcalloc(d->cus.n, sizeof(*d->cu_offs));
+	d->cu_offs = hp_util_xcalloc(d->cus.n, sizeof(*d->cu_offs));
 	size_t n = 0;
 	for (size_t i = 0; i < d->cus.n; i++)
 		d->cu_offs[n++] = d->cus.r[i].die;
-	hp_sort(d->cu_offs, n, sizeof(*d->cu_offs), off_cmp);
+	hp_util_sort(d->cu_offs, n, sizeof(*d->cu_offs), off_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!u || d->cu_offs[u - 1] != d->cu_offs[i])
 			d->cu_offs[u++] = d->cu_offs[i];
 	d->ncu = u;
-	d->cu_idx = hp_xcalloc(u, sizeof(*d->cu_idx));
+	d->cu_idx = hp_util_xcalloc(u, sizeof(*d->cu_idx));
 	return d->dw;
 }
 
@@ -234,7 +234,7 @@ static struct cu_index *cu_index(struct dwmod *d, Dwarf_Off cu)
 		ci->built = 1;
 		if (dwarf_offdie(d->dw, cu, &cudie))
 			collect_subprograms(&cudie, &ci->subs, 0);
-		hp_sort(ci->subs.r, ci->subs.n, sizeof(*ci->subs.r), range_cmp);
+		hp_util_sort(ci->subs.r, ci->subs.n, sizeof(*ci->subs.r), range_cmp);
 	}
 	return ci;
 }
@@ -246,7 +246,7 @@ static const char *die_name(Dwarf_Die *die)
 	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
 	Dwarf_Attribute mem;
 
-	for (size_t i = 0; i < HP_ARRAY_LEN(attrs); i++) {
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(attrs); i++) {
 		Dwarf_Attribute *a = dwarf_attr_integrate(die, attrs[i], &mem);
 		const char *s = a ? dwarf_formstring(a) : NULL;
 		if (s && *s)

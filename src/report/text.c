@@ -27,8 +27,8 @@ static int64_t pct_base(const struct hp_profile *p, int vi)
 
 void hp_text_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
-	int64_t *flat = hp_xcalloc(p->nnodes, sizeof(*flat));
-	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));
+	int64_t *flat = hp_util_xcalloc(p->nnodes, sizeof(*flat));
+	int64_t *cum = hp_util_xcalloc(p->nnodes, sizeof(*cum));
 	uint32_t *order;
 	int64_t whole = pct_base(p, r->vi), sum = 0;
 
@@ -42,7 +42,7 @@ void hp_text_render(const struct hp_profile *p, const struct hp_render *r, struc
 	for (size_t i = 0; i < n; i++) {
 		uint32_t k = order[i];
 		char f[32], fp[16], sp[16], c[32], cp[16];
-		sum = hp_sat_add(sum, flat[k]);
+		sum = hp_util_sat_add(sum, flat[k]);
 		hp_render_value(f, sizeof(f), flat[k], r->vi, r->show_bytes);
 		hp_render_pct(fp, sizeof(fp), flat[k], whole);
 		hp_render_pct(sp, sizeof(sp), sum, whole);
@@ -124,7 +124,7 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 
 	stack_node_cmp_p = p;
 	stack_node_cmp_depth = (int)depth;
-	hp_sort(ids, n, sizeof(*ids), stack_node_cmp);
+	hp_util_sort(ids, n, sizeof(*ids), stack_node_cmp);
 	struct group *g = NULL;
 	size_t ng = 0, cap = 0;
 	for (size_t i = 0; i < n;) {
@@ -132,20 +132,20 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 		size_t j = i;
 		int64_t v = 0;
 		for (; j < n && node_at(p, ids[j], depth) == node; j++)
-			v = hp_sat_add(v, p->stacks[ids[j]].v[vi]);
+			v = hp_util_sat_add(v, p->stacks[ids[j]].v[vi]);
 		if (node != UINT32_MAX) {
-			hp_grow(&g, &cap, ng + 1, sizeof(*g));
+			hp_util_grow(&g, &cap, ng + 1, sizeof(*g));
 			g[ng++] = (struct group){ node, v, i, j - i };
 		}
 		i = j;
 	}
-	hp_sort(g, ng, sizeof(*g), group_cmp);
+	hp_util_sort(g, ng, sizeof(*g), group_cmp);
 	size_t hidden = 0;
 	int64_t hidden_v = 0;
 	for (size_t i = 0; i < ng; i++) {
 		if ((double)magnitude(g[i].v) < TREE_FRACTION * (double)magnitude(t->entry)) {
 			hidden++;
-			hidden_v = hp_sat_add(hidden_v, g[i].v);
+			hidden_v = hp_util_sat_add(hidden_v, g[i].v);
 			continue;
 		}
 		tree_line(t, g[i].v, (int)depth, p->nodes[g[i].node]);
@@ -163,9 +163,9 @@ static void callers(struct tree *t, uint32_t *ids, size_t n, uint32_t depth)
 void hp_text_render_tree(const struct hp_profile *p, const struct hp_render *r,
 			 struct hp_buf *b)
 {
-	int64_t *flat = hp_xcalloc(p->nnodes, sizeof(*flat));
-	int64_t *cum = hp_xcalloc(p->nnodes, sizeof(*cum));
-	uint32_t *order, *ids = hp_xcalloc(p->nstacks + 1, sizeof(*ids));
+	int64_t *flat = hp_util_xcalloc(p->nnodes, sizeof(*flat));
+	int64_t *cum = hp_util_xcalloc(p->nnodes, sizeof(*cum));
+	uint32_t *order, *ids = hp_util_xcalloc(p->nstacks + 1, sizeof(*ids));
 	int64_t whole = pct_base(p, r->vi);
 	struct tree t = { .p = p, .r = r, .b = b };
 

@@ -57,7 +57,7 @@ static int by_seq(const void *a, const void *b)
 /* Orders the dumps; sets s->paths, s->x, s->timed, s->t0. */
 static void order(struct hp_series *s, char *const *dumps, size_t n)
 {
-	struct point *pt = hp_xcalloc(n, sizeof(*pt));
+	struct point *pt = hp_util_xcalloc(n, sizeof(*pt));
 	int all_time = 1, all_seq = 1;
 
 	for (size_t i = 0; i < n; i++) {
@@ -68,12 +68,12 @@ static void order(struct hp_series *s, char *const *dumps, size_t n)
 		all_seq &= pt[i].name.has_seq;
 	}
 	if (all_time)
-		hp_sort(pt, n, sizeof(*pt), by_time);
+		hp_util_sort(pt, n, sizeof(*pt), by_time);
 	else if (all_seq)
-		hp_sort(pt, n, sizeof(*pt), by_seq);
+		hp_util_sort(pt, n, sizeof(*pt), by_seq);
 	s->n = n;
-	s->paths = hp_xcalloc(n, sizeof(*s->paths));
-	s->x = hp_xcalloc(n, sizeof(*s->x));
+	s->paths = hp_util_xcalloc(n, sizeof(*s->paths));
+	s->x = hp_util_xcalloc(n, sizeof(*s->x));
 	/* Times are the x axis unless they are all the same. */
 	s->timed = all_time && pt[n - 1].name.time > pt[0].name.time;
 	s->t0 = pt[0].name.time;
@@ -164,15 +164,15 @@ static size_t key_add(struct keys *k, const struct pathkey *pk, uint64_t h, char
 {
 	struct hp_series *s = k->s;
 
-	hp_grow(&s->keys, &k->cap, s->nkeys + 1, sizeof(*s->keys));
+	hp_util_grow(&s->keys, &k->cap, s->nkeys + 1, sizeof(*s->keys));
 	size_t cap = k->cap;
-	k->paths = hp_xrealloc(k->paths, cap * sizeof(*k->paths));
-	k->npath = hp_xrealloc(k->npath, cap * sizeof(*k->npath));
+	k->paths = hp_util_xrealloc(k->paths, cap * sizeof(*k->paths));
+	k->npath = hp_util_xrealloc(k->npath, cap * sizeof(*k->npath));
 	size_t id = s->nkeys++;
 	memset(&s->keys[id], 0, sizeof(s->keys[id]));
 	s->keys[id].label = label;
-	s->keys[id].v = hp_xcalloc(s->n, sizeof(int64_t));
-	k->paths[id] = pk ? hp_xcalloc(pk->n + 1, 4) : NULL;
+	s->keys[id].v = hp_util_xcalloc(s->n, sizeof(int64_t));
+	k->paths[id] = pk ? hp_util_xcalloc(pk->n + 1, 4) : NULL;
 	k->npath[id] = pk ? pk->n : 0;
 	if (pk) {
 		memcpy(k->paths[id], pk->nodes, pk->n * 4);
@@ -191,7 +191,8 @@ static void stack_keys(struct keys *k)
 		const struct hp_profile_stack *st = &p->stacks[i];
 		if (st->dropped || !st->v[k->s->vi])
 			continue;
-		uint32_t n = st->nf < HP_ARRAY_LEN(nodes) ? st->nf : (uint32_t)HP_ARRAY_LEN(nodes);
+		uint32_t n = st->nf < HP_UTIL_ARRAY_LEN(nodes) ? st->nf :
+			     (uint32_t)HP_UTIL_ARRAY_LEN(nodes);
 		for (uint32_t f = 0; f < n; f++)
 			nodes[f] = p->frames[p->sframes[st->f0 + f]].node;
 		struct pathkey pk = { nodes, n };
@@ -200,7 +201,7 @@ static void stack_keys(struct keys *k)
 		if (id < 0)
 			id = (int64_t)key_add(k, &pk, h, stack_label(p, nodes, n));
 		int64_t *v = &k->s->keys[id].v[st->slot];
-		*v = hp_sat_add(*v, st->v[k->s->vi]);
+		*v = hp_util_sat_add(*v, st->v[k->s->vi]);
 	}
 }
 
@@ -210,7 +211,7 @@ static void function_keys(struct keys *k)
 {
 	const struct hp_profile *p = k->p;
 	struct hp_series *s = k->s;
-	int64_t *key_of = hp_xcalloc(p->nnodes + 1, sizeof(*key_of));
+	int64_t *key_of = hp_util_xcalloc(p->nnodes + 1, sizeof(*key_of));
 
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct hp_profile_stack *st = &p->stacks[i];
@@ -219,9 +220,10 @@ static void function_keys(struct keys *k)
 		uint32_t leaf = p->frames[p->sframes[st->f0]].node;
 		/* key_of holds key + 1; 0 means none yet. */
 		if (!key_of[leaf])
-			key_of[leaf] = (int64_t)key_add(k, NULL, 0, hp_xstrdup(p->nodes[leaf])) + 1;
+			key_of[leaf] = (int64_t)key_add(k, NULL, 0,
+							hp_util_xstrdup(p->nodes[leaf])) + 1;
 		int64_t *v = &s->keys[key_of[leaf] - 1].v[st->slot];
-		*v = hp_sat_add(*v, st->v[s->vi]);
+		*v = hp_util_sat_add(*v, st->v[s->vi]);
 	}
 	free(key_of);
 }
@@ -247,11 +249,11 @@ static void rank(struct hp_series *s)
 		key->slope = hp_trend_slope(s->x, key->v, s->n);
 		key->mono = (double)(rises - falls) / (double)(s->n - 1);
 	}
-	hp_sort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
-	s->total = hp_xcalloc(s->n, sizeof(*s->total));
+	hp_util_sort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
+	s->total = hp_util_xcalloc(s->n, sizeof(*s->total));
 	for (size_t i = 0; i < s->nkeys; i++)
 		for (size_t t = 0; t < s->n; t++)
-			s->total[t] = hp_sat_add(s->total[t], s->keys[i].v[t]);
+			s->total[t] = hp_util_sat_add(s->total[t], s->keys[i].v[t]);
 	s->total_slope = hp_trend_slope(s->x, s->total, s->n);
 }
 
@@ -341,7 +343,7 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		hp_trendsvg_render(&s, top, &out);
 	else
 		text(&s, top, &out);
-	hp_write_output(o->output, out.p, out.len);
+	hp_util_write_output(o->output, out.p, out.len);
 	hp_buf_release(&out);
 	return 0;
 }

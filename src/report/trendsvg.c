@@ -145,8 +145,8 @@ void hp_trendsvg_render(const struct hp_series *s, size_t top, struct hp_buf *b)
 	struct chart c = { .s = s, .b = b };
 
 	c.lines = s->nkeys < top ? s->nkeys : top;
-	if (c.lines > HP_ARRAY_LEN(palette))
-		c.lines = HP_ARRAY_LEN(palette);
+	if (c.lines > HP_UTIL_ARRAY_LEN(palette))
+		c.lines = HP_UTIL_ARRAY_LEN(palette);
 	for (size_t t = 0; t < s->n; t++)
 		if ((double)s->total[t] > c.ymax)
 			c.ymax = (double)s->total[t];

@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-void hp_die(const char *fmt, ...)
+void hp_util_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -28,7 +28,7 @@ void hp_die(const char *fmt, ...)
 	exit(1);
 }
 
-void hp_warn(const char *fmt, ...)
+void hp_util_warn(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -39,47 +39,47 @@ void hp_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void *hp_xmalloc(size_t n)
+void *hp_util_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		hp_die("out of memory");
+		hp_util_die("out of memory");
 	return p;
 }
 
-void *hp_xcalloc(size_t n, size_t size)
+void *hp_util_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		hp_die("out of memory");
+		hp_util_die("out of memory");
 	return p;
 }
 
-void *hp_xrealloc(void *p, size_t n)
+void *hp_util_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		hp_die("out of memory");
+		hp_util_die("out of memory");
 	return p;
 }
 
-char *hp_xstrdup(const char *s)
+char *hp_util_xstrdup(const char *s)
 {
-	return hp_xstrndup(s, strlen(s));
+	return hp_util_xstrndup(s, strlen(s));
 }
 
-char *hp_xstrndup(const char *s, size_t n)
+char *hp_util_xstrndup(const char *s, size_t n)
 {
-	char *p = hp_xmalloc(n + 1);
+	char *p = hp_util_xmalloc(n + 1);
 
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
 }
 
-void hp_grow(void *pp, size_t *cap, size_t need, size_t elem)
+void hp_util_grow(void *pp, size_t *cap, size_t need, size_t elem)
 {
 	void **p = pp;
 	size_t c = *cap ? *cap : 16;
@@ -88,20 +88,20 @@ void hp_grow(void *pp, size_t *cap, size_t need, size_t elem)
 		return;
 	while (c < need) {
 		if (c > SIZE_MAX / 2 / elem)
-			hp_die("out of memory");
+			hp_util_die("out of memory");
 		c *= 2;
 	}
-	*p = hp_xrealloc(*p, c * elem);
+	*p = hp_util_xrealloc(*p, c * elem);
 	*cap = c;
 }
 
-void hp_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+void hp_util_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);
 }
 
-int64_t hp_sat_add(int64_t a, int64_t b)
+int64_t hp_util_sat_add(int64_t a, int64_t b)
 {
 	int64_t r;
 
@@ -110,23 +110,23 @@ int64_t hp_sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-void hp_write_output(const char *path, const void *p, size_t n)
+void hp_util_write_output(const char *path, const void *p, size_t n)
 {
 	const char *name = path ? path : "<stdout>";
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : 1;
 	const char *s = p;
 
 	if (fd < 0)
-		hp_die("cannot write '%s': %m", name);
+		hp_util_die("cannot write '%s': %m", name);
 	while (n) {
 		ssize_t k = write(fd, s, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			hp_die("cannot write '%s': %m", name);
+			hp_util_die("cannot write '%s': %m", name);
 		s += k;
 		n -= (size_t)k;
 	}
 	if (path && close(fd) < 0)
-		hp_die("cannot write '%s': %m", name);
+		hp_util_die("cannot write '%s': %m", name);
 }
