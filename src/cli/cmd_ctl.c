@@ -112,7 +112,8 @@ int hp_cmd_dump(int argc, char **argv)
 	kill(pid, sig);
 	double deadline = now() + timeout;
 	while (now() < deadline) {
-		if (hp_proc_read_state(pid, &now_st) && now_st.dumps > st.dumps && now_st.last_dump[0]) {
+		if (hp_proc_read_state(pid, &now_st) && now_st.dumps > st.dumps &&
+		    now_st.last_dump[0]) {
 			/* The library renames the dump into place before it
 			 * counts it: the file is complete.  A relative name is
 			 * relative to the process's working directory. */

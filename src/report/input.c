@@ -446,7 +446,8 @@ static int symbol_section(struct reader *r)
 			if (e == p)
 				bad(r, "symbol without a name");
 			if (in->nsyms >= HP_INPUT_DUMP_SYMBOLS_MAX)
-				bad(r, "more than %u symbols in one dump", HP_INPUT_DUMP_SYMBOLS_MAX);
+				bad(r, "more than %u symbols in one dump",
+				    HP_INPUT_DUMP_SYMBOLS_MAX);
 			hp_util_grow(&in->syms, &in->cap_syms, in->nsyms + 1, sizeof(*in->syms));
 			char *clean = hp_strtab_sanitize(p, (size_t)(e - p));
 			in->syms[in->nsyms].addr = addr;

@@ -213,7 +213,8 @@ static void symbol_frames(struct hp_profile *p, const char *names)
 			len--;
 		if (!len)
 			continue;
-		add_frame(p, func_get(p, hp_strtab_intern(&p->strs, parts[i], len), 1, NULL), NULL, 0);
+		const char *name = hp_strtab_intern(&p->strs, parts[i], len);
+		add_frame(p, func_get(p, name, 1, NULL), NULL, 0);
 	}
 }
 
