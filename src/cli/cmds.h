@@ -14,7 +14,7 @@ int hp_cmd_ps(int argc, char **argv);
 int hp_cmd_dump(int argc, char **argv);
 /* toggle, pause and resume */
 int hp_cmd_toggle(int argc, char **argv);
-/* The reports on dumps; the work is src/report's (report.h). */
+/* The reports on dumps; the work is src/report's (report.h, trend.h). */
 int hp_cmd_report(int argc, char **argv);
 int hp_cmd_trend(int argc, char **argv);
 

@@ -3,9 +3,9 @@
  *
  * Owns the parsing of dump files and the bounds that keep hostile input
  * from costing unbounded memory: line length, frames per stack, number of
- * stacks, frames and symbols over all inputs, number of mappings.  The
- * file is mapped, not copied; every line is checked before it is used, and
- * the first problem ends the command with the file name and line number.
+ * stacks, frames, symbols and mappings in one dump (input.h).  The file
+ * is mapped, not copied; every line is checked before it is used, and the
+ * first problem ends the command with the file name and line number.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -28,7 +28,8 @@ enum hp_value {
 };
 
 /* Scaled values are clamped to this, so that sums of a few million of
- * them cannot overflow int64 (sums saturate as well, see profile.h). */
+ * them cannot overflow int64 (sums saturate as well: hp_util_sat_add in
+ * util.h). */
 #define HP_VALUE_MAX (INT64_C(1) << 62)
 
 /* Bounds against hostile input, per dump: a dump breaking one is
