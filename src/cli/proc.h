@@ -1,7 +1,7 @@
 /*
  * proc.h -- what the heapprof command knows about a running process:
  * whether heapprof is loaded into it, its published state (see the
- * library's src/state.h), and whether it catches a signal.
+ * library's src/lib/output/statefile.h), and whether it catches a signal.
  */
 #ifndef HP_CLI_PROC_H
 #define HP_CLI_PROC_H
