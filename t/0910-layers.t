@@ -7,7 +7,8 @@
 # nothing calls control or intercept).  Reads the objects that make
 # build/libheapprof.so, so inline functions in headers count where they
 # are expanded; and the sources' #include lines, so that a type from a
-# higher layer counts too.
+# higher layer counts too.  Last, the library and the command (src/cli,
+# src/report) share no name: no symbol, macro, struct, enum or enumerator.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -42,7 +43,7 @@ for my $from (sort keys %uses) {
 	}
 }
 
-print "1..4\n";
+print "1..6\n";
 
 # 1. Every object sits in a known layer.
 my @unknown = grep { my ($l) = m{/lib/([^/]+)/}; !exists $rank{$l} } @objs;
@@ -114,3 +115,38 @@ for my $f (sort glob("$src/src/lib/*/*.[ch]")) {
 }
 print((@inc_up ? 'not ok' : 'ok'), " 4 - no file includes a header of a higher layer\n");
 print "# up: $_\n" for @inc_up;
+
+# 5 and 6. One name, one thing: the library and the command share no
+# symbol and no macro, struct, enum or HP_ enumerator name.  version.h is
+# the one file they share, on purpose.
+sub symbols {
+	my %s;
+	for my $o (@_) {
+		for (`nm --defined-only $o`) {
+			$s{$1} = 1 if /^[0-9a-f]+ [TDBRVW] (\S+)$/;
+		}
+	}
+	return \%s;
+}
+sub names {
+	my %n;
+	for my $f (@_) {
+		open my $fh, '<', $f or next;
+		while (<$fh>) {
+			$n{$1} = 1 if /^\s*#\s*define\s+([A-Za-z_]\w*)/;
+			$n{"$1 $2"} = 1 while /\b(struct|enum)\s+([a-z_]\w*)\s*\{/g;
+			$n{$1} = 1 if /^\s+(HP_[A-Z0-9_]+)\s*(?:=|,|$)/;
+		}
+	}
+	return \%n;
+}
+my $lib_syms = symbols(@objs);
+my $cmd_syms = symbols(glob("$build/cli/*.o"), glob("$build/report/*.o"));
+my @shared_syms = sort grep { $cmd_syms->{$_} && !/^\.|^_|^DW\.ref/ } keys %$lib_syms;
+print((@shared_syms ? 'not ok' : 'ok'), " 5 - the library and the command share no symbol\n");
+print "# shared: $_\n" for @shared_syms;
+my $lib_names = names(glob("$src/src/lib/*/*.[ch]"), glob("$src/src/lib/*/*.def"));
+my $cmd_names = names(glob("$src/src/cli/*.[ch]"), glob("$src/src/report/*.[ch]"));
+my @shared_names = sort grep { $cmd_names->{$_} } keys %$lib_names;
+print((@shared_names ? 'not ok' : 'ok'), " 6 - nor a macro, struct, enum or enumerator name\n");
+print "# shared: $_\n" for @shared_names;

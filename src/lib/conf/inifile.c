@@ -33,7 +33,7 @@
 
 enum section_kind { SEC_GLOBAL, SEC_MINE, SEC_OTHER_PROGRAM, SEC_UNKNOWN };
 
-struct reader {
+struct ini_reader {
 	const char *path;
 	const char *prog;
 	const char *buf;
@@ -70,7 +70,7 @@ const char *hp_inifile_path(bool *explicit)
 	return *explicit ? p : HP_INI_DEFAULT_PATH;
 }
 
-HP_PRINTF(2, 3) static void complain(struct reader *r, const char *fmt, ...)
+HP_PRINTF(2, 3) static void complain(struct ini_reader *r, const char *fmt, ...)
 {
 	char msg[600];
 	va_list ap;
@@ -95,7 +95,7 @@ static bool is_blank(char c)
 }
 
 /* Classifies a section header line "[...]" (without its brackets). */
-static enum section_kind classify_section(struct reader *r, const char *name, size_t n)
+static enum section_kind classify_section(struct ini_reader *r, const char *name, size_t n)
 {
 	while (n && is_blank(name[n - 1]))
 		n--;
@@ -114,7 +114,7 @@ static enum section_kind classify_section(struct reader *r, const char *name, si
 
 /* Checks one line (s, n: without its newline, leading blanks removed).
  * Returns true if inih may see it. */
-static bool check_line(struct reader *r, const char *s, size_t n, size_t max)
+static bool check_line(struct ini_reader *r, const char *s, size_t n, size_t max)
 {
 	while (n && is_blank(s[n - 1]))
 		n--;
@@ -146,7 +146,7 @@ static bool check_line(struct reader *r, const char *s, size_t n, size_t max)
 /* inih's reader: the next checked line of the buffer, numbered. */
 static char *next_line(char *str, int num, void *stream)
 {
-	struct reader *r = stream;
+	struct ini_reader *r = stream;
 
 	for (;;) {
 		if (r->pos >= r->len)
@@ -170,7 +170,7 @@ static char *next_line(char *str, int num, void *stream)
 
 static int on_pair(void *user, const char *section, const char *name, const char *value)
 {
-	struct reader *r = user;
+	struct ini_reader *r = user;
 	const struct hp_conf_desc *d = hp_conf_find(name, strlen(name));
 	char expect[160];
 
@@ -249,7 +249,7 @@ static int slurp(const char *path, char **out, size_t *len, size_t *cap)
 void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, const char *prog,
 		 bool quiet)
 {
-	struct reader *r = hp_pages_alloc(sizeof(*r));
+	struct ini_reader *r = hp_pages_alloc(sizeof(*r));
 	uint8_t srcs[HP_CONF_NOPTS];
 	char *buf = NULL;
 	size_t len = 0, cap = 0;

@@ -34,12 +34,12 @@
 
 #define MAX_RANGES 256
 
-struct range {
+struct runtime_range {
 	uintptr_t lo, hi;
 	int loader;
 };
 
-static struct range ranges[MAX_RANGES];
+static struct runtime_range ranges[MAX_RANGES];
 static int nranges;
 
 static int starts_with(const char *s, const char *prefix)
@@ -80,7 +80,7 @@ static int collect_range(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static const struct range *range_of(uintptr_t pc)
+static const struct runtime_range *range_of(uintptr_t pc)
 {
 	for (int i = 0; i < nranges; i++)
 		if (pc >= ranges[i].lo && pc < ranges[i].hi)
@@ -92,7 +92,7 @@ static int stack_is_runtime(const struct hp_stack *st)
 {
 	if (!st || !st->depth)
 		return 0;
-	const struct range *r = range_of(st->frames[0]);
+	const struct runtime_range *r = range_of(st->frames[0]);
 	if (r && r->loader)
 		return 1;
 	for (uint32_t i = 0; i < st->depth; i++)
