@@ -4,7 +4,6 @@
  */
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,28 +22,7 @@
 #include "record/sample.h"
 #include "record/stacktab.h"
 
-static int n_tests, n_failed;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	printf("%sok %d - ", cond ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		n_failed++;
-}
-
-static void is_str(const char *got, const char *want, const char *name)
-{
-	ok(!strcmp(got, want), "%s", name);
-	if (strcmp(got, want))
-		printf("# got '%s'\n# want '%s'\n", got, want);
-}
+#include "tap.h"
 
 /* ---- fmt ---- */
 
@@ -396,6 +374,5 @@ int main(void)
 	test_stacktab();
 	test_pool();
 	test_file();
-	printf("1..%d\n", n_tests);
-	return n_failed != 0;
+	return done_testing();
 }
