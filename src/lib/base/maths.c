@@ -46,11 +46,6 @@ double hp_maths_pow2(int k)
 	return double_of((uint64_t)(k + 1023) << 52);
 }
 
-int64_t hp_maths_round(double x)
-{
-	return x >= 0 ? (int64_t)(x + 0.5) : -(int64_t)(-x + 0.5);
-}
-
 double hp_maths_ln(double x)
 {
 	uint64_t u = bits_of(x);

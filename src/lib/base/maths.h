@@ -23,8 +23,6 @@ double hp_maths_expm1(double x);
 /* 2^k for k in -1022..1023, exactly. */
 double hp_maths_pow2(int k);
 
-/* x rounded to the nearest integer, halves away from zero; |x| < 2^63. */
-int64_t hp_maths_round(double x);
 
 #pragma GCC visibility pop
 

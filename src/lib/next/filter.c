@@ -11,8 +11,11 @@ uint8_t hp_filter[1u << HP_FILTER_BITS];
 
 void hp_filter_pin(const void *start, size_t len)
 {
-	uintptr_t a = (uintptr_t)start;
+	uintptr_t page = (uintptr_t)1 << HP_FILTER_PAGE_SHIFT;
+	uintptr_t a = (uintptr_t)start & ~(page - 1), end = (uintptr_t)start + len;
 
-	for (uintptr_t p = a; p < a + len; p += (1u << HP_FILTER_PAGE_SHIFT))
+	/* From the page that holds start: an unaligned range's last page is
+	 * covered too. */
+	for (uintptr_t p = a; p < end; p += page)
 		HP_STORE(&hp_filter[hp_filter_index(p)], 255);
 }
