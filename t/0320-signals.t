@@ -9,9 +9,10 @@ state() { cat "${HEAPPROF_RUNTIME_DIR:-/tmp/heapprof-$(id -u)}/$1" 2>/dev/null; 
 # start PROGRAM ARGS...: runs it under heapprof (conf in $conf), waits for
 # "ready", sets $pid.
 start() {
+	rm -f out err   # a previous run's "ready" must not be mistaken for this one's
 	HEAPPROF_CONF=$conf LD_PRELOAD=$LIB "$@" >out 2>err &
 	pid=$!
-	while ! grep -q ready out; do sleep 0.01; done
+	while ! grep -q ready out 2>/dev/null; do sleep 0.01; done
 	# the helper publishes its state once it runs
 	while ! state $pid | grep -q '^signal_dump='; do sleep 0.01; done
 }

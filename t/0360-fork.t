@@ -8,7 +8,7 @@ plan 6
 
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:fk LD_PRELOAD=$LIB timeout 60 "$TP/busy" 3 2 fork >out 2>err &
 job=$!
-while ! grep -q ready out; do sleep 0.01; done
+while ! grep -q ready out 2>/dev/null; do sleep 0.01; done
 pid=$(sed -n 's/^ready //p' out)
 end=$(( $(date +%s) + 3 ))
 while [ "$(date +%s)" -lt $end ]; do kill -USR1 $pid 2>/dev/null; sleep 0.002; done
@@ -21,9 +21,10 @@ ok $([ "$n" -ge 5 ]; echo $?) "the parent kept dumping meanwhile ($n dumps)"
 rm -f fk.*
 
 # The child's own helper thread.
+rm -f out err   # the first run's "ready" must not be mistaken for this one's
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:ch LD_PRELOAD=$LIB "$TP/idle" 30 2 fork >out 2>err &
 job=$!
-while ! grep -q ready out; do sleep 0.01; done
+while ! grep -q ready out 2>/dev/null; do sleep 0.01; done
 child=$(sed -n 's/^ready //p' out)
 kill -USR1 $child
 n=0

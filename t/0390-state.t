@@ -31,9 +31,10 @@ is "$(ls run)" "" "removed when the program exits"
 
 # A directory others could write to is not used.
 mkdir open && chmod 777 open
+rm -f out err   # the first run's "ready" must not be mistaken for this one's
 HEAPPROF_RUNTIME_DIR=$T_DIR/open HEAPPROF_CONF=prof_prefix:x LD_PRELOAD=$LIB "$TP/idle" 30 1 >out 2>err &
 pid=$!
-while ! grep -q ready out; do sleep 0.01; done
+while ! grep -q ready out 2>/dev/null; do sleep 0.01; done
 sleep 0.3
 is "$(ls open)" "" "a world-writable runtime directory is refused"
 kill -TERM $pid

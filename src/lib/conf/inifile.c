@@ -67,7 +67,7 @@ const char *hp_inifile_path(bool *explicit)
 	const char *p = secure_getenv("HEAPPROF_CONFIG");
 
 	*explicit = p && *p;
-	return *explicit ? p : HP_INI_DEFAULT_PATH;
+	return *explicit ? p : HP_INIFILE_DEFAULT_PATH;
 }
 
 HP_PRINTF(2, 3) static void complain(struct ini_reader *r, const char *fmt, ...)
@@ -221,7 +221,7 @@ static int slurp(const char *path, char **out, size_t *len, size_t *cap)
 		close(fd);
 		return NOT_REGULAR;
 	}
-	if ((uint64_t)st.st_size > HP_INI_MAX_BYTES) {
+	if ((uint64_t)st.st_size > HP_INIFILE_MAX_BYTES) {
 		close(fd);
 		return EFBIG;
 	}
@@ -260,6 +260,8 @@ void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, co
 	ini->found = false;
 	ini->problems = 0;
 	hp_fmt(ini->path, sizeof(ini->path), "%s", path);
+	if (stat(path, &ini->st) != 0)
+		memset(&ini->st, 0, sizeof(ini->st));
 	if (!r)
 		return;
 	int err = slurp(path, &buf, &len, &cap);
@@ -269,7 +271,7 @@ void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, co
 		else if (err == NOT_REGULAR)
 			hp_log(HP_LOG_WARN, "%s: not a regular file; ignored", path);
 		else if (err == EFBIG)
-			hp_log(HP_LOG_WARN, "%s: larger than %u bytes; ignored", path, HP_INI_MAX_BYTES);
+			hp_log(HP_LOG_WARN, "%s: larger than %u bytes; ignored", path, HP_INIFILE_MAX_BYTES);
 		else
 			hp_log(HP_LOG_WARN, "%s: cannot read: %s", path, strerrordesc_np(err));
 		if (err != ENOENT)

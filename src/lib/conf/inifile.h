@@ -19,19 +19,23 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "conf/conf.h"
 
-#define HP_INI_DEFAULT_PATH "/etc/heapprof/profiler.ini"
-#define HP_INI_MAX_BYTES (1u << 20)
+#define HP_INIFILE_DEFAULT_PATH "/etc/heapprof/profiler.ini"
+#define HP_INIFILE_MAX_BYTES (1u << 20)
 
 struct hp_inifile {
-	struct hp_conf_values opts;          /* defaults, then the file's settings */
-	uint8_t set[HP_CONF_NOPTS];        /* the file sets this key (for us) */
-	unsigned line[HP_CONF_NOPTS];      /* where */
+	struct hp_conf_values opts;   /* defaults, then the file's settings */
+	uint8_t set[HP_CONF_NOPTS];   /* the file sets this key (for us) */
+	unsigned line[HP_CONF_NOPTS]; /* where */
 	bool found;                   /* the file exists and was read */
 	unsigned problems;            /* lines, keys or values refused */
 	char path[PATH_MAX];
+	struct stat st;               /* stat(path) just before reading it
+				       * (zeros: none), the baseline of the
+				       * helper thread's change check */
 };
 
 /* The file to read: $HEAPPROF_CONFIG, or the default path.  explicit is

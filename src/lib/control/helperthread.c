@@ -30,6 +30,7 @@
 #include "base/fmt.h"
 #include "control/helperthread.h"
 #include "conf/inifile.h"
+#include "conf/sources.h"
 #include "base/log.h"
 #include "control/settings.h"
 #include "control/signals.h"
@@ -94,6 +95,22 @@ static void dump(char trigger)
 
 /* ---- profiler.ini watching ------------------------------------------ */
 
+/* Whether the file's identity or times differ from the last look (or,
+ * first, from when it was read), remembering this look. */
+static bool ini_changed(struct helper *h)
+{
+	struct stat st;
+	bool explicit;
+
+	if (stat(hp_inifile_path(&explicit), &st) != 0)
+		memset(&st, 0, sizeof(st));
+	bool changed = st.st_ino != h->ini_st.st_ino || st.st_size != h->ini_st.st_size ||
+		       st.st_mtim.tv_sec != h->ini_st.st_mtim.tv_sec ||
+		       st.st_mtim.tv_nsec != h->ini_st.st_mtim.tv_nsec;
+	h->ini_st = st;
+	return changed;
+}
+
 static void watch_ini(struct helper *h)
 {
 	bool explicit;
@@ -107,8 +124,6 @@ static void watch_ini(struct helper *h)
 		hp_fmt(h->ini_dir, sizeof(h->ini_dir), ".");
 		hp_fmt(h->ini_base, sizeof(h->ini_base), "%s", path);
 	}
-	if (stat(path, &h->ini_st) != 0)
-		memset(&h->ini_st, 0, sizeof(h->ini_st));
 	/* Watch the directory: editors replace files by renaming. */
 	h->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	h->ino_wd = -1;
@@ -116,6 +131,11 @@ static void watch_ini(struct helper *h)
 		h->ino_wd = inotify_add_watch(h->ino_fd, h->ini_dir,
 					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
 					      IN_MOVED_FROM | IN_ATTRIB | IN_MODIFY);
+	/* An edit made between start-up, which read the file, and this
+	 * watch is an edit too: compare with the file as it was read. */
+	h->ini_st = hp_sources_ini.st;
+	if (ini_changed(h))
+		h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
 }
 
 static void read_inotify(struct helper *h)
@@ -137,18 +157,8 @@ static void read_inotify(struct helper *h)
  * compare the file's identity and times every second. */
 static void poll_ini(struct helper *h)
 {
-	struct stat st;
-	bool explicit;
-
-	if (stat(hp_inifile_path(&explicit), &st) != 0)
-		memset(&st, 0, sizeof(st));
-	if (st.st_ino != h->ini_st.st_ino || st.st_size != h->ini_st.st_size ||
-	    st.st_mtim.tv_sec != h->ini_st.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != h->ini_st.st_mtim.tv_nsec) {
-		if (!h->ini_reload_at)
-			h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
-	}
-	h->ini_st = st;
+	if (ini_changed(h) && !h->ini_reload_at)
+		h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
 }
 
 /* ---- triggers -------------------------------------------------------- */
