@@ -53,7 +53,7 @@ static void route(void);
 #define DEFINE_NEW(sym, kind, type, params, args, al, guard)          \
 	static HP_NOINLINE HP_COLD void *sym##_resolve params           \
 	{                                                               \
-		hp_nextcxx_fn_slow(kind);                               \
+		hp_nextcxx_fn(kind);                                    \
 		route();                                                \
 		return ENTRY(kind, type) args;                          \
 	}                                                               \
@@ -92,7 +92,7 @@ DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_f
 #define DEFINE_DELETE(sym, kind, type, params, args, n, al)           \
 	static HP_NOINLINE HP_COLD void sym##_resolve params            \
 	{                                                               \
-		hp_nextcxx_fn_slow(kind);                               \
+		hp_nextcxx_fn(kind);                                    \
 		route();                                                \
 		ENTRY(kind, type) args;                                 \
 	}                                                               \

@@ -49,23 +49,6 @@ static void strip_operator_new(void *fn)
 		hp_stack_add_alloc_frames((uintptr_t)fn, (uintptr_t)fn + sym->st_size);
 }
 
-void hp_nextcxx_resolve(void)
-{
-	hp_next_resolve();
-	for (int k = 0; k < HP_CXX_NKINDS; k++)
-		if (!HP_LOAD(&hp_nextcxx.fn[k]))
-			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(RTLD_NEXT, hp_nextcxx_names[k]));
-	void *nw = HP_LOAD(&hp_nextcxx.fn[HP_CXX_NEW]);
-	if (!nw)
-		return;
-	if (hp_next_in_malloc_object(nw)) {
-		HP_STORE(&hp_nextcxx.direct, 1);
-	} else {
-		for (int k = 0; k < HP_CXX_NNEW; k++)
-			strip_operator_new(hp_nextcxx.fn[k]);
-	}
-}
-
 /* ---- fallbacks ------------------------------------------------------- */
 
 /* The process's malloc, free and posix_memalign: the first definitions in
@@ -158,6 +141,34 @@ static void *const fallback[HP_CXX_NKINDS] = {
 	[HP_CXX_DL_AL_NT] = (void *)fb_delete_x_nt, [HP_CXX_DL_ARR_AL_NT] = (void *)fb_delete_x_nt,
 	[HP_CXX_DL_SZ_AL] = (void *)fb_delete_x_y, [HP_CXX_DL_ARR_SZ_AL] = (void *)fb_delete_x_y,
 };
+
+/* Decides, once, whether the next operator new is the allocator's own
+ * (direct mode) or libstdc++'s, whose frames are then stripped. */
+static void classify(void *nw)
+{
+	static int done;
+	int expected = 0;
+
+	if (!HP_CAS(&done, &expected, 1))
+		return;
+	if (hp_next_in_malloc_object(nw)) {
+		HP_STORE(&hp_nextcxx.direct, 1);
+	} else {
+		for (int k = 0; k < HP_CXX_NNEW; k++)
+			strip_operator_new(HP_LOAD(&hp_nextcxx.fn[k]));
+	}
+}
+
+void hp_nextcxx_resolve(void)
+{
+	hp_next_resolve();
+	for (int k = 0; k < HP_CXX_NKINDS; k++)
+		if (!HP_LOAD(&hp_nextcxx.fn[k]))
+			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(RTLD_NEXT, hp_nextcxx_names[k]));
+	void *nw = HP_LOAD(&hp_nextcxx.fn[HP_CXX_NEW]);
+	if (nw && nw != fallback[HP_CXX_NEW])
+		classify(nw);
+}
 
 void *hp_nextcxx_fn_slow(enum hp_nextcxx_kind kind)
 {
