@@ -201,6 +201,40 @@ void hp_log_hold(int on)
 	held_len = 0;
 }
 
+/* One formatted line to standard error or the log file. */
+static void emit(const char *fmt, va_list ap)
+{
+	char line[1200];
+	size_t n = hp_fmt(line, sizeof(line), "%s", HP_LOG_PREFIX);
+
+	n += hp_fmt_va(line + n, sizeof(line) - n - 1, fmt, ap);
+	line[n++] = '\n';
+	if (holding) {
+		if (held_len + n <= sizeof(held)) {
+			memcpy(held + held_len, line, n);
+			held_len += n;
+		}
+		return;
+	}
+	if (HP_LOAD(&log_fd) >= 0)
+		write_to_file(line, n);
+	else
+		(void)hp_out_write_all(STDERR_FILENO, line, n);
+}
+
+void hp_log_report(const char *fmt, ...)
+{
+	va_list ap;
+	int saved_errno = errno;
+
+	if (HP_LOAD(&log_level) >= HP_LOG_ERROR) {
+		va_start(ap, fmt);
+		emit(fmt, ap);
+		va_end(ap);
+	}
+	errno = saved_errno;
+}
+
 void hp_log(enum hp_log_level level, const char *fmt, ...)
 {
 	char line[1200];

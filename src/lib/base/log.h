@@ -29,6 +29,10 @@ void hp_log(enum hp_log_level level, const char *fmt, ...) HP_PRINTF(2, 3);
 /* Sets the level (from the log_level option). */
 void hp_log_set_level(int level);
 
+/* A line of a report the user asked for (the leak report): printed like
+ * an error, but never counted against the cap on errors and warnings. */
+void hp_log_report(const char *fmt, ...) HP_PRINTF(1, 2);
+
 /* Sends messages to the file at path (NULL or empty: standard error),
  * rotating it when a line would take it past max bytes (0: never) and
  * keeping nkeep rotated files.  Returns 0, or the errno of the failed

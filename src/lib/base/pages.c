@@ -1,9 +1,16 @@
 /*
  * pages.c -- mmap-backed memory for the profiler's own data (see pages.h).
  *
- * Owns the count of mapped bytes.  Must never call the host allocator.
+ * Owns the count of mapped bytes and the registry of the mappings it
+ * made.  Must never call the host allocator.
+ *
+ * The registry is a sorted array of [lo, hi) ranges, itself mapped
+ * straight from mmap (it holds no address of the program's, so it needs
+ * no entry of its own), updated under a spinlock on the slow paths that
+ * map and unmap: a few hundred entries in a long exact-mode run.
  */
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +20,97 @@
 #define HP_ARENA_CHUNK_DEFAULT (1u << 20)
 
 static size_t mapped_bytes;
+
+/* ---- the registry ---------------------------------------------------- */
+
+static struct hp_spin reg_lock;
+static struct hp_pages_range *reg;
+static size_t reg_n, reg_cap;
+static int reg_full;   /* an entry could not be recorded */
+
+/* The first entry whose lo is >= lo. */
+static size_t reg_find(uintptr_t lo)
+{
+	size_t a = 0, b = reg_n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (reg[m].lo < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static int reg_grow(void)
+{
+	size_t cap = reg_cap ? reg_cap * 2 : 512;
+	void *p = mmap(NULL, cap * sizeof(*reg), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	if (reg) {
+		memcpy(p, reg, reg_n * sizeof(*reg));
+		munmap(reg, reg_cap * sizeof(*reg));
+	}
+	reg = p;
+	reg_cap = cap;
+	return 0;
+}
+
+static void reg_add(void *p, size_t n)
+{
+	uintptr_t lo = (uintptr_t)p;
+
+	hp_spin_lock(&reg_lock);
+	if (reg_n == reg_cap && reg_grow() != 0) {
+		reg_full = 1;
+	} else {
+		size_t i = reg_find(lo);
+		memmove(&reg[i + 1], &reg[i], (reg_n - i) * sizeof(*reg));
+		reg[i].lo = lo;
+		reg[i].hi = lo + n;
+		reg_n++;
+	}
+	hp_spin_unlock(&reg_lock);
+}
+
+static void reg_remove(void *p)
+{
+	uintptr_t lo = (uintptr_t)p;
+
+	hp_spin_lock(&reg_lock);
+	size_t i = reg_find(lo);
+	if (i < reg_n && reg[i].lo == lo) {
+		memmove(&reg[i], &reg[i + 1], (reg_n - i - 1) * sizeof(*reg));
+		reg_n--;
+	}
+	hp_spin_unlock(&reg_lock);
+}
+
+void hp_pages_registry_lock(void)
+{
+	hp_spin_lock(&reg_lock);
+}
+
+void hp_pages_registry_unlock(void)
+{
+	hp_spin_unlock(&reg_lock);
+}
+
+size_t hp_pages_registry(const struct hp_pages_range **ranges, int *complete)
+{
+	*ranges = reg;
+	*complete = !reg_full;
+	return reg_n;
+}
+
+void hp_pages_postfork_child(void)
+{
+	hp_spin_reset(&reg_lock);
+}
 
 static size_t page_round(size_t n)
 {
@@ -29,6 +127,7 @@ void *hp_pages_alloc(size_t n)
 	if (p == MAP_FAILED)
 		return NULL;
 	HP_ADD(&mapped_bytes, n);
+	reg_add(p, n);
 	return p;
 }
 
@@ -37,6 +136,7 @@ void hp_pages_free(void *p, size_t n)
 	if (!p)
 		return;
 	n = page_round(n);
+	reg_remove(p);
 	munmap(p, n);
 	HP_SUB(&mapped_bytes, n);
 }

@@ -11,6 +11,7 @@
 #define HP_PAGES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/spin.h"
 
@@ -25,6 +26,22 @@ void hp_pages_retire(void *p, size_t n);
 /* Bytes currently mapped through this module (for the profiler's own
  * overhead figure in logs and benchmarks). */
 size_t hp_pages_mapped(void);
+
+/* The mappings this module made, sorted by address: what a leak scan
+ * must never take for the program's memory.  Take the lock (before
+ * stopping other threads: one of them may hold it), read, release; while
+ * it is held, the caller must not map or unmap through this module.
+ * complete is 0 when an entry could not be recorded (no memory for the
+ * registry): then the registry misses some of heapprof's memory. */
+struct hp_pages_range {
+	uintptr_t lo, hi;
+};
+void hp_pages_registry_lock(void);
+void hp_pages_registry_unlock(void);
+size_t hp_pages_registry(const struct hp_pages_range **ranges, int *complete);
+/* fork(): the child resets the registry's lock (fork handlers take it
+ * before fork with hp_pages_registry_lock and release it after). */
+void hp_pages_postfork_child(void);
 
 /* A bump allocator for small records that live until exit. */
 struct hp_pages_arena {

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -36,6 +37,7 @@
 #include "control/signals.h"
 #include "output/statefile.h"
 #include "record/tls.h"
+#include "record/threads.h"
 #include "record/trigger.h"
 #include "record/switches.h"
 #include "base/banned.h"
@@ -52,6 +54,7 @@ static struct helper *current;   /* the thread started last */
 
 /* The helper's own view of time and of the triggers it re-arms. */
 struct helper {
+	int registered;               /* the thread said it is heapprof's own */
 	int64_t now_ms;
 	int64_t next_housekeeping;
 	int64_t next_timer;           /* dump_interval_s */
@@ -287,6 +290,8 @@ static void *helper_main(void *arg)
 
 	/* Everything this thread does is the profiler's own work. */
 	hp_tls_guard_enter(t);
+	hp_threads_own_add();
+	HP_STORE_REL(&h->registered, 1);
 	h->now_ms = now_ms();
 	watch_ini(h);
 	h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
@@ -385,8 +390,14 @@ static int start_thread(void)
 	int err = pthread_create(&thread, &attr, helper_main, &h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	if (!err)
+	if (!err) {
 		pthread_setname_np(thread, "heapprof");
+		/* Until it has said it is heapprof's own, a leak scan at an
+		 * early exit would take it for a thread of the program's that
+		 * blocks signals (a second at the most). */
+		for (int i = 0; i < 100000 && !HP_LOAD_ACQ(&h.registered); i++)
+			sched_yield();
+	}
 	return err;
 }
 

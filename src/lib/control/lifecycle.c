@@ -56,11 +56,13 @@ static void prefork(void)
 	hp_stacktab_prefork();
 	hp_counters_prefork();
 	hp_live_prefork();
+	hp_pages_registry_lock();   /* taken under shard locks: last */
 }
 
 static void postfork_parent(void)
 {
 	if (prefork_locked) {
+		hp_pages_registry_unlock();
 		hp_live_postfork_parent();
 		hp_counters_postfork_parent();
 		hp_stacktab_postfork_parent();
@@ -71,6 +73,7 @@ static void postfork_parent(void)
 
 static void postfork_child(void)
 {
+	hp_pages_postfork_child();
 	hp_live_postfork_child();
 	hp_counters_postfork_child();
 	hp_stacktab_postfork_child();

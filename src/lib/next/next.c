@@ -68,6 +68,12 @@ nomem:
 	return NULL;
 }
 
+void hp_next_pool_span(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = (uintptr_t)pool;
+	*hi = (uintptr_t)pool + HP_LOAD(&pool_used);
+}
+
 size_t hp_next_pool_size(const void *p)
 {
 	return *(const size_t *)((const char *)p - POOL_HDR);

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct hp_next {
 	void *(*malloc)(size_t);
@@ -46,6 +47,9 @@ bool hp_next_resolved(void);
 bool hp_next_pool_owns(const void *p);
 void *hp_next_pool_alloc(size_t size, size_t align);
 size_t hp_next_pool_size(const void *p);
+/* The part of the pool handed out so far: memory of dlsym's, not ours,
+ * which the leak scan takes as a root. */
+void hp_next_pool_span(uintptr_t *lo, uintptr_t *hi);
 /* Realloc out of the pool into the real allocator (or the pool again while
  * resolving). */
 void *hp_next_pool_realloc(void *p, size_t size);

@@ -214,6 +214,64 @@ static void sort_keys(uintptr_t *k, size_t n)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* ---- names for other writers (the leak report) ---------------------- */
+
+struct hp_dumpsyms_names {
+	struct symtab t;
+	demangle_fn demangle;
+	char *dbuf;
+	size_t dlen;
+};
+
+struct hp_dumpsyms_names *hp_dumpsyms_names_open(void)
+{
+	struct hp_dumpsyms_names *n = hp_pages_alloc(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->t.obj_bytes = MAX_OBJECTS * sizeof(struct object);
+	n->t.obj = hp_pages_alloc(n->t.obj_bytes);
+	if (!n->t.obj) {
+		hp_pages_free(n, sizeof(*n));
+		return NULL;
+	}
+	dl_iterate_phdr(collect, &n->t);
+	n->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	n->dlen = 256;
+	n->dbuf = n->demangle ? (hp_next.malloc)(n->dlen) : NULL;
+	return n;
+}
+
+const char *hp_dumpsyms_names_lookup(struct hp_dumpsyms_names *n, uintptr_t pc)
+{
+	const char *name = lookup(&n->t, pc);
+
+	if (name && n->dbuf && name[0] == '_' && name[1] == 'Z') {
+		int status = -1;
+		char *d = n->demangle(name, n->dbuf, &n->dlen, &status);
+		if (d && !status) {
+			n->dbuf = d;
+			name = d;
+		}
+	}
+	return name;
+}
+
+void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
+{
+	if (!n)
+		return;
+	for (int k = 0; k < n->t.nobj; k++) {
+		if (n->t.obj[k].map)
+			munmap(n->t.obj[k].map, n->t.obj[k].map_len);
+		hp_pages_free(n->t.obj[k].syms, n->t.obj[k].syms_bytes);
+	}
+	hp_pages_free(n->t.obj, n->t.obj_bytes);
+	if (n->dbuf)
+		(hp_next.free)(n->dbuf);
+	hp_pages_free(n, sizeof(*n));
+}
+
 int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 {
 	struct symtab t = { 0 };

@@ -9,7 +9,9 @@
 #ifndef HP_DUMPSYMS_H
 #define HP_DUMPSYMS_H
 
-#include "base/fmt.h"
+#include <stdint.h>
+
+#include "base/out.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -18,6 +20,16 @@ struct hp_totals;
 /* Writes the section and the "--- heap" line that follows it.  Returns
  * the output's error state. */
 int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum);
+
+/* Function names for any writer, from the loaded objects' ELF symbol
+ * tables (.symtab, else .dynsym), C++ names demangled: what is safe to
+ * look up at exit.  open returns NULL without memory; a lookup returns
+ * NULL for an address no symbol covers, else a name valid until the next
+ * lookup or close.  Not thread-safe; inside the guard. */
+struct hp_dumpsyms_names;
+struct hp_dumpsyms_names *hp_dumpsyms_names_open(void);
+const char *hp_dumpsyms_names_lookup(struct hp_dumpsyms_names *n, uintptr_t pc);
+void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n);
 
 #pragma GCC visibility pop
 

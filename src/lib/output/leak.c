@@ -25,6 +25,7 @@
 #include "record/sampled.h"
 #include "record/sample.h"
 #include "output/totals.h"
+#include "output/verdict.h"
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
@@ -33,6 +34,9 @@
 #include "base/banned.h"
 
 #define MAX_RANGES 256
+/* How long the leak scan waits for the other threads to stop, per round
+ * of signals. */
+#define REACH_WAIT_MS 1000
 
 struct runtime_range {
 	uintptr_t lo, hi;
@@ -211,10 +215,22 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 {
 	char cmd[PATH_MAX], where[PATH_MAX];
 
-	hp_log(HP_LOG_ERROR, "Leak approximation summary: ~%llu byte%s, ~%llu object%s, >= %llu context%s",
-	       (unsigned long long)sum->bytes, plural(sum->bytes),
-	       (unsigned long long)sum->objects, plural(sum->objects),
-	       (unsigned long long)sum->contexts, plural(sum->contexts));
+	if (sum->reachability)
+		hp_log(HP_LOG_ERROR, "Leak approximation summary: ~%llu byte%s, ~%llu object%s, >= %llu context%s "
+		       "(direct %llu byte%s in %llu object%s, indirect %llu byte%s in %llu object%s)",
+		       (unsigned long long)sum->bytes, plural(sum->bytes),
+		       (unsigned long long)sum->objects, plural(sum->objects),
+		       (unsigned long long)sum->contexts, plural(sum->contexts),
+		       (unsigned long long)sum->direct_bytes, plural(sum->direct_bytes),
+		       (unsigned long long)sum->direct_objects, plural(sum->direct_objects),
+		       (unsigned long long)(sum->bytes - sum->direct_bytes), plural(sum->bytes - sum->direct_bytes),
+		       (unsigned long long)(sum->objects - sum->direct_objects),
+		       plural(sum->objects - sum->direct_objects));
+	else
+		hp_log(HP_LOG_ERROR, "Leak approximation summary: ~%llu byte%s, ~%llu object%s, >= %llu context%s",
+		       (unsigned long long)sum->bytes, plural(sum->bytes),
+		       (unsigned long long)sum->objects, plural(sum->objects),
+		       (unsigned long long)sum->contexts, plural(sum->contexts));
 	if (dump_err == ENOENT) {
 		hp_log(HP_LOG_ERROR, "No final dump (prof_prefix is empty): set prof_prefix for leak detail");
 	} else if (dump_err) {
@@ -227,6 +243,31 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 	if (HP_LOAD(&hp_switches.lg_sample) > 0)
 		hp_log(HP_LOG_ERROR, "Estimated from samples (lg_prof_sample:%d); lg_prof_sample:0 counts every block",
 		       HP_LOAD(&hp_switches.lg_sample));
+}
+
+/* leak_check:reachable: the verdict by reachability, with its report.
+ * Returns 0 when there is none (then the summary counts what is live). */
+static int reachability_verdict(struct hp_leak_summary *sum)
+{
+	struct hp_verdict v;
+
+	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE)
+		return 0;
+	if (HP_LOAD(&hp_switches.lg_sample) != 0) {
+		hp_log(HP_LOG_ERROR, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0); "
+		       "the summary counts sampled blocks live at exit");
+		return 0;
+	}
+	if (hp_verdict_run(&v, REACH_WAIT_MS) != 0)
+		return 0;
+	memset(sum, 0, sizeof(*sum));
+	sum->bytes = v.direct_bytes + v.indirect_bytes;
+	sum->objects = v.direct_objects + v.indirect_objects;
+	sum->contexts = v.contexts;
+	sum->direct_bytes = v.direct_bytes;
+	sum->direct_objects = v.direct_objects;
+	sum->reachability = 1;
+	return 1;
 }
 
 void hp_leak_at_exit(int status)
@@ -253,7 +294,8 @@ void hp_leak_at_exit(int status)
 			goto out;
 		have_snap = 1;
 	}
-	hp_leak_summarize(&snap, &sum);
+	if (!reachability_verdict(&sum))
+		hp_leak_summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
 	print_summary(&sum, path, dump_err);

@@ -24,6 +24,10 @@ struct hp_leak_summary {
 	uint64_t contexts;
 	uint64_t runtime_bytes;     /* excluded as runtime memory */
 	uint64_t runtime_objects;
+	/* leak_check:reachable: the verdict's split (indirect is the rest) */
+	int reachability;
+	uint64_t direct_bytes;
+	uint64_t direct_objects;
 };
 
 /* Sums what leaked in s, excluding runtime memory. */

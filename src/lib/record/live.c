@@ -363,6 +363,20 @@ void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *ar
 	}
 }
 
+void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg)
+{
+	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
+		struct shard *s = &shards[n];
+		for (uint32_t i = 0; i < s->n; i++) {
+			uintptr_t k = s->slots[i].key;
+			if (k == SLOT_EMPTY)
+				continue;
+			uint64_t v = s->slots[i].val;
+			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
+		}
+	}
+}
+
 void hp_live_table_bytes(uint64_t *now, uint64_t *peak)
 {
 	*now = HP_LOAD(&table_bytes);

@@ -53,6 +53,12 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx);
 void hp_live_foreach(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
 				void *arg), void *arg);
 
+/* The same, with every shard lock already held by the caller
+ * (hp_live_prefork): for the leak scan, which reads the table while the
+ * other threads are stopped. */
+void hp_live_foreach_held(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
+				     void *arg), void *arg);
+
 uint64_t hp_live_records(void);
 
 /* fork(): take every shard lock in the parent before fork, release them

@@ -141,6 +141,38 @@ struct hp_thread *hp_threads_self(void)
 	return t;
 }
 
+/* ---- heapprof's own threads ----------------------------------------- */
+
+#define OWN_MAX 4
+static struct hp_threads_own own[OWN_MAX];
+static unsigned nown;
+
+void hp_threads_own_add(void)
+{
+	pthread_attr_t attr;
+	void *addr = NULL;
+	size_t size = 0;
+	unsigned i = HP_ADD(&nown, 1);
+
+	if (i >= OWN_MAX)
+		return;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		pthread_attr_getstack(&attr, &addr, &size);
+		pthread_attr_destroy(&attr);
+	}
+	own[i].stack_lo = (uintptr_t)addr;
+	own[i].stack_hi = (uintptr_t)addr + size;
+	HP_STORE_REL(&own[i].tid, gettid());
+}
+
+unsigned hp_threads_own(const struct hp_threads_own **out)
+{
+	unsigned n = HP_LOAD_ACQ(&nown);
+
+	*out = own;
+	return n < OWN_MAX ? n : OWN_MAX;
+}
+
 struct hp_thread *hp_threads_list(void)
 {
 	return HP_LOAD_ACQ(&head);
@@ -186,6 +218,10 @@ void hp_threads_postfork_parent(void)
 
 void hp_threads_postfork_child(void)
 {
+	/* The parent's helper thread does not exist here; the child's
+	 * registers itself when it starts. */
+	memset(own, 0, sizeof(own));
+	nown = 0;
 	struct hp_tls *tls = &hp_tls;
 
 	hp_spin_reset(&spare_lock);

@@ -64,6 +64,16 @@ void hp_threads_refresh_names(void);
 /* Sets the calling thread's name in dumps (the API's set_thread_name). */
 void hp_threads_set_name(struct hp_thread *t, const char *name);
 
+/* heapprof's own threads (the helper thread): a leak scan neither stops
+ * them nor takes their stacks for roots.  A thread registers itself;
+ * hp_threads_own lists them (tid 0: not yet filled in). */
+struct hp_threads_own {
+	pid_t tid;
+	uintptr_t stack_lo, stack_hi;
+};
+void hp_threads_own_add(void);
+unsigned hp_threads_own(const struct hp_threads_own **out);
+
 /* Installs the thread-exit hook.  Called once at init. */
 void hp_threads_init(void);
 

@@ -1,0 +1,36 @@
+/*
+ * verdict.h -- the leak verdict by reachability (leak_check:reachable):
+ * what the program can no longer reach at exit, reported as LeakSanitizer
+ * does:
+ *
+ *     <heapprof>: Direct leak of 5555 byte(s) in 1 object(s) allocated from:
+ *     <heapprof>:     #0 0x55d0c0a01156 in make_node (/path/prog+0x1156)
+ *     <heapprof>:
+ *     <heapprof>: Indirect leak of 56 byte(s) in 50 object(s) allocated from:
+ *     ...
+ *     <heapprof>: SUMMARY: heapprof: 5611 byte(s) leaked in 51 allocation(s).
+ *
+ * scan/reach.h says what counts as reachable.
+ */
+#ifndef HP_VERDICT_H
+#define HP_VERDICT_H
+
+#pragma GCC visibility push(hidden)
+
+#include <stdint.h>
+
+struct hp_verdict {
+	uint64_t direct_bytes, direct_objects;
+	uint64_t indirect_bytes, indirect_objects;
+	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
+};
+
+/* Scans (stopping the other threads for at most wait_ms per round) and
+ * prints the report.  Returns 0, or an errno value after one line saying
+ * why there is no verdict.  At exit, inside the guard, with every
+ * allocation recorded. */
+int hp_verdict_run(struct hp_verdict *v, int wait_ms);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,697 @@
+/*
+ * reach.c -- the reachability scan (see reach.h).
+ *
+ * Owns nothing between scans: each scan maps its arrays (blocks, the
+ * mappings of the process, a mark stack) before it takes any lock, and
+ * unmaps them in hp_reach_release.  While the other threads are stopped
+ * it holds every live-table shard lock and the page registry's lock (both
+ * taken before the stop, so no stopped thread holds them), and the
+ * dynamic loader's lock (the scan runs inside dl_iterate_phdr, as
+ * LeakSanitizer's does, so no stopped thread can be in dlopen); it makes
+ * no call that allocates or takes another lock until the threads go on.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/compiler.h"
+#include "base/pages.h"
+#include "next/next.h"
+#include "record/live.h"
+#include "record/threads.h"
+#include "scan/reach.h"
+#include "scan/world.h"
+#include "base/banned.h"
+
+/* A mapping of /proc/self/maps. */
+struct mapping {
+	uintptr_t lo, hi;
+	unsigned readable : 1, writable : 1, shared : 1, named : 1;
+	unsigned heap : 1;     /* [heap] */
+	unsigned device : 1;   /* a file under /dev other than /dev/zero */
+	unsigned special : 1;  /* [vvar], [vdso], [vsyscall]... */
+	unsigned stack : 1;    /* holds a scanned thread's stack pointer */
+	unsigned dead : 1;     /* an exited thread's stack */
+};
+
+struct scan {
+	struct hp_reach *r;
+	struct hp_world world;
+	char *maps_text;
+	size_t maps_cap;
+	struct mapping *maps;
+	size_t nmaps, maps_max;
+	uintptr_t self_lo, self_hi;    /* heapprof's own object */
+	uintptr_t span_lo, span_hi;    /* from the lowest block to the end of the highest */
+	uint64_t nwork;
+	int overflow;
+	int wait_ms;
+	int done;
+	int err;
+	const char *why;
+};
+
+/* ---- /proc/self/maps ------------------------------------------------- */
+
+/* Reads the whole file into buf (cap bytes); returns its length, or -1. */
+static ssize_t read_maps(char *buf, size_t cap)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (len == cap) {
+			close(fd);
+			return -1;   /* too small: the caller said how much */
+		}
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)len;
+}
+
+static uintptr_t hex(const char **p)
+{
+	uintptr_t v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uintptr_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
+/* "lo-hi perms offset dev inode   path" */
+static void parse_maps(struct scan *s, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	s->nmaps = 0;
+	while (p < end && s->nmaps < s->maps_max) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		struct mapping *m = &s->maps[s->nmaps];
+		memset(m, 0, sizeof(*m));
+		m->lo = hex(&p);
+		if (*p == '-')
+			p++;
+		m->hi = hex(&p);
+		if (p + 5 < eol) {
+			m->readable = p[1] == 'r';
+			m->writable = p[2] == 'w';
+			m->shared = p[4] == 's';
+		}
+		/* the path: after the fifth field */
+		int fields = 0;
+		const char *q = p;
+		while (q < eol && fields < 4) {
+			while (q < eol && *q == ' ')
+				q++;
+			while (q < eol && *q != ' ')
+				q++;
+			fields++;
+		}
+		while (q < eol && *q == ' ')
+			q++;
+		if (q < eol) {
+			m->named = 1;
+			size_t n = (size_t)(eol - q);
+			m->heap = n == 6 && !memcmp(q, "[heap]", 6);
+			m->special = *q == '[' && !m->heap && !(n >= 6 && !memcmp(q, "[stack", 6)) &&
+				     !(n >= 5 && !memcmp(q, "[anon", 5));
+			m->device = n > 5 && !memcmp(q, "/dev/", 5) &&
+				    !(n >= 9 && !memcmp(q, "/dev/zero", 9));
+		}
+		s->nmaps++;
+		p = eol + 1;
+	}
+}
+
+static struct mapping *mapping_of(struct scan *s, uintptr_t a)
+{
+	size_t lo = 0, hi = s->nmaps;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (s->maps[m].hi <= a)
+			lo = m + 1;
+		else if (s->maps[m].lo > a)
+			hi = m;
+		else
+			return &s->maps[m];
+	}
+	return NULL;
+}
+
+/* ---- blocks ---------------------------------------------------------- */
+
+static void collect(uintptr_t p, uint64_t size, uint32_t cid, void *arg)
+{
+	struct scan *s = arg;
+	struct hp_reach *r = s->r;
+
+	if (r->nblocks == r->cap) {
+		s->overflow = 1;
+		return;
+	}
+	struct hp_reach_block *b = &r->blocks[r->nblocks++];
+	b->start = p;
+	b->size = size;
+	b->counters = cid;
+	b->kind = 0;
+}
+
+static void sift(struct hp_reach_block *a, uint64_t root, uint64_t n)
+{
+	for (;;) {
+		uint64_t c = 2 * root + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1].start > a[c].start)
+			c++;
+		if (a[root].start >= a[c].start)
+			return;
+		struct hp_reach_block t = a[root];
+		a[root] = a[c];
+		a[c] = t;
+		root = c;
+	}
+}
+
+/* Heapsort by start: no allocation, no recursion. */
+static void sort_blocks(struct hp_reach_block *a, uint64_t n)
+{
+	for (uint64_t i = n / 2; i-- > 0;)
+		sift(a, i, n);
+	for (uint64_t end = n; end-- > 1;) {
+		struct hp_reach_block t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift(a, 0, end);
+	}
+}
+
+/* The block that contains address w (a start or an interior pointer; a
+ * zero-sized block is found by its start), or -1. */
+static int64_t block_at(const struct scan *s, uintptr_t w)
+{
+	const struct hp_reach *r = s->r;
+
+	if (w < s->span_lo || w >= s->span_hi)
+		return -1;
+	uint64_t lo = 0, hi = r->nblocks;
+	while (lo < hi) {   /* the last block that starts at or below w */
+		uint64_t m = lo + (hi - lo) / 2;
+		if (r->blocks[m].start <= w)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == 0)
+		return -1;
+	const struct hp_reach_block *b = &r->blocks[lo - 1];
+	uint64_t size = b->size ? b->size : 1;
+	return w - b->start < size ? (int64_t)(lo - 1) : -1;
+}
+
+/* Whether a recorded block starts in [lo, hi) (an aligned block starts
+ * inside its chunk). */
+static int block_within(const struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	const struct hp_reach *r = s->r;
+	uint64_t a = 0, b = r->nblocks;
+
+	while (a < b) {   /* the first block that starts at or above lo */
+		uint64_t m = a + (b - a) / 2;
+		if (r->blocks[m].start < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < r->nblocks && r->blocks[a].start < hi;
+}
+
+/* ---- marking ---------------------------------------------------------- */
+
+/* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
+ * skip is a block not to mark (the one being scanned). */
+static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind, int64_t skip)
+{
+	struct hp_reach *r = s->r;
+
+	lo = (lo + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
+	for (uintptr_t a = lo; a + sizeof(uintptr_t) <= hi; a += sizeof(uintptr_t)) {
+		uintptr_t w = *(const uintptr_t *)a;
+		int64_t i = block_at(s, w);
+		if (i < 0 || i == skip)
+			continue;
+		struct hp_reach_block *b = &r->blocks[i];
+		if (kind == HP_REACH_REACHABLE) {
+			if (b->kind == HP_REACH_REACHABLE)
+				continue;
+		} else if (b->kind != 0 && b->kind != HP_REACH_DIRECT) {
+			continue;   /* reachable, or already in a clique */
+		}
+		b->kind = kind;
+		r->work[s->nwork++] = (uint32_t)i;
+	}
+}
+
+static void drain(struct scan *s, uint8_t kind, int64_t leader)
+{
+	struct hp_reach *r = s->r;
+
+	while (s->nwork) {
+		uint32_t i = r->work[--s->nwork];
+		const struct hp_reach_block *b = &r->blocks[i];
+		scan_range(s, b->start, b->start + b->size, kind, leader);
+	}
+}
+
+static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	if (hi <= lo)
+		return;
+	s->r->root_bytes += hi - lo;
+	scan_range(s, lo, hi, HP_REACH_REACHABLE, -1);
+	drain(s, HP_REACH_REACHABLE, -1);
+}
+
+/* [lo, hi) as a root, minus heapprof's own mappings. */
+static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	const struct hp_pages_range *own;
+	int complete;
+	size_t n = hp_pages_registry(&own, &complete);
+
+	for (size_t i = 0; i < n && lo < hi; i++) {
+		if (own[i].hi <= lo)
+			continue;
+		if (own[i].lo >= hi)
+			break;
+		if (own[i].lo > lo)
+			scan_root(s, lo, own[i].lo);
+		lo = own[i].hi;
+	}
+	if (lo < hi)
+		scan_root(s, lo, hi);
+}
+
+/* [lo, hi) as a root, minus the recorded blocks in it (scanned only when
+ * reached) and heapprof's own mappings. */
+static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	struct hp_reach *r = s->r;
+	uint64_t a = 0, b = r->nblocks;
+
+	while (a < b) {   /* the first block that ends after lo */
+		uint64_t m = a + (b - a) / 2;
+		if (r->blocks[m].start + r->blocks[m].size <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (uint64_t i = a; i < r->nblocks && lo < hi; i++) {
+		const struct hp_reach_block *k = &r->blocks[i];
+		if (k->start >= hi)
+			break;
+		if (k->start > lo)
+			scan_root_not_ours(s, lo, k->start);
+		uintptr_t end = k->start + k->size;
+		if (end > lo)
+			lo = end;
+	}
+	if (lo < hi)
+		scan_root_not_ours(s, lo, hi);
+}
+
+/* A readable range clipped to the mappings that exist. */
+static void scan_root_mapped(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	while (lo < hi) {
+		struct mapping *m = mapping_of(s, lo);
+		if (!m) {
+			lo = (lo | 4095) + 1;
+			continue;
+		}
+		uintptr_t end = m->hi < hi ? m->hi : hi;
+		if (m->readable)
+			scan_root_between_blocks(s, lo, end);
+		lo = end;
+	}
+}
+
+/* A stack from sp to the end of its mapping; marks the mapping as a
+ * thread's stack, so that it is not scanned whole later. */
+static void scan_stack(struct scan *s, uintptr_t sp)
+{
+	struct mapping *m = mapping_of(s, sp);
+
+	if (!m || !m->readable)
+		return;
+	m->stack = 1;
+	scan_root_not_ours(s, sp, m->hi);
+}
+
+/* Static TLS and the thread control block next to the thread pointer.
+ * x86_64 puts static TLS below it (glibc's struct pthread above), aarch64
+ * the TCB and then TLS above it (struct pthread below). */
+static void scan_tls(struct scan *s, uintptr_t tp)
+{
+	uintptr_t below = 16384, above = 16384;
+
+	if (!tp)
+		return;
+	scan_root_mapped(s, tp > below ? tp - below : 0, tp + above);
+}
+
+static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *s = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (lo >= s->self_lo && lo < s->self_hi)
+			continue;   /* heapprof's own data is never a root */
+		scan_root_mapped(s, lo, hi);
+	}
+	return 0;
+}
+
+/* glibc's thread arenas: mappings aligned to 64 MiB whose first word (the
+ * heap_info's arena pointer) points into the mapping itself. */
+static int glibc_arena(const struct mapping *m)
+{
+	uintptr_t first;
+
+	if (m->lo & ((64u << 20) - 1) || m->hi - m->lo < sizeof(first))
+		return 0;
+	first = *(const uintptr_t *)m->lo;
+	return first > m->lo && first < m->hi;
+}
+
+/* glibc's main heap ([heap]): its in-use chunks that are not recorded
+ * blocks are roots.  They were allocated before heapprof began to record
+ * (by the C runtime and the dynamic loader at start-up) or inside
+ * heapprof's guard, and they may hold the only pointer to a block (the
+ * C library's dlerror state, for one).  Free chunks are skipped: what
+ * they hold is stale.  The walk follows glibc's chunk headers (size and
+ * PREV_INUSE of the next chunk) and checks every step; at anything
+ * unexpected it scans the rest between blocks, conservatively. */
+static void heap_roots(struct scan *s, const struct mapping *m)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	uintptr_t c = m->lo;
+
+	while (c + 4 * W <= m->hi) {
+		uintptr_t size = *(const uintptr_t *)(c + W) & ~(uintptr_t)7;
+		uintptr_t next = c + size;
+		if (size < 4 * W || size % (2 * W) || next > m->hi || next < c) {
+			scan_root_between_blocks(s, c, m->hi);
+			return;
+		}
+		if (next + 2 * W > m->hi)
+			return;   /* the top chunk: free */
+		int in_use = *(const uintptr_t *)(next + W) & 1;
+		uintptr_t user = c + 2 * W;
+		if (in_use && !block_within(s, user, next + W))
+			scan_root_between_blocks(s, user, next + W);
+		c = next;
+	}
+}
+
+/* Stacks of threads that have exited (glibc caches them for new
+ * threads): dead memory, as valgrind treats it.  Known only for threads
+ * that allocated, which in exact mode is every thread that ever held a
+ * block.  A cached stack that a new thread runs on holds its stack
+ * pointer and was scanned from it already. */
+static void mark_dead_stacks(struct scan *s)
+{
+	for (struct hp_thread *t = hp_threads_list(); t; t = t->next) {
+		if (!HP_LOAD(&t->exited) || !t->stack_hi)
+			continue;
+		struct mapping *m = mapping_of(s, t->stack_lo);
+		if (m && !m->stack)
+			m->dead = 1;
+	}
+}
+
+/* heapprof's own threads' stacks hold heapprof's data, not the
+ * program's. */
+static void mark_own_stacks(struct scan *s)
+{
+	const struct hp_threads_own *own;
+	unsigned n = hp_threads_own(&own);
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!own[i].stack_hi)
+			continue;
+		struct mapping *m = mapping_of(s, own[i].stack_lo);
+		if (m)
+			m->dead = 1;
+	}
+}
+
+static void other_roots(struct scan *s)
+{
+	mark_own_stacks(s);
+	/* Only when every thread stopped: a stack we cannot tell from a dead
+	 * one may be a live thread's. */
+	if (s->world.stopped == s->world.n && !s->world.missed)
+		mark_dead_stacks(s);
+	for (size_t i = 0; i < s->nmaps; i++) {
+		struct mapping *m = &s->maps[i];
+		if (m->heap && m->readable) {
+			heap_roots(s, m);
+			continue;
+		}
+		if (!m->readable || !m->writable || m->special || m->device || m->stack || m->dead)
+			continue;
+		if (m->lo < s->self_hi && m->hi > s->self_lo)
+			continue;   /* heapprof's own object */
+		if (!m->named && glibc_arena(m))
+			continue;
+		scan_root_between_blocks(s, m->lo, m->hi);
+	}
+}
+
+/* valgrind's cliques: each block still unreached, in address order, leads
+ * the blocks it reaches, which become indirect (a former leader too). */
+static void classify(struct scan *s)
+{
+	struct hp_reach *r = s->r;
+
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind != 0)
+			continue;
+		b->kind = HP_REACH_DIRECT;
+		scan_range(s, b->start, b->start + b->size, HP_REACH_INDIRECT, (int64_t)i);
+		drain(s, HP_REACH_INDIRECT, (int64_t)i);
+	}
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		const struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind == HP_REACH_DIRECT) {
+			r->direct_bytes += b->size;
+			r->direct_objects++;
+		} else if (b->kind == HP_REACH_INDIRECT) {
+			r->indirect_bytes += b->size;
+			r->indirect_objects++;
+		}
+	}
+}
+
+/* ---- the stopped world ------------------------------------------------ */
+
+static HP_NOINLINE void scan_stopped(struct scan *s)
+{
+	struct hp_reach *r = s->r;
+	ssize_t len = read_maps(s->maps_text, s->maps_cap);
+
+	if (len < 0) {
+		s->err = EAGAIN;
+		s->why = "/proc/self/maps could not be read";
+		return;
+	}
+	parse_maps(s, s->maps_text, (size_t)len);
+	hp_live_foreach_held(collect, s);
+	if (s->overflow) {
+		s->err = EAGAIN;
+		s->why = "blocks were allocated faster than the scan could list them";
+		return;
+	}
+	sort_blocks(r->blocks, r->nblocks);
+	if (r->nblocks) {
+		const struct hp_reach_block *last = &r->blocks[r->nblocks - 1];
+		s->span_lo = r->blocks[0].start;
+		s->span_hi = last->start + (last->size ? last->size : 1);
+	}
+	/* This thread: its callee-saved registers spilled, then its stack. */
+	__builtin_unwind_init();
+	volatile uintptr_t here = 0;
+	scan_stack(s, (uintptr_t)&here);
+	scan_tls(s, (uintptr_t)pthread_self());
+	for (unsigned i = 0; i < s->world.n; i++) {
+		const struct hp_world_thread *t = &s->world.threads[i];
+		if (t->tid > 0 && HP_LOAD_ACQ(&t->stopped)) {
+			scan_stack(s, t->sp);
+			scan_tls(s, t->tp);
+		}
+	}
+	dl_iterate_phdr(object_roots, s);
+	uintptr_t plo, phi;
+	hp_next_pool_span(&plo, &phi);
+	scan_root_mapped(s, plo, phi);
+	/* Last: what no allocator we see hands out, including the stacks of
+	 * threads that did not stop, whole. */
+	other_roots(s);
+	classify(s);
+	r->threads = s->world.n + s->world.missed;
+	r->threads_stopped = s->world.stopped;
+}
+
+/* Runs once, inside dl_iterate_phdr: the loader's lock is held, so no
+ * thread we stop can be holding it. */
+static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *s = arg;
+
+	(void)info;
+	(void)size;
+	if (s->done)
+		return 1;
+	s->done = 1;
+	hp_live_prefork();              /* every shard lock */
+	hp_pages_registry_lock();
+	int err = hp_world_stop(&s->world, s->wait_ms);
+	if (err) {
+		s->err = err;
+		s->why = "the other threads could not be stopped";
+	} else {
+		scan_stopped(s);
+	}
+	hp_world_resume(&s->world);
+	hp_pages_registry_unlock();
+	hp_live_postfork_parent();
+	return 1;
+}
+
+static size_t maps_size_now(size_t *lines)
+{
+	char buf[4096];
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t total = 0;
+
+	*lines = 0;
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+		for (ssize_t i = 0; i < n; i++)
+			*lines += buf[i] == '\n';
+	}
+	close(fd);
+	return total;
+}
+
+static void self_object(struct scan *s)
+{
+	Dl_info info;
+	const ElfW(Phdr) *ph;
+
+	if (!dladdr((void *)hp_reach_run, &info) || !info.dli_fbase)
+		return;
+	const ElfW(Ehdr) *eh = info.dli_fbase;
+	ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	uintptr_t base = (uintptr_t)info.dli_fbase, lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		uintptr_t a = base + ph[i].p_vaddr, b = a + ph[i].p_memsz;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	/* A shared object's first segment starts at its load address. */
+	s->self_lo = base < lo ? base : lo;
+	s->self_hi = hi;
+}
+
+int hp_reach_run(struct hp_reach *r, int wait_ms, const char **why)
+{
+	struct scan s;
+	size_t lines;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	s.r = r;
+	*why = NULL;
+	/* Everything is mapped before any lock is taken: room for the blocks
+	 * there are now and a quarter more, and for twice the mappings. */
+	size_t maps_len = maps_size_now(&lines);
+	if (!maps_len) {
+		*why = "/proc/self/maps could not be read";
+		return ENOENT;
+	}
+	s.maps_cap = maps_len * 2 + 65536;
+	s.maps_max = lines * 2 + 256;
+	s.maps_text = hp_pages_alloc(s.maps_cap);
+	s.maps = hp_pages_alloc(s.maps_max * sizeof(*s.maps));
+	uint64_t now = hp_live_records();
+	r->cap = now + now / 4 + 4096;
+	r->blocks = hp_pages_alloc(r->cap * sizeof(*r->blocks));
+	r->work = hp_pages_alloc(r->cap * sizeof(*r->work));
+	int err = hp_world_prepare(&s.world);
+	if (!s.maps_text || !s.maps || !r->blocks || !r->work || err) {
+		*why = "no memory for the scan";
+		err = ENOMEM;
+		goto out;
+	}
+	self_object(&s);
+	s.wait_ms = wait_ms;
+	dl_iterate_phdr(with_loader_lock, &s);
+	err = s.done ? s.err : EAGAIN;
+	if (err)
+		*why = s.why ? s.why : "the scan did not run";
+out:
+	hp_pages_free(s.maps_text, s.maps_cap);
+	hp_pages_free(s.maps, s.maps_max * sizeof(*s.maps));
+	hp_world_release(&s.world);
+	if (err)
+		hp_reach_release(r);
+	return err;
+}
+
+void hp_reach_release(struct hp_reach *r)
+{
+	hp_pages_free(r->blocks, r->cap * sizeof(*r->blocks));
+	hp_pages_free(r->work, r->cap * sizeof(*r->work));
+	r->blocks = NULL;
+	r->work = NULL;
+	r->nblocks = 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * reach.h -- which recorded blocks the program can still reach: the leak
+ * verdict by reachability, as LeakSanitizer and valgrind give it.
+ *
+ * With every allocation recorded (lg_prof_sample:0), the other threads
+ * are stopped (scan/world.h) and every word of the roots is taken for a
+ * possible pointer.  A word that points into a recorded block, at its
+ * start or anywhere inside it (interior pointers count, as in
+ * LeakSanitizer; valgrind calls some of those "possibly lost"), makes the
+ * block reachable, and its contents are scanned in turn.
+ *
+ * Roots:
+ *  - the writable PT_LOAD segments of every loaded object but heapprof
+ *    (data, bss, relro), and the bootstrap pool that serves dlsym;
+ *  - each stopped thread's stack, from the stack pointer of its stop
+ *    handler (so the registers the kernel saved in the signal frame,
+ *    vector registers included, are scanned) to the end of its stack
+ *    mapping, which holds its static TLS and thread control block on
+ *    glibc; and its thread pointer's neighbourhood (static TLS and the
+ *    TCB, whose DTV reaches dynamic TLS blocks), for the main thread whose
+ *    TLS the dynamic loader placed elsewhere;
+ *  - the calling thread's stack and spilled registers likewise;
+ *  - the in-use chunks of glibc's main heap that heapprof did not record
+ *    (allocated before it started, or by heapprof's own dependencies);
+ *  - every other readable, writable mapping except the allocator's heap
+ *    ([heap], glibc's thread arenas, the recorded blocks themselves),
+ *    heapprof's own pages, and devices: memory that no allocator heapprof
+ *    sees hands out, where programs keep pointers too (CPython's object
+ *    arenas, memory pools, the stacks of threads that did not stop).
+ *    This is wider than LeakSanitizer's roots and narrower than
+ *    valgrind's, which skips only the heap; a wider root set can hide a
+ *    leak, never invent one.
+ *
+ * Unreachable blocks are leaks.  Those that another leaked block points
+ * to are indirect; the others direct.  As in valgrind, a cycle of leaked
+ * blocks that nothing outside points to has one direct block, the first
+ * in address order; the rest are indirect.
+ */
+#ifndef HP_REACH_H
+#define HP_REACH_H
+
+#pragma GCC visibility push(hidden)
+
+#include <stdint.h>
+
+enum hp_reach_kind {
+	HP_REACH_REACHABLE = 1,
+	HP_REACH_INDIRECT = 2,
+	HP_REACH_DIRECT = 3,
+};
+
+struct hp_reach_block {
+	uintptr_t start;
+	uint64_t size;
+	uint32_t counters;   /* the counter context: its stack and thread */
+	uint8_t kind;        /* enum hp_reach_kind; 0 while unreached */
+};
+
+struct hp_reach {
+	struct hp_reach_block *blocks;   /* sorted by start */
+	uint64_t nblocks;
+	uint64_t direct_bytes, direct_objects;
+	uint64_t indirect_bytes, indirect_objects;
+	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
+	uint64_t root_bytes;                 /* bytes of roots scanned */
+	/* private: what was mapped for the scan */
+	uint64_t cap;
+	uint32_t *work;
+};
+
+/* Runs the scan: stops the other threads for at most wait_ms per round,
+ * marks, classifies and resumes them.  Returns 0, or an errno value and a
+ * reason in *why (no /proc, no memory, too many blocks appeared during
+ * the scan): then r holds nothing.  Must be called inside the guard, with
+ * every allocation recorded; never from a signal handler. */
+int hp_reach_run(struct hp_reach *r, int wait_ms, const char **why);
+
+/* Unmaps what the scan mapped. */
+void hp_reach_release(struct hp_reach *r);
+
+#pragma GCC visibility pop
+
+#endif
