@@ -7,7 +7,7 @@
 # leak_check:live (every block live at exit) turns it into 1.  Asked for
 # at a sampled rate, it says in one line that it cannot be given.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 27
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:r
 
@@ -39,6 +39,24 @@ HEAPPROF_CONF=lg_prof_sample:10,prof_leak:true,leak_check:reachable,prof_prefix:
 	LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
 like "$(cat err)" '^<heapprof>: leak_check:reachable needs every allocation recorded \(lg_prof_sample:0\); the summary counts sampled blocks live at exit$' \
 	"a sampled rate: one line says the verdict cannot be given"
+
+# ---- suppressions (LeakSanitizer's format) -------------------------------
+printf '# the gate test leaks on purpose\n  leak:leak_some  \n\nleak:no_such_function\nnot a rule\n' >gate.supp
+HEAPPROF_CONF=$REACH,prof_leak_error:true,leak_suppressions:$T_DIR/gate.supp LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
+is $? 0 "a suppressed leak does not fail the gate"
+unlike "$(cat err)" 'leak of|SUMMARY|Leak approximation' "nor is it reported or counted"
+like "$(cat err)" "^<heapprof>: $T_DIR/gate.supp:5: not a suppression: 'not a rule' \\(expected leak:PATTERN\\)\$" \
+	"a bad line is one message naming the file and line"
+like "$(cat err)" '^<heapprof>: Suppressions used:$' "the suppressions used are listed (print_suppressions)"
+like "$(cat err)" '^<heapprof>: +2 +200 leak_some$' "with LeakSanitizer's count, bytes and template"
+HEAPPROF_CONF=$REACH,leak_suppressions:$T_DIR/gate.supp,print_suppressions:false LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
+unlike "$(cat err)" 'Suppressions used' "print_suppressions:false: no list"
+
+# perl does not free its interpreter at exit unless asked to: valgrind
+# counts it lost too; with PERL_DESTRUCT_LEVEL=2 it frees all, and the
+# gate passes.
+PERL_DESTRUCT_LEVEL=2 HEAPPROF_CONF=$REACH,prof_leak_error:true LD_PRELOAD=$LIB perl -e 1 >out 2>err
+is "$?:$(grep -c 'leak of' err)" "0:0" "perl -e 1 with PERL_DESTRUCT_LEVEL=2: no leak, exit status 0"
 
 # ---- programs nobody here wrote, against valgrind -------------------------
 # For each: valgrind memcheck's definitely and indirectly lost, and

@@ -13,7 +13,9 @@
 
 #include "base/log.h"
 #include "base/pages.h"
+#include "conf/conf.h"
 #include "output/dumpsyms.h"
+#include "output/suppress.h"
 #include "output/verdict.h"
 #include "record/counters.h"
 #include "record/stacktab.h"
@@ -119,11 +121,109 @@ static void print_group(struct hp_dumpsyms_names *names, const struct leak_group
 	hp_log_report("%s", "");
 }
 
+/* ---- suppressions ---------------------------------------------------- */
+
+/* The rule that suppresses stack id st, or -1: every frame's module,
+ * function (the symbol tables') matched as LeakSanitizer does; source
+ * files are not known in process. */
+static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, uint32_t st)
+{
+	const struct hp_stack *stk = hp_stacktab_get(st);
+	struct hp_suppress_frame f[FRAMES_SHOWN];
+	unsigned n = 0;
+
+	if (!stk)
+		return -1;
+	for (unsigned i = 0; i < stk->depth && n < FRAMES_SHOWN; i++) {
+		uintptr_t look = stk->frames[i] - (i ? 1 : 0);
+		Dl_info info;
+		int have = dladdr((void *)look, &info);
+		f[n].module = have ? info.dli_fname : NULL;
+		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
+		if (!f[n].function && have)
+			f[n].function = info.dli_sname;
+		f[n].file = NULL;
+		/* A frame's name lives until the next lookup: match as we go. */
+		int rule = hp_suppress_match_stack(set, &f[n], 1);
+		if (rule >= 0)
+			return rule;
+		n++;
+	}
+	return -1;
+}
+
+/* Marks the blocks the suppressions cover (their own stack matches, or
+ * that of the direct leak they were found from, as LeakSanitizer ignores
+ * what a suppressed block reaches) and takes them out of the totals. */
+static void apply_suppressions(struct hp_verdict *v, struct hp_reach *r, struct hp_suppress *set,
+			       struct hp_dumpsyms_names *names)
+{
+	uint32_t nst = hp_stacktab_count();
+	size_t mem = ((size_t)nst + 1) * sizeof(int32_t);
+	int32_t *rule_of = hp_pages_alloc(mem);   /* rule + 2; 0: not yet known */
+
+	if (!rule_of || !set->nrules)
+		goto out;
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind != HP_REACH_DIRECT && b->kind != HP_REACH_INDIRECT)
+			continue;
+		int rule = -1;
+		for (int pass = 0; pass < 2 && rule < 0; pass++) {
+			const struct hp_reach_block *k = pass ? &r->blocks[b->leader] : b;
+			const struct hp_counters *c = hp_counters_at(k->counters);
+			uint32_t st = c ? c->stack : 0;
+			if (!st || st > nst)
+				continue;
+			if (!rule_of[st])
+				rule_of[st] = stack_rule(set, names, st) + 2;
+			rule = rule_of[st] - 2;
+		}
+		if (rule < 0)
+			continue;
+		hp_suppress_hit(set, rule, 1, b->size);
+		if (b->kind == HP_REACH_DIRECT) {
+			v->direct_bytes -= b->size;
+			v->direct_objects--;
+		} else {
+			v->indirect_bytes -= b->size;
+			v->indirect_objects--;
+		}
+		b->kind = HP_REACH_SUPPRESSED;
+	}
+out:
+	hp_pages_free(rule_of, mem);
+}
+
+static void load_suppressions(struct hp_suppress *set)
+{
+	hp_suppress_init(set);
+	if (hp_conf.leak_suppressions[0])
+		hp_suppress_read_file(set, hp_conf.leak_suppressions);
+	hp_suppress_add_builtin(set);
+}
+
+static void print_suppressions(const struct hp_suppress *set)
+{
+	char buf[8192];
+	size_t n = hp_suppress_format_report(set, buf, sizeof(buf));
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	for (char *line = buf, *end = buf + n; line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		hp_log_report("%.*s", (int)(nl - line), line);
+		line = nl + 1;
+	}
+}
+
 /* Sums the leaked blocks of r by (kind, stack) into groups; returns how
  * many, or -1 without memory. */
 static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, size_t *mem)
 {
-	uint64_t leaked = r->direct_objects + r->indirect_objects, n = 0;
+	uint64_t leaked = r->nblocks, n = 0;
 	struct leak_group *g;
 
 	*mem = (leaked ? leaked : 1) * sizeof(*g);
@@ -176,10 +276,13 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms)
 		hp_log(HP_LOG_WARN, "%u of %u other threads did not stop for the leak scan: "
 		       "their stacks were scanned whole, so a leak may be missed",
 		       r.threads - r.threads_stopped, r.threads);
+	struct hp_dumpsyms_names *names = r.direct_objects ? hp_dumpsyms_names_open() : NULL;
+	struct hp_suppress set;
+	load_suppressions(&set);
+	apply_suppressions(v, &r, &set, names);
 	struct leak_group *g = NULL;
 	size_t mem = 0;
 	int64_t n = group_leaks(&r, &g, &mem);
-	struct hp_dumpsyms_names *names = n > 0 ? hp_dumpsyms_names_open() : NULL;
 	for (int64_t i = 0; i < n; i++)
 		print_group(names, &g[i]);
 	hp_dumpsyms_names_close(names);
@@ -188,6 +291,9 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms)
 		hp_log_report("SUMMARY: heapprof: %llu byte(s) leaked in %llu allocation(s).",
 			      (unsigned long long)(v->direct_bytes + v->indirect_bytes),
 			      (unsigned long long)(v->direct_objects + v->indirect_objects));
+	if (hp_conf.print_suppressions)
+		print_suppressions(&set);
+	hp_suppress_release(&set);
 	hp_pages_free(g, mem);
 	hp_reach_release(&r);
 	return 0;

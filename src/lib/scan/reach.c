@@ -51,6 +51,7 @@ struct scan {
 	uint64_t nwork;
 	int overflow;
 	int wait_ms;
+	uint32_t leader;     /* the clique being classified */
 	int done;
 	int err;
 	const char *why;
@@ -175,6 +176,7 @@ static void collect(uintptr_t p, uint64_t size, uint32_t cid, void *arg)
 	b->start = p;
 	b->size = size;
 	b->counters = cid;
+	b->leader = 0;
 	b->kind = 0;
 }
 
@@ -270,6 +272,7 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 			continue;   /* reachable, or already in a clique */
 		}
 		b->kind = kind;
+		b->leader = s->leader;
 		r->work[s->nwork++] = (uint32_t)i;
 	}
 }
@@ -507,8 +510,20 @@ static void classify(struct scan *s)
 		if (b->kind != 0)
 			continue;
 		b->kind = HP_REACH_DIRECT;
+		b->leader = (uint32_t)i;
+		s->leader = (uint32_t)i;
 		scan_range(s, b->start, b->start + b->size, HP_REACH_INDIRECT, (int64_t)i);
 		drain(s, HP_REACH_INDIRECT, (int64_t)i);
+	}
+	/* A demoted leader's clique follows it to its new leader. */
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind != HP_REACH_INDIRECT)
+			continue;
+		uint32_t l = b->leader;
+		for (int hops = 0; r->blocks[l].kind != HP_REACH_DIRECT && hops < 64; hops++)
+			l = r->blocks[l].leader;
+		b->leader = l;
 	}
 	for (uint64_t i = 0; i < r->nblocks; i++) {
 		const struct hp_reach_block *b = &r->blocks[i];

@@ -47,12 +47,15 @@ enum hp_reach_kind {
 	HP_REACH_REACHABLE = 1,
 	HP_REACH_INDIRECT = 2,
 	HP_REACH_DIRECT = 3,
+	HP_REACH_SUPPRESSED = 4,   /* a leak a suppression covers (output/) */
 };
 
 struct hp_reach_block {
 	uintptr_t start;
 	uint64_t size;
 	uint32_t counters;   /* the counter context: its stack and thread */
+	uint32_t leader;     /* a leak's direct block: itself, or the direct
+			      * leak it was found from (an index) */
 	uint8_t kind;        /* enum hp_reach_kind; 0 while unreached */
 };
 
