@@ -7,7 +7,7 @@
 # leak_check:live (every block live at exit) turns it into 1.  Asked for
 # at a sampled rate, it says in one line that it cannot be given.
 . "$(dirname "$0")/lib.sh"
-plan 27
+plan 28
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:r
 
@@ -39,6 +39,12 @@ HEAPPROF_CONF=lg_prof_sample:10,prof_leak:true,leak_check:reachable,prof_prefix:
 	LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
 like "$(cat err)" '^<heapprof>: leak_check:reachable needs every allocation recorded \(lg_prof_sample:0\); the summary counts sampled blocks live at exit$' \
 	"a sampled rate: one line says the verdict cannot be given"
+
+# The gate at a sampled rate never passes a small leak silently: one line
+# at start-up says the verdict is statistical.
+HEAPPROF_CONF=prof_leak_error:true,prof_prefix:d LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
+like "$(cat err)" '^<heapprof>: prof_leak_error at lg_prof_sample:19 is statistical: a leak smaller than about 2\^19 bytes can pass; lg_prof_sample:0 records every allocation$' \
+	"prof_leak_error at the default rate says it is statistical"
 
 # ---- suppressions (LeakSanitizer's format) -------------------------------
 printf '# the gate test leaks on purpose\n  leak:leak_some  \n\nleak:no_such_function\nnot a rule\n' >gate.supp

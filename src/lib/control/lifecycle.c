@@ -122,6 +122,10 @@ __attribute__((constructor(101))) static void hp_init(void)
 	if (hp_switches.enabled) {
 		hp_settings_apply();
 		hp_log_hold(0);
+		if (hp_conf.prof_leak_error && hp_conf.lg_prof_sample > 0)
+			hp_log(HP_LOG_WARN, "prof_leak_error at lg_prof_sample:%d is statistical: a leak "
+			       "smaller than about 2^%d bytes can pass; lg_prof_sample:0 records every allocation",
+			       (int)hp_conf.lg_prof_sample, (int)hp_conf.lg_prof_sample);
 		hp_threads_init();
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
