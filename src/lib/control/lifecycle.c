@@ -81,6 +81,7 @@ static void postfork_child(void)
 	hp_dump_postfork_child();
 	hp_settings_postfork_child();
 	hp_statefile_postfork_child();
+	hp_leak_set_owner();
 	/* The child keeps profiling: its own pipe, helper thread and state. */
 	hp_helperthread_postfork_child();
 	hp_statefile_publish();
@@ -100,12 +101,19 @@ static void log_memory(void)
 	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
 }
 
+/* The frame where an exit path enters heapprof, for the leak scan: with
+ * room below for the registers the entry function spilled. */
+#define ENTRY_FRAME() ((uintptr_t)__builtin_frame_address(0) - 256)
+
 static void exit_handler(int status, void *arg)
 {
+	__builtin_unwind_init();
+	uintptr_t entry = ENTRY_FRAME();
+
 	(void)arg;
 	hp_stack_log_stats();
 	log_memory();
-	hp_leak_at_exit(status);
+	hp_leak_at_exit(status, entry);
 }
 
 __attribute__((constructor(101))) static void hp_init(void)
@@ -129,6 +137,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_threads_init();
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
+		hp_leak_set_owner();
 		on_exit(exit_handler, NULL);
 		hp_statefile_init();
 		int err = hp_helperthread_start();

@@ -247,7 +247,7 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 
 /* leak_check:reachable: the verdict by reachability, with its report.
  * Returns 0 when there is none (then the summary counts what is live). */
-static int reachability_verdict(struct hp_leak_summary *sum)
+static int reachability_verdict(struct hp_leak_summary *sum, uintptr_t stack_from)
 {
 	struct hp_verdict v;
 
@@ -258,7 +258,7 @@ static int reachability_verdict(struct hp_leak_summary *sum)
 		       "the summary counts sampled blocks live at exit");
 		return 0;
 	}
-	if (hp_verdict_run(&v, REACH_WAIT_MS) != 0)
+	if (hp_verdict_run(&v, REACH_WAIT_MS, stack_from) != 0)
 		return 0;
 	memset(sum, 0, sizeof(*sum));
 	sum->bytes = v.direct_bytes + v.indirect_bytes;
@@ -270,7 +270,10 @@ static int reachability_verdict(struct hp_leak_summary *sum)
 	return 1;
 }
 
-void hp_leak_at_exit(int status)
+/* The final dump, the summary and the gate.  Returns the exit status to
+ * use: status, or leak_exit_code when the gate fails the program (then,
+ * when called from exit, it has exited already through a nested exit). */
+static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 {
 	struct hp_tls *t = &hp_tls;
 	struct hp_totals snap;
@@ -280,7 +283,7 @@ void hp_leak_at_exit(int status)
 
 	if (!hp_conf.prof_final && !hp_conf.prof_leak) {
 		hp_statefile_remove();
-		return;
+		return status;
 	}
 	hp_tls_guard_enter(t);
 	if (hp_conf.prof_final) {
@@ -294,7 +297,7 @@ void hp_leak_at_exit(int status)
 			goto out;
 		have_snap = 1;
 	}
-	if (!reachability_verdict(&sum))
+	if (!reachability_verdict(&sum, stack_from))
 		hp_leak_summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
@@ -312,7 +315,9 @@ void hp_leak_at_exit(int status)
 	hp_sampled_leave(t);
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
-	exit((int)hp_conf.leak_exit_code);
+	if (from_exit)
+		exit((int)hp_conf.leak_exit_code);
+	return (int)hp_conf.leak_exit_code;
 out:
 	/* The summary names the final dump; without one, say where it went,
 	 * except to a clean leak check, whose output stays as the program's. */
@@ -322,4 +327,32 @@ out:
 		hp_totals_release(&snap);
 	hp_statefile_remove();
 	hp_sampled_leave(t);
+	return status;
+}
+
+/* The process whose exit is ours to check: the one that started
+ * heapprof, or a fork child (its fork handler says so).  A vfork child,
+ * or a clone that shares our memory without fork handlers, is not. */
+static pid_t owner;
+static int checked;
+
+void hp_leak_set_owner(void)
+{
+	HP_STORE(&owner, getpid());
+	HP_STORE(&checked, 0);
+}
+
+void hp_leak_at_exit(int status, uintptr_t stack_from)
+{
+	if (__atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
+		return;
+	check_leaks(status, 1, stack_from);
+}
+
+int hp_leak_before__exit(int status, uintptr_t stack_from)
+{
+	if (!HP_LOAD_ACQ(&hp_switches.ready) || getpid() != HP_LOAD(&owner) ||
+	    __atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
+		return status;
+	return check_leaks(status, 0, stack_from);
 }

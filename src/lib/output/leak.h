@@ -36,6 +36,16 @@ void hp_leak_summarize(const struct hp_totals *s, struct hp_leak_summary *out);
 /* The at-exit sequence: final dump, summary, gate.  status is the exit
  * status the program asked for.  May call exit() (nested, so the remaining
  * exit handlers and stdio flushing still run) to change it. */
-void hp_leak_at_exit(int status);
+void hp_leak_at_exit(int status, uintptr_t stack_from);
+
+/* The same before _exit() or _Exit(), which skip exit handlers: returns
+ * the status to exit with.  Does nothing in a process that is not the
+ * owner (a vfork child shares our memory), before start-up finished, or
+ * when the check already ran. */
+int hp_leak_before__exit(int status, uintptr_t stack_from);
+
+/* Makes the calling process the one whose exit is checked: at start-up,
+ * and in a fork child. */
+void hp_leak_set_owner(void);
 
 #endif

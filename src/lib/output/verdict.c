@@ -256,13 +256,13 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 	return (int64_t)m;
 }
 
-int hp_verdict_run(struct hp_verdict *v, int wait_ms)
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
 {
 	struct hp_reach r;
 	const char *why;
 
 	memset(v, 0, sizeof(*v));
-	int err = hp_reach_run(&r, wait_ms, &why);
+	int err = hp_reach_run(&r, wait_ms, stack_from, &why);
 	if (err) {
 		hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
 		       why);

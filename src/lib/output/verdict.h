@@ -25,11 +25,12 @@ struct hp_verdict {
 	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
 };
 
-/* Scans (stopping the other threads for at most wait_ms per round) and
+/* Scans (stopping the other threads for at most wait_ms per round; the
+ * calling thread's stack from stack_from, see scan/reach.h) and
  * prints the report.  Returns 0, or an errno value after one line saying
  * why there is no verdict.  At exit, inside the guard, with every
  * allocation recorded. */
-int hp_verdict_run(struct hp_verdict *v, int wait_ms);
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from);
 
 #pragma GCC visibility pop
 

@@ -51,6 +51,7 @@ struct scan {
 	uint64_t nwork;
 	int overflow;
 	int wait_ms;
+	uintptr_t stack_from;
 	uint32_t leader;     /* the clique being classified */
 	int done;
 	int err;
@@ -562,10 +563,12 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		s->span_lo = r->blocks[0].start;
 		s->span_hi = last->start + (last->size ? last->size : 1);
 	}
-	/* This thread: its callee-saved registers spilled, then its stack. */
+	/* This thread: its stack from where the program's call entered us
+	 * (its registers were spilled there), not from here: heapprof's
+	 * deeper frames hold stale copies of the program's pointers. */
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
-	scan_stack(s, (uintptr_t)&here);
+	scan_stack(s, s->stack_from ? s->stack_from : (uintptr_t)&here);
 	scan_tls(s, (uintptr_t)pthread_self());
 	for (unsigned i = 0; i < s->world.n; i++) {
 		const struct hp_world_thread *t = &s->world.threads[i];
@@ -657,7 +660,7 @@ static void self_object(struct scan *s)
 	s->self_hi = hi;
 }
 
-int hp_reach_run(struct hp_reach *r, int wait_ms, const char **why)
+int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why)
 {
 	struct scan s;
 	size_t lines;
@@ -689,6 +692,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const char **why)
 	}
 	self_object(&s);
 	s.wait_ms = wait_ms;
+	s.stack_from = stack_from;
 	dl_iterate_phdr(with_loader_lock, &s);
 	err = s.done ? s.err : EAGAIN;
 	if (err)

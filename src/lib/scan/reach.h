@@ -72,11 +72,14 @@ struct hp_reach {
 };
 
 /* Runs the scan: stops the other threads for at most wait_ms per round,
+ * takes the calling thread's stack from stack_from upward (the frame where
+ * the program's call entered heapprof: deeper, heapprof's own frames hold
+ * stale copies of the program's pointers; 0: from here),
  * marks, classifies and resumes them.  Returns 0, or an errno value and a
  * reason in *why (no /proc, no memory, too many blocks appeared during
  * the scan): then r holds nothing.  Must be called inside the guard, with
  * every allocation recorded; never from a signal handler. */
-int hp_reach_run(struct hp_reach *r, int wait_ms, const char **why);
+int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why);
 
 /* Unmaps what the scan mapped. */
 void hp_reach_release(struct hp_reach *r);
