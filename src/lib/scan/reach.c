@@ -16,13 +16,16 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
 #include "base/pages.h"
 #include "next/next.h"
+#include "record/counters.h"
 #include "record/live.h"
+#include "record/stacktab.h"
 #include "record/threads.h"
 #include "scan/reach.h"
 #include "scan/world.h"
@@ -47,6 +50,7 @@ struct scan {
 	struct mapping *maps;
 	size_t nmaps, maps_max;
 	uintptr_t self_lo, self_hi;    /* heapprof's own object */
+	uintptr_t ld_lo, ld_hi;        /* the dynamic loader */
 	uintptr_t span_lo, span_hi;    /* from the lowest block to the end of the highest */
 	uint64_t nwork;
 	int overflow;
@@ -403,6 +407,52 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* Blocks the dynamic loader allocated itself (its first frame is in
+ * ld.so: link maps, dlopen state, threads' TLS tables) are kept for the
+ * process's life and found through the loader's own structures, some of
+ * which live where no root reaches (a joined thread's TLS table hangs off
+ * glibc's cache of thread stacks): reachable, as in LeakSanitizer. */
+static void loader_roots(struct scan *s)
+{
+	struct hp_reach *r = s->r;
+
+	if (!s->ld_hi)
+		return;
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		struct hp_reach_block *b = &r->blocks[i];
+		const struct hp_counters *c = hp_counters_at(b->counters);
+		const struct hp_stack *st = c ? hp_stacktab_get(c->stack) : NULL;
+		if (!st || !st->depth || st->frames[0] < s->ld_lo || st->frames[0] >= s->ld_hi)
+			continue;
+		if (b->kind == HP_REACH_REACHABLE)
+			continue;
+		b->kind = HP_REACH_REACHABLE;
+		r->work[s->nwork++] = (uint32_t)i;
+		drain(s, HP_REACH_REACHABLE, -1);
+	}
+}
+
+static int find_loader(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *s = arg;
+	uintptr_t base = (uintptr_t)getauxval(AT_BASE), lo = UINTPTR_MAX, hi = 0;
+
+	(void)size;
+	if (!base || info->dlpi_addr != base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = base + ph->p_vaddr, b = a + ph->p_memsz;
+		lo = a < lo ? a : lo;
+		hi = b > hi ? b : hi;
+	}
+	s->ld_lo = lo;
+	s->ld_hi = hi;
+	return 1;
+}
+
 /* glibc's thread arenas: mappings aligned to 64 MiB whose first word (the
  * heap_info's arena pointer) points into the mapping itself. */
 static int glibc_arena(const struct mapping *m)
@@ -577,6 +627,7 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 			scan_tls(s, t->tp);
 		}
 	}
+	loader_roots(s);
 	dl_iterate_phdr(object_roots, s);
 	uintptr_t plo, phi;
 	hp_next_pool_span(&plo, &phi);
@@ -691,6 +742,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const ch
 		goto out;
 	}
 	self_object(&s);
+	dl_iterate_phdr(find_loader, &s);
 	s.wait_ms = wait_ms;
 	s.stack_from = stack_from;
 	dl_iterate_phdr(with_loader_lock, &s);

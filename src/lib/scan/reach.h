@@ -20,6 +20,9 @@
  *    TCB, whose DTV reaches dynamic TLS blocks), for the main thread whose
  *    TLS the dynamic loader placed elsewhere;
  *  - the calling thread's stack and spilled registers likewise;
+ *  - the blocks the dynamic loader allocated itself (link maps, dlopen
+ *    state, threads' TLS tables), as LeakSanitizer does: found through
+ *    the loader's own structures, kept for the process's life;
  *  - the in-use chunks of glibc's main heap that heapprof did not record
  *    (allocated before it started, or by heapprof's own dependencies);
  *  - every other readable, writable mapping except the allocator's heap
