@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "base/pages.h"
@@ -261,13 +262,20 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
 	struct hp_reach r;
 	const char *why;
 
+	struct timespec t0, t1;
+
 	memset(v, 0, sizeof(*v));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = hp_reach_run(&r, wait_ms, stack_from, &why);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
 		hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
 		       why);
 		return err;
 	}
+	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots, %u of %u other threads stopped, %lld ms",
+	       (unsigned long long)r.nblocks, (unsigned long long)r.root_bytes, r.threads_stopped, r.threads,
+	       (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	v->direct_bytes = r.direct_bytes;
 	v->direct_objects = r.direct_objects;
 	v->indirect_bytes = r.indirect_bytes;
