@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
@@ -55,6 +56,7 @@ struct scan {
 	uint64_t nwork;
 	int overflow;
 	int wait_ms;
+	int careful;         /* some thread still runs: read without faulting */
 	uintptr_t stack_from;
 	uint32_t leader;     /* the clique being classified */
 	int done;
@@ -259,27 +261,74 @@ static int block_within(const struct scan *s, uintptr_t lo, uintptr_t hi)
 
 /* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
  * skip is a block not to mark (the one being scanned). */
-static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind, int64_t skip)
+static void visit(struct scan *s, uintptr_t w, uint8_t kind, int64_t skip)
 {
 	struct hp_reach *r = s->r;
+	int64_t i = block_at(s, w);
 
-	lo = (lo + sizeof(uintptr_t) - 1) & ~(uintptr_t)(sizeof(uintptr_t) - 1);
-	for (uintptr_t a = lo; a + sizeof(uintptr_t) <= hi; a += sizeof(uintptr_t)) {
-		uintptr_t w = *(const uintptr_t *)a;
-		int64_t i = block_at(s, w);
-		if (i < 0 || i == skip)
-			continue;
-		struct hp_reach_block *b = &r->blocks[i];
-		if (kind == HP_REACH_REACHABLE) {
-			if (b->kind == HP_REACH_REACHABLE)
-				continue;
-		} else if (b->kind != 0 && b->kind != HP_REACH_DIRECT) {
-			continue;   /* reachable, or already in a clique */
-		}
-		b->kind = kind;
-		b->leader = s->leader;
-		r->work[s->nwork++] = (uint32_t)i;
+	if (i < 0 || i == skip)
+		return;
+	struct hp_reach_block *b = &r->blocks[i];
+	if (kind == HP_REACH_REACHABLE) {
+		if (b->kind == HP_REACH_REACHABLE)
+			return;
+	} else if (b->kind != 0 && b->kind != HP_REACH_DIRECT) {
+		return;   /* reachable, or already in a clique */
 	}
+	b->kind = kind;
+	b->leader = s->leader;
+	r->work[s->nwork++] = (uint32_t)i;
+}
+
+/* Copies n words at a into buf without faulting: process_vm_readv on
+ * ourselves.  Returns the words copied (fewer at an unmapped page). */
+static size_t copy_words(uintptr_t a, uintptr_t *buf, size_t n)
+{
+	struct iovec local = { buf, n * sizeof(*buf) };
+	struct iovec remote = { (void *)a, n * sizeof(*buf) };
+	ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	return got > 0 ? (size_t)got / sizeof(*buf) : 0;
+}
+
+/* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
+ * skip is a block not to mark (the one being scanned).  When some thread
+ * still runs, memory can be unmapped under us: words are then copied
+ * without faulting, and an unreadable page is skipped. */
+static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind, int64_t skip)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	lo = (lo + W - 1) & ~(W - 1);
+	if (!s->careful) {
+		for (uintptr_t a = lo; a + W <= hi; a += W)
+			visit(s, *(const uintptr_t *)a, kind, skip);
+		return;
+	}
+	uintptr_t buf[512];
+	while (lo + W <= hi) {
+		size_t want = (hi - lo) / W;
+		if (want > HP_ARRAY_LEN(buf))
+			want = HP_ARRAY_LEN(buf);
+		size_t got = copy_words(lo, buf, want);
+		for (size_t k = 0; k < got; k++)
+			visit(s, buf[k], kind, skip);
+		if (got < want)   /* unreadable: on to the next page */
+			lo = ((lo + got * W) | 4095) + 1;
+		else
+			lo += got * W;
+	}
+}
+
+/* One word, without faulting when careful; 0 if unreadable. */
+static uintptr_t read_word(const struct scan *s, uintptr_t a)
+{
+	uintptr_t w = 0;
+
+	if (!s->careful)
+		return *(const uintptr_t *)a;
+	copy_words(a, &w, 1);
+	return w;
 }
 
 static void drain(struct scan *s, uint8_t kind, int64_t leader)
@@ -455,13 +504,13 @@ static int find_loader(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* glibc's thread arenas: mappings aligned to 64 MiB whose first word (the
  * heap_info's arena pointer) points into the mapping itself. */
-static int glibc_arena(const struct mapping *m)
+static int glibc_arena(const struct scan *s, const struct mapping *m)
 {
 	uintptr_t first;
 
 	if (m->lo & ((64u << 20) - 1) || m->hi - m->lo < sizeof(first))
 		return 0;
-	first = *(const uintptr_t *)m->lo;
+	first = read_word(s, m->lo);
 	return first > m->lo && first < m->hi;
 }
 
@@ -479,7 +528,7 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 	uintptr_t c = m->lo;
 
 	while (c + 4 * W <= m->hi) {
-		uintptr_t size = *(const uintptr_t *)(c + W) & ~(uintptr_t)7;
+		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
 		uintptr_t next = c + size;
 		if (size < 4 * W || size % (2 * W) || next > m->hi || next < c) {
 			scan_root_between_blocks(s, c, m->hi);
@@ -487,7 +536,7 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		}
 		if (next + 2 * W > m->hi)
 			return;   /* the top chunk: free */
-		int in_use = *(const uintptr_t *)(next + W) & 1;
+		int in_use = read_word(s, next + W) & 1;
 		uintptr_t user = c + 2 * W;
 		if (in_use && !block_within(s, user, next + W))
 			scan_root_between_blocks(s, user, next + W);
@@ -544,7 +593,7 @@ static void other_roots(struct scan *s)
 			continue;
 		if (m->lo < s->self_hi && m->hi > s->self_lo)
 			continue;   /* heapprof's own object */
-		if (!m->named && glibc_arena(m))
+		if (!m->named && glibc_arena(s, m))
 			continue;
 		scan_root_between_blocks(s, m->lo, m->hi);
 	}
@@ -601,6 +650,12 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		return;
 	}
 	parse_maps(s, s->maps_text, (size_t)len);
+	s->careful = s->world.stopped < s->world.n || s->world.missed;
+	if (s->careful) {
+		/* process_vm_readv may be denied (seccomp): then read directly. */
+		uintptr_t probe = 1, got = 0;
+		s->careful = copy_words((uintptr_t)&probe, &got, 1) == 1 && got == 1;
+	}
 	hp_live_foreach_held(collect, s);
 	if (s->overflow) {
 		s->err = EAGAIN;
