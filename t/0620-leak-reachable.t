@@ -7,7 +7,7 @@
 # leak_check:live (every block live at exit) turns it into 1.  Asked for
 # at a sampled rate, it says in one line that it cannot be given.
 . "$(dirname "$0")/lib.sh"
-plan 37
+plan 40
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:r
 
@@ -22,6 +22,10 @@ like "$(cat err)" '^<heapprof>:     #1 0x[0-9a-f]+ in main ' "then its caller"
 like "$(cat err)" '^<heapprof>: SUMMARY: heapprof: 200 byte\(s\) leaked in 2 allocation\(s\)\.$' "the SUMMARY line"
 like "$(cat err)" '^<heapprof>: Leak approximation summary: ~200 bytes, ~2 objects, >= 1 context \(direct 200 bytes in 2 objects, indirect 0 bytes in 0 objects\)$' \
 	"jemalloc's summary line agrees, with the split"
+leakdump=$(sed -n 's/^<heapprof>: Run .* report \(.*\) for leak detail$/\1/p' err)
+like "$leakdump" '/r\.[0-9]+\.[0-9]+\.l0\.[0-9]{8}T[0-9]{6}Z\.heap$' "the summary names the leak dump (l)"
+like "$("$BIN" report --show-bytes "$leakdump")" '^Total: 200 B ' "whose report totals what the summary counted, to the byte"
+is "$(jeprof_bytes "$TP/gate" "$leakdump" leak_some)" 200 "and jeprof reads it: 200 bytes in leak_some"
 vg=$(valgrind --leak-check=full "$TP/gate" leak 2>&1 >/dev/null)
 def=$(printf '%s\n' "$vg" | sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' | tr -d ,)
 reach=$(printf '%s\n' "$vg" | sed -n 's/.*still reachable: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' | tr -d ,)

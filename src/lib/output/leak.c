@@ -267,6 +267,8 @@ static int reachability_verdict(struct hp_leak_summary *sum, uintptr_t stack_fro
 	sum->direct_bytes = v.direct_bytes;
 	sum->direct_objects = v.direct_objects;
 	sum->reachability = 1;
+	memcpy(sum->leak_dump, v.dump, sizeof(sum->leak_dump));
+	sum->leak_dump_err = v.dump_err;
 	return 1;
 }
 
@@ -301,7 +303,10 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 		hp_leak_summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
-	print_summary(&sum, path, dump_err);
+	if (sum.reachability)   /* the detail is the leak dump's: exactly these */
+		print_summary(&sum, sum.leak_dump, sum.leak_dump_err);
+	else
+		print_summary(&sum, path, dump_err);
 	logged = 1;
 	if (!hp_conf.prof_leak_error)
 		goto out;

@@ -14,6 +14,7 @@
 #ifndef HP_LEAK_H
 #define HP_LEAK_H
 
+#include <limits.h>
 #include <stdint.h>
 
 struct hp_totals;
@@ -28,6 +29,8 @@ struct hp_leak_summary {
 	int reachability;
 	uint64_t direct_bytes;
 	uint64_t direct_objects;
+	char leak_dump[PATH_MAX];   /* a profile of exactly the leaks */
+	int leak_dump_err;
 };
 
 /* Sums what leaked in s, excluding runtime memory. */

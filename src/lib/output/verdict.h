@@ -17,12 +17,16 @@
 
 #pragma GCC visibility push(hidden)
 
+#include <limits.h>
 #include <stdint.h>
 
 struct hp_verdict {
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
 	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
+	/* The leak dump: a heap profile of exactly these leaks. */
+	char dump[PATH_MAX];
+	int dump_err;        /* 0, ENOENT (no prof_prefix) or why it failed */
 };
 
 /* Scans (stopping the other threads for at most wait_ms per round; the
