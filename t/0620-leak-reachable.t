@@ -7,7 +7,7 @@
 # leak_check:live (every block live at exit) turns it into 1.  Asked for
 # at a sampled rate, it says in one line that it cannot be given.
 . "$(dirname "$0")/lib.sh"
-plan 40
+plan 42
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:r
 
@@ -26,6 +26,10 @@ leakdump=$(sed -n 's/^<heapprof>: Run .* report \(.*\) for leak detail$/\1/p' er
 like "$leakdump" '/r\.[0-9]+\.[0-9]+\.l0\.[0-9]{8}T[0-9]{6}Z\.heap$' "the summary names the leak dump (l)"
 like "$("$BIN" report --show-bytes "$leakdump")" '^Total: 200 B ' "whose report totals what the summary counted, to the byte"
 is "$(jeprof_bytes "$TP/gate" "$leakdump" leak_some)" 200 "and jeprof reads it: 200 bytes in leak_some"
+final=$(one_file 'r.*.f.*heap')
+like "$("$BIN" report --leaks --show-bytes "$final")" '^Total: 200 B ' "heapprof report --leaks FINAL reports the leak dump of its process"
+"$BIN" report --leaks "$TP/../nothing.1.0.f.heap" >/dev/null 2>rerr
+like "$(cat rerr)" "^heapprof: --leaks: no leak dump of process 1 beside" "and says so in one line when there is none"
 vg=$(valgrind --leak-check=full "$TP/gate" leak 2>&1 >/dev/null)
 def=$(printf '%s\n' "$vg" | sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' | tr -d ,)
 reach=$(printf '%s\n' "$vg" | sed -n 's/.*still reachable: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' | tr -d ,)

@@ -6,7 +6,9 @@
  * one "heapprof: ..." line), 2 usage errors.
  */
 #include <getopt.h>
+#include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../report/report.h"
@@ -31,6 +33,8 @@ static const char usage_text[] =
 	"  --alloc-space      bytes allocated since start (dumps with prof_accum:true)\n"
 	"  --alloc-objects    objects allocated since start (same)\n"
 	"Selection and names:\n"
+	"  --leaks            the leak dump of each DUMP's process instead (written at\n"
+	"                     exit with leak_check:reachable): exactly the leaks\n"
 	"  --base OLD         subtract the dump OLD (repeatable): what grew since OLD\n"
 	"  --focus RE         keep stacks with a function matching RE (extended regex)\n"
 	"  --ignore RE        drop stacks with a function matching RE\n"
@@ -51,6 +55,7 @@ static const struct option longopts[] = {
 	{ "pprof", no_argument, NULL, HP_ROPTS_OPT_PPROF },
 	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
 	{ "base", required_argument, NULL, HP_ROPTS_OPT_BASE },
+	{ "leaks", no_argument, NULL, 'L' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,10 +94,49 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	}
 }
 
+/* The leak dump (<prefix>.<pid>.<seq>.l<n>.<time>.heap) of the process
+ * that wrote dump: dump itself if it is one.  Dies when there is none. */
+static char *leak_dump_of(const char *dump)
+{
+	const char *base = strrchr(dump, '/');
+	char *pattern = NULL, *found = NULL;
+	glob_t g;
+
+	base = base ? base + 1 : dump;
+	/* <prefix>.<pid>.<seq>.<trigger>[.<time>].heap: the pid is the field
+	 * before the sequence number, counted from the trigger. */
+	size_t n = strlen(dump);
+	if (n < 6 || strcmp(dump + n - 5, ".heap"))
+		hp_util_die("--leaks: '%s' is not named like a heapprof dump", dump);
+	const char *fields[6];
+	int nf = 0;
+	for (const char *p = dump + n - 5; p > base && nf < 6; p--)
+		if (p[-1] == '.')
+			fields[nf++] = p;
+	/* fields[0] is the last field (time or trigger), counting back */
+	int trig = nf > 0 && strlen(fields[0]) >= 16 && fields[0][8] == 'T' ? 1 : 0;
+	if (nf < trig + 3)
+		hp_util_die("--leaks: '%s' is not named like a heapprof dump", dump);
+	if (fields[trig][0] == 'l')
+		return hp_util_xstrdup(dump);
+	const char *pid = fields[trig + 2];
+	size_t upto = (size_t)(fields[trig + 1] - dump);   /* "<prefix>.<pid>." */
+	if (asprintf(&pattern, "%.*s*.l*.heap", (int)upto, dump) < 0)
+		hp_util_die("%s", "out of memory");
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
+		found = hp_util_xstrdup(g.gl_pathv[g.gl_pathc - 1]);
+	else
+		hp_util_die("--leaks: no leak dump of process %.*s beside '%s' (leak_check:reachable "
+			    "writes one at exit when something leaked)", (int)(fields[trig + 1] - pid - 1), pid, dump);
+	globfree(&g);
+	free(pattern);
+	return found;
+}
+
 int hp_cmd_report(int argc, char **argv)
 {
 	struct hp_ropts o;
-	int c;
+	int c, leaks = 0;
 
 	hp_ropts_init(&o);
 	opterr = 0;
@@ -106,6 +150,10 @@ int hp_cmd_report(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == 'L') {
+			leaks = 1;
+			continue;
+		}
 		int r = hp_ropts_common(&o, c, optarg);
 		if (r == 0)
 			r = report_option(&o, c, optarg) ? -1 : 1;
@@ -114,5 +162,8 @@ int hp_cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no dump given%s", "");
+	if (leaks)
+		for (int i = optind; i < argc; i++)
+			argv[i] = leak_dump_of(argv[i]);
 	return hp_report_run(&o, argv + optind, (size_t)(argc - optind));
 }
