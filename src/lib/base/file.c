@@ -87,3 +87,22 @@ void hp_file_abort(struct hp_file *f)
 	f->fd = -1;
 	unlink(f->tmp);
 }
+
+int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, void *arg), void *arg)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		fn(buf, (size_t)n, arg);
+	}
+	close(fd);
+	return 0;
+}

@@ -28,6 +28,11 @@ int hp_file_commit(struct hp_file *f);
 /* Closes and removes the temporary. */
 void hp_file_abort(struct hp_file *f);
 
+/* Reads the file at path with read(2) in chunks of up to 4 KiB, calling
+ * fn on each until the end or an error; no allocation.  Returns 0, or the
+ * errno of open. */
+int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, void *arg), void *arg);
+
 /* Moves fd above the standard descriptors if it is one of them.  Returns
  * the descriptor to use (fd itself, or a duplicate), -1 on failure. */
 int hp_file_fd_above_stdio(int fd);

@@ -108,23 +108,15 @@ static void put_frames(struct hp_out *o, uint32_t stack_id)
 	hp_out_char(o, '\n');
 }
 
+static void put_chunk(const char *buf, size_t n, void *arg)
+{
+	hp_out_write(arg, buf, n);
+}
+
 static void put_maps(struct hp_out *o)
 {
-	char buf[4096];
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-
 	hp_out_str(o, "\nMAPPED_LIBRARIES:\n");
-	if (fd < 0)
-		return;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		hp_out_write(o, buf, (size_t)n);
-	}
-	close(fd);
+	hp_file_each_chunk("/proc/self/maps", put_chunk, o);
 }
 
 static void write_gperftools(struct hp_out *o, const struct hp_totals *s,

@@ -347,22 +347,6 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 	return found;
 }
 
-void hp_live_foreach(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg)
-{
-	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
-		struct shard *s = &shards[n];
-		shard_lock(s);
-		for (uint32_t i = 0; i < s->n; i++) {
-			uintptr_t k = s->slots[i].key;
-			if (k == SLOT_EMPTY)
-				continue;
-			uint64_t v = s->slots[i].val;
-			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
-		}
-		shard_unlock(s);
-	}
-}
-
 void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg)
 {
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {

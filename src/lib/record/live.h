@@ -48,14 +48,10 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 /* Looks p up without removing it. */
 bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx);
 
-/* Calls fn for every live record, one shard locked at a time.  fn must not
- * allocate through malloc or touch the live table. */
-void hp_live_foreach(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
-				void *arg), void *arg);
-
-/* The same, with every shard lock already held by the caller
- * (hp_live_prefork): for the leak scan, which reads the table while the
- * other threads are stopped. */
+/* Calls fn for every live record; the caller holds every shard lock
+ * (hp_live_prefork): the leak scan, which reads the table while the other
+ * threads are stopped.  fn must not allocate through malloc or touch the
+ * live table. */
 void hp_live_foreach_held(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
 				     void *arg), void *arg);
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "base/file.h"
 #include "base/pages.h"
 #include "next/next.h"
 #include "record/counters.h"
@@ -721,27 +722,26 @@ static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+struct maps_size {
+	size_t bytes, lines;
+};
+
+static void count_chunk(const char *buf, size_t n, void *arg)
+{
+	struct maps_size *m = arg;
+
+	m->bytes += n;
+	for (size_t i = 0; i < n; i++)
+		m->lines += buf[i] == '\n';
+}
+
 static size_t maps_size_now(size_t *lines)
 {
-	char buf[4096];
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	size_t total = 0;
+	struct maps_size m = { 0, 0 };
 
-	*lines = 0;
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += (size_t)n;
-		for (ssize_t i = 0; i < n; i++)
-			*lines += buf[i] == '\n';
-	}
-	close(fd);
-	return total;
+	hp_file_each_chunk("/proc/self/maps", count_chunk, &m);
+	*lines = m.lines;
+	return m.bytes;
 }
 
 static void self_object(struct scan *s)
