@@ -171,6 +171,11 @@ int hp_log_configure(const char *path, int64_t max, int nkeep)
 	return err;
 }
 
+int hp_log_can_print(void)
+{
+	return HP_LOAD(&log_fd) >= 0 || fcntl(STDERR_FILENO, F_GETFD) != -1;
+}
+
 void hp_log_postfork_child(void)
 {
 	/* flock locks belong to the open file description, which the child

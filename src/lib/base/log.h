@@ -33,6 +33,13 @@ void hp_log_set_level(int level);
  * an error, but never counted against the cap on errors and warnings. */
 void hp_log_report(const char *fmt, ...) HP_PRINTF(1, 2);
 
+/* Whether a line printed now can reach anyone: a log file is open, or
+ * standard error is (fcntl(2, F_GETFD) succeeds).  Programs such as ls
+ * and sort close it before exit; callers with much to say (the leak
+ * report) check first and keep quiet rather than write to a closed
+ * descriptor. */
+int hp_log_can_print(void);
+
 /* Sends messages to the file at path (NULL or empty: standard error),
  * rotating it when a line would take it past max bytes (0: never) and
  * keeping nkeep rotated files.  Returns 0, or the errno of the failed

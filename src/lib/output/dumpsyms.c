@@ -257,6 +257,18 @@ const char *hp_dumpsyms_names_lookup(struct hp_dumpsyms_names *n, uintptr_t pc)
 	return name;
 }
 
+const char *hp_dumpsyms_names_object(struct hp_dumpsyms_names *n, uintptr_t pc, uintptr_t *bias)
+{
+	for (int k = 0; k < n->t.nobj; k++) {
+		const struct object *o = &n->t.obj[k];
+		if (pc >= o->lo && pc < o->hi && o->path[0]) {
+			*bias = o->base;
+			return o->path;
+		}
+	}
+	return NULL;
+}
+
 void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
 {
 	if (!n)

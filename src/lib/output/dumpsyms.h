@@ -30,6 +30,11 @@ struct hp_dumpsyms_names;
 struct hp_dumpsyms_names *hp_dumpsyms_names_open(void);
 const char *hp_dumpsyms_names_lookup(struct hp_dumpsyms_names *n, uintptr_t pc);
 void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n);
+/* The object that holds pc: its absolute path (the program's from
+ * /proc/self/exe) and its load bias in *bias, so that pc - *bias is the
+ * address as the ELF file numbers it; NULL for an address in no object
+ * on disk (the vDSO, anonymous code).  Valid until close. */
+const char *hp_dumpsyms_names_object(struct hp_dumpsyms_names *n, uintptr_t pc, uintptr_t *bias);
 
 #pragma GCC visibility pop
 

@@ -26,6 +26,7 @@
 #include "record/sample.h"
 #include "output/totals.h"
 #include "output/verdict.h"
+#include "output/verdictfile.h"
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
@@ -247,7 +248,7 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 
 /* leak_check:reachable: the verdict by reachability, with its report.
  * Returns 0 when there is none (then the summary counts what is live). */
-static int reachability_verdict(struct hp_leak_summary *sum, uintptr_t stack_from)
+static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr_t stack_from)
 {
 	struct hp_verdict v;
 
@@ -256,9 +257,10 @@ static int reachability_verdict(struct hp_leak_summary *sum, uintptr_t stack_fro
 	if (HP_LOAD(&hp_switches.lg_sample) != 0) {
 		hp_log(HP_LOG_ERROR, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0); "
 		       "the summary counts sampled blocks live at exit");
+		hp_verdictfile_error(status, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0)");
 		return 0;
 	}
-	if (hp_verdict_run(&v, REACH_WAIT_MS, stack_from) != 0)
+	if (hp_verdict_run(&v, REACH_WAIT_MS, status, stack_from) != 0)
 		return 0;
 	memset(sum, 0, sizeof(*sum));
 	sum->bytes = v.direct_bytes + v.indirect_bytes;
@@ -281,7 +283,7 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 	struct hp_totals snap;
 	struct hp_leak_summary sum;
 	char path[PATH_MAX];
-	int have_snap = 0, dump_err = ENOENT, logged = 0;
+	int have_snap = 0, dump_err = ENOENT, logged = 0, print;
 
 	if (!hp_conf.prof_final && !hp_conf.prof_leak) {
 		hp_statefile_remove();
@@ -299,22 +301,27 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 			goto out;
 		have_snap = 1;
 	}
-	if (!reachability_verdict(&sum, stack_from))
+	if (!reachability_verdict(&sum, status, stack_from))
 		hp_leak_summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
-	if (sum.reachability)   /* the detail is the leak dump's: exactly these */
+	/* Standard error closed and no log file: say nothing (the verdict
+	 * file, with leak_check:reachable, is then the only record). */
+	print = hp_log_can_print();
+	if (print && sum.reachability)   /* the detail is the leak dump's: exactly these */
 		print_summary(&sum, sum.leak_dump, sum.leak_dump_err);
-	else
+	else if (print)
 		print_summary(&sum, path, dump_err);
 	logged = 1;
 	if (!hp_conf.prof_leak_error)
 		goto out;
 	if (status != 0) {
-		hp_log(HP_LOG_ERROR, "Memory leaks were detected; keeping the program's exit status %d", status);
+		if (print)
+			hp_log(HP_LOG_ERROR, "Memory leaks were detected; keeping the program's exit status %d", status);
 		goto out;
 	}
-	hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
+	if (print)
+		hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
 	hp_totals_release(&snap);
 	hp_statefile_remove();
 	hp_sampled_leave(t);

@@ -5,11 +5,14 @@
  * Owns nothing between calls.  Runs once, in the exit handler, inside the
  * guard: the scan (scan/reach.c) stops the other threads; the report is
  * written after they go on, with the names in the objects' ELF symbol
- * tables (output/dumpsyms.h: no file:line, which heapprof report gives).  Groups leaks by allocation stack and kind, direct before
- * indirect, largest first, as LeakSanitizer does.
+ * tables (output/dumpsyms.h: no file:line, which heapprof report and
+ * heapprof check give).  Groups leaks by allocation stack and kind, direct
+ * before indirect, largest first, as LeakSanitizer does.  The same leaks,
+ * frame by frame, go to the verdict file (output/verdictfile.h).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +25,7 @@
 #include "output/totals.h"
 #include "output/suppress.h"
 #include "output/verdict.h"
+#include "output/verdictfile.h"
 #include "record/counters.h"
 #include "record/sample.h"
 #include "record/stacktab.h"
@@ -91,20 +95,38 @@ static const char *plural_s(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-static void print_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc)
+/* Frame i of a leak's stack: a line of the report when print, a line of
+ * the verdict file when vf. */
+static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc, int print,
+		       struct hp_verdictfile *vf)
 {
 	Dl_info info;
+	struct link_map *lm = NULL;
 	/* Caller frames are return addresses: look up the call. */
 	uintptr_t look = i ? pc - 1 : pc;
+	int have = dladdr1((void *)look, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname;
+	const char *name = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 
-	if (!dladdr((void *)look, &info) || !info.dli_fname) {
+	if (!name && have)
+		name = info.dli_sname;
+	if (vf) {
+		/* The object by its absolute path (the program's too), and the
+		 * address as its ELF file numbers it. */
+		uintptr_t bias = 0;
+		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
+		if (!obj && have && lm && info.dli_fname[0] == '/') {
+			obj = info.dli_fname;
+			bias = lm->l_addr;
+		}
+		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
+	}
+	if (!print)
+		return;
+	if (!have) {
 		hp_log_report("    #%u 0x%lx", i, (unsigned long)pc);
 		return;
 	}
 	unsigned long off = (unsigned long)(pc - (uintptr_t)info.dli_fbase);
-	const char *name = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
-	if (!name)
-		name = info.dli_sname;
 	if (name)
 		hp_log_report("    #%u 0x%lx in %s (%s+0x%lx)", i, (unsigned long)pc, name,
 			      info.dli_fname, off);
@@ -112,16 +134,25 @@ static void print_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t p
 		hp_log_report("    #%u 0x%lx (%s+0x%lx)", i, (unsigned long)pc, info.dli_fname, off);
 }
 
-static void print_group(struct hp_dumpsyms_names *names, const struct leak_group *g)
+static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group *g, int print,
+		       struct hp_verdictfile *vf)
 {
 	const struct hp_stack *st = hp_stacktab_get(g->stack);
+	int direct = g->kind == HP_REACH_DIRECT;
 
-	hp_log_report("%s leak of %llu byte(s) in %llu object(s) allocated from:",
-		      g->kind == HP_REACH_DIRECT ? "Direct" : "Indirect",
-		      (unsigned long long)g->bytes, (unsigned long long)g->objects);
+	if (print)
+		hp_log_report("%s leak of %llu byte(s) in %llu object(s) allocated from:",
+			      direct ? "Direct" : "Indirect",
+			      (unsigned long long)g->bytes, (unsigned long long)g->objects);
+	if (vf)
+		hp_verdictfile_leak(vf, direct, g->bytes, g->objects);
 	unsigned depth = st ? st->depth : 0;
 	for (unsigned i = 0; i < depth && i < FRAMES_SHOWN; i++)
-		print_frame(names, i, st->frames[i]);
+		emit_frame(names, i, st->frames[i], print, vf);
+	if (vf)
+		hp_verdictfile_leak_end(vf);
+	if (!print)
+		return;
 	if (depth > FRAMES_SHOWN)
 		hp_log_report("    ... %u more frame%s", depth - FRAMES_SHOWN, plural_s(depth - FRAMES_SHOWN));
 	hp_log_report("%s", "");
@@ -188,6 +219,8 @@ static void apply_suppressions(struct hp_verdict *v, struct hp_reach *r, struct 
 		if (rule < 0)
 			continue;
 		hp_suppress_hit(set, rule, 1, b->size);
+		v->suppressed_bytes += b->size;
+		v->suppressed_objects++;
 		if (b->kind == HP_REACH_DIRECT) {
 			v->direct_bytes -= b->size;
 			v->direct_objects--;
@@ -305,7 +338,7 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 	return (int64_t)m;
 }
 
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from)
 {
 	struct hp_reach r;
 	const char *why;
@@ -319,6 +352,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
 	if (err) {
 		hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
 		       why);
+		hp_verdictfile_error(status, why);
 		return err;
 	}
 	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots, %u of %u other threads stopped, %lld ms",
@@ -328,6 +362,8 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
 	v->direct_objects = r.direct_objects;
 	v->indirect_bytes = r.indirect_bytes;
 	v->indirect_objects = r.indirect_objects;
+	v->threads = r.threads;
+	v->threads_stopped = r.threads_stopped;
 	if (r.threads_stopped < r.threads)
 		hp_log(HP_LOG_WARN, "%u of %u other threads did not stop for the leak scan: "
 		       "their stacks were scanned whole, so a leak may be missed",
@@ -339,15 +375,23 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from)
 	struct leak_group *g = NULL;
 	size_t mem = 0;
 	int64_t n = group_leaks(&r, &g, &mem);
+	/* With standard error closed and no log file, the file is the only
+	 * record: nothing is written to a closed descriptor. */
+	int print = hp_log_can_print();
+	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
+	if (vf)
+		hp_verdictfile_counts(vf, v);
 	for (int64_t i = 0; i < n; i++)
-		print_group(names, &g[i]);
+		emit_group(names, &g[i], print, vf);
+	if (vf)
+		hp_verdictfile_commit(vf);
 	hp_dumpsyms_names_close(names);
 	v->contexts = n > 0 ? (uint64_t)n : 0;
-	if (v->direct_objects + v->indirect_objects)
+	if (print && v->direct_objects + v->indirect_objects)
 		hp_log_report("SUMMARY: heapprof: %llu byte(s) leaked in %llu allocation(s).",
 			      (unsigned long long)(v->direct_bytes + v->indirect_bytes),
 			      (unsigned long long)(v->direct_objects + v->indirect_objects));
-	if (hp_conf.print_suppressions)
+	if (print && hp_conf.print_suppressions)
 		print_suppressions(&set);
 	if (v->direct_objects + v->indirect_objects)
 		v->dump_err = write_leak_dump(&r, v->dump, sizeof(v->dump));

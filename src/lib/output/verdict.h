@@ -24,17 +24,21 @@ struct hp_verdict {
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
 	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
+	uint64_t suppressed_bytes, suppressed_objects;   /* not in the above */
+	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
 	/* The leak dump: a heap profile of exactly these leaks. */
 	char dump[PATH_MAX];
 	int dump_err;        /* 0, ENOENT (no prof_prefix) or why it failed */
 };
 
-/* Scans (stopping the other threads for at most wait_ms per round; the
- * calling thread's stack from stack_from, see scan/reach.h) and
- * prints the report.  Returns 0, or an errno value after one line saying
- * why there is no verdict.  At exit, inside the guard, with every
- * allocation recorded. */
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, uintptr_t stack_from);
+/* Scans (stopping the other threads for at most wait_ms per round; this
+ * thread's stack from stack_from up, as scan/reach.h says), prints the
+ * report (unless no one can read it: base/log.h's hp_log_can_print),
+ * writes the leak dump and the verdict file (verdictfile.h) with the exit
+ * status the program asked for.  Returns 0, or an errno value after one
+ * line saying why there is no verdict (the file says it too).  At exit,
+ * inside the guard, with every allocation recorded. */
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from);
 
 #pragma GCC visibility pop
 

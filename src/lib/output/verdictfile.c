@@ -1,0 +1,193 @@
+/*
+ * verdictfile.c -- the leak verdict as a file (see verdictfile.h).
+ *
+ * Owns nothing between calls.  Runs once, in the exit handler, inside the
+ * guard, after the other threads went on: text goes through base/out.c
+ * into a base/file.c temporary, renamed into place when complete.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fmt.h"
+#include "base/log.h"
+#include "base/pages.h"
+#include "conf/conf.h"
+#include "output/dump.h"
+#include "output/dumpname.h"
+#include "output/verdict.h"
+#include "output/verdictfile.h"
+#include "base/banned.h"
+
+#define CMDLINE_MAX 4096
+
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+/* The rest of a line: control bytes become '?'. */
+static void put_text(struct hp_out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hp_out_char(o, is_control((unsigned char)s[i]) ? '?' : s[i]);
+}
+
+/* One space-separated field: space, control bytes and '\' as \xHH. */
+static void put_field(struct hp_out *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c <= ' ' || c == 0x7f || c == '\\') {
+			char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+			hp_out_write(o, e, sizeof(e));
+		} else {
+			hp_out_char(o, (char)c);
+		}
+	}
+}
+
+static void put_program(struct hp_out *o)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	hp_out_str(o, "program=");
+	put_text(o, exe, n > 0 ? (size_t)n : 0);
+	hp_out_char(o, '\n');
+}
+
+/* /proc/self/cmdline: arguments separated by NULs, each ending in one. */
+static void put_cmdline(struct hp_out *o)
+{
+	char buf[CMDLINE_MAX];
+	size_t n = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		while (n < sizeof(buf)) {
+			ssize_t got = read(fd, buf + n, sizeof(buf) - n);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;
+			n += (size_t)got;
+		}
+		close(fd);
+	}
+	while (n && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	hp_out_str(o, "cmdline=");
+	put_text(o, buf, n);
+	hp_out_char(o, '\n');
+}
+
+struct hp_verdictfile *hp_verdictfile_begin(int status)
+{
+	char prefix[PATH_MAX], path[PATH_MAX];
+	struct hp_verdictfile *vf;
+	size_t n = 0;
+	int empty;
+
+	/* Options change under the dump lock (control/settings.c). */
+	hp_dump_lock();
+	empty = !hp_conf.prof_prefix[0];
+	if (!empty)
+		n = hp_dumpname_expand(hp_conf.prof_prefix, prefix, sizeof(prefix));
+	hp_dump_unlock();
+	if (empty)
+		return NULL;
+	int err = n ? 0 : ENAMETOOLONG;
+	if (!err && hp_fmt(path, sizeof(path), "%s.%d.verdict", prefix, (int)getpid()) + 1 >= sizeof(path))
+		err = ENAMETOOLONG;
+	if (!err)
+		err = hp_dumpname_mkdirs(path);
+	vf = err ? NULL : hp_pages_alloc(sizeof(*vf));
+	if (!err && !vf)
+		err = ENOMEM;
+	if (!err)
+		err = hp_file_create(&vf->f, path);
+	if (err) {
+		hp_log(HP_LOG_ERROR, "cannot write the leak verdict %s.%d.verdict: %s",
+		       n ? prefix : "(prof_prefix)", (int)getpid(), strerrordesc_np(err));
+		if (vf)
+			hp_pages_free(vf, sizeof(*vf));
+		return NULL;
+	}
+	hp_out_init(&vf->o, vf->f.fd, vf->buf, sizeof(vf->buf));
+	hp_out_printf(&vf->o, "heapprof-verdict 1\npid=%d\n", (int)getpid());
+	put_program(&vf->o);
+	put_cmdline(&vf->o);
+	hp_out_printf(&vf->o, "status=%d\n", status);
+	return vf;
+}
+
+void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v)
+{
+	hp_out_printf(&vf->o, "direct_bytes=%llu direct_objects=%llu indirect_bytes=%llu indirect_objects=%llu\n",
+		      (unsigned long long)v->direct_bytes, (unsigned long long)v->direct_objects,
+		      (unsigned long long)v->indirect_bytes, (unsigned long long)v->indirect_objects);
+	hp_out_printf(&vf->o, "suppressed_bytes=%llu suppressed_objects=%llu\n",
+		      (unsigned long long)v->suppressed_bytes, (unsigned long long)v->suppressed_objects);
+	hp_out_printf(&vf->o, "threads=%u threads_stopped=%u\n", v->threads, v->threads_stopped);
+}
+
+void hp_verdictfile_leak(struct hp_verdictfile *vf, int direct, uint64_t bytes, uint64_t objects)
+{
+	hp_out_printf(&vf->o, "leak %s %llu %llu\n", direct ? "direct" : "indirect",
+		      (unsigned long long)bytes, (unsigned long long)objects);
+}
+
+void hp_verdictfile_frame(struct hp_verdictfile *vf, uintptr_t pc, const char *object,
+			  uintptr_t addr, const char *function)
+{
+	hp_out_printf(&vf->o, "frame 0x%lx ", (unsigned long)pc);
+	if (object && *object)
+		put_field(&vf->o, object);
+	else
+		hp_out_char(&vf->o, '-');
+	hp_out_printf(&vf->o, " 0x%lx ", (unsigned long)(object && *object ? addr : 0));
+	if (function && *function)
+		put_text(&vf->o, function, strlen(function));
+	else
+		hp_out_char(&vf->o, '-');
+	hp_out_char(&vf->o, '\n');
+}
+
+void hp_verdictfile_leak_end(struct hp_verdictfile *vf)
+{
+	hp_out_str(&vf->o, "end\n");
+}
+
+int hp_verdictfile_commit(struct hp_verdictfile *vf)
+{
+	int err = hp_out_flush(&vf->o);
+
+	if (err)
+		hp_file_abort(&vf->f);
+	else
+		err = hp_file_commit(&vf->f);
+	if (err)
+		hp_log(HP_LOG_ERROR, "cannot write the leak verdict %s: %s", vf->f.dst, strerrordesc_np(err));
+	hp_pages_free(vf, sizeof(*vf));
+	return err;
+}
+
+void hp_verdictfile_error(int status, const char *why)
+{
+	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
+
+	if (!vf)
+		return;
+	hp_out_str(&vf->o, "error=");
+	put_text(&vf->o, why, strlen(why));
+	hp_out_char(&vf->o, '\n');
+	hp_verdictfile_commit(vf);
+}

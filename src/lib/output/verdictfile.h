@@ -1,0 +1,85 @@
+/*
+ * verdictfile.h -- the leak verdict as a file, for programs to read
+ * (heapprof check does): with prof_leak and leak_check:reachable, at exit,
+ * next to the dumps,
+ *
+ *     <prof_prefix, expanded>.<pid>.verdict
+ *
+ * written atomically (base/file.h) even when nothing leaked, so that its
+ * presence says the process was checked.  Line-oriented text:
+ *
+ *     heapprof-verdict 1
+ *     pid=4242
+ *     program=/usr/bin/prog
+ *     cmdline=prog arg1 arg2
+ *     status=0
+ *     direct_bytes=200 direct_objects=2 indirect_bytes=0 indirect_objects=0
+ *     suppressed_bytes=0 suppressed_objects=0
+ *     threads=0 threads_stopped=0
+ *     leak direct 200 2
+ *     frame 0x55d0c0a01156 /path/prog 0x1156 leak_some
+ *     frame 0x55d0c0a01255 /path/prog 0x1255 main
+ *     end
+ *
+ * program is /proc/self/exe; cmdline is /proc/self/cmdline with its NULs
+ * as spaces (cut at 4 KiB); status is the exit status the program asked
+ * for (before any prof_leak_error).  In these key=value lines and in the
+ * function names, control bytes become '?'.  Then one block per leak
+ * report, in the report's order (direct before indirect, largest first):
+ * "leak direct|indirect BYTES OBJECTS", its frames innermost first, "end".
+ * A frame is its program counter (a return address but for frame 0), the
+ * object that holds it, the address as that ELF file numbers it (pc minus
+ * the object's load bias: what addr2line -e OBJECT takes; LeakSanitizer's
+ * +offset for libraries and PIE programs), and the function its symbol
+ * table names there (C++ demangled; the rest of the line), or "-".  An
+ * object path escapes space, control bytes and '\' as \xHH; an address in
+ * no object on disk has "-" and 0x0.
+ *
+ * When no verdict could be given (a sampled rate, a failed scan), the
+ * lines after status= are one "error=<why>".
+ *
+ * Nothing here allocates through the host allocator; at exit, inside the
+ * guard.
+ */
+#ifndef HP_VERDICTFILE_H
+#define HP_VERDICTFILE_H
+
+#pragma GCC visibility push(hidden)
+
+#include <stdint.h>
+
+#include "base/file.h"
+#include "base/out.h"
+
+struct hp_verdict;
+
+struct hp_verdictfile {
+	struct hp_file f;
+	struct hp_out o;
+	char buf[4096];
+};
+
+/* Creates the file's temporary (the prefix's directory made as for
+ * dumps) and writes the lines down to status=.  Returns the writer, in
+ * pages of its own (not on the stack: the leak scan reads the stack of
+ * the thread that exits, and stale words in a big frame there could hide
+ * a leak), or NULL: prof_prefix is empty, or an error (logged). */
+struct hp_verdictfile *hp_verdictfile_begin(int status);
+
+/* The totals lines, then the leaks block by block. */
+void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v);
+void hp_verdictfile_leak(struct hp_verdictfile *vf, int direct, uint64_t bytes, uint64_t objects);
+void hp_verdictfile_frame(struct hp_verdictfile *vf, uintptr_t pc, const char *object,
+			  uintptr_t addr, const char *function);
+void hp_verdictfile_leak_end(struct hp_verdictfile *vf);
+
+/* Renames the file into place (or removes the temporary on a write
+ * error, logged) and frees the writer.  Returns 0 or an errno value. */
+int hp_verdictfile_commit(struct hp_verdictfile *vf);
+
+/* A whole file that says no verdict could be given, and why. */
+void hp_verdictfile_error(int status, const char *why);
+
+#pragma GCC visibility pop
+
+#endif
