@@ -5,7 +5,7 @@
 # leaves its report there, and nothing is written to the closed
 # descriptor.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 26
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable
 
@@ -70,6 +70,17 @@ else
 fi
 run_bg "$REACH,prof_prefix:$T_DIR/n3,log_file:$T_DIR/n3.log" "$TP/gate" nostderr
 like "$(cat n3.log)" 'Direct leak of 200 byte' "with a log_file, the report still goes there"
+
+# ---- leak_report:false, prof_final:false: the file is the only record -------
+run_bg "$REACH,prof_prefix:$T_DIR/q/q,leak_report:false,prof_final:false" "$TP/gate" leak
+is "$st:$(cat err)" "0:" "leak_report:false: nothing printed"
+is "$(grep '^leak ' q/q.$pid.verdict):$(ls q | grep -c '\.heap$')" "leak direct 200 2:0" \
+	"the verdict is written; prof_final:false stands with leak_check:reachable (no dump)"
+run_bg "lg_prof_sample:0,prof_leak:true,prof_prefix:$T_DIR/l/l,prof_final:false" "$TP/gate" clean
+like "$(cat err)" 'prof_leak needs the final dump: prof_final:false ignored' \
+	"with leak_check:live the final dump is still implied"
+run_bg "$REACH,prof_prefix:$T_DIR/q2,leak_report:false,prof_leak_error:true" "$TP/gate" leak
+is "$st:$(cat err)" "1:" "leak_report:false keeps the gate, silently"
 
 # ---- escapes ------------------------------------------------------------------
 mkdir "sp ace"

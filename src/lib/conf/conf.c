@@ -541,7 +541,11 @@ void hp_conf_finish(struct hp_conf_values *o, uint8_t *srcs)
 		o->prof_leak = true;
 		srcs[HP_CONF_O_prof_leak] = srcs[HP_CONF_O_prof_leak_error];
 	}
-	if (o->prof_leak && !o->prof_final) {
+	/* leak_check:live summarizes the final dump's snapshot and names the
+	 * dump; leak_check:reachable needs no dump, so a prof_final:false
+	 * that was asked for stands there. */
+	if (o->prof_leak && !o->prof_final &&
+	    !(o->leak_check == HP_CONF_LEAK_REACHABLE && srcs[HP_CONF_O_prof_final] != HP_CONF_SRC_DEFAULT)) {
 		if (srcs[HP_CONF_O_prof_final] != HP_CONF_SRC_DEFAULT)
 			hp_log(HP_LOG_WARN, "prof_leak needs the final dump: prof_final:false ignored");
 		o->prof_final = true;

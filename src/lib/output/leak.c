@@ -232,7 +232,10 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 		       (unsigned long long)sum->bytes, plural(sum->bytes),
 		       (unsigned long long)sum->objects, plural(sum->objects),
 		       (unsigned long long)sum->contexts, plural(sum->contexts));
-	if (dump_err == ENOENT) {
+	if (!hp_conf.prof_final) {
+		/* leak_check:reachable without a dump: the report above is
+		 * the detail. */
+	} else if (dump_err == ENOENT) {
 		hp_log(HP_LOG_ERROR, "No final dump (prof_prefix is empty): set prof_prefix for leak detail");
 	} else if (dump_err) {
 		hp_log(HP_LOG_ERROR, "No final dump (%s): no leak detail", strerrordesc_np(dump_err));
@@ -255,8 +258,9 @@ static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr
 	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE)
 		return 0;
 	if (HP_LOAD(&hp_switches.lg_sample) != 0) {
-		hp_log(HP_LOG_ERROR, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0); "
-		       "the summary counts sampled blocks live at exit");
+		if (hp_verdict_printable())
+			hp_log(HP_LOG_ERROR, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0); "
+			       "the summary counts sampled blocks live at exit");
 		hp_verdictfile_error(status, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0)");
 		return 0;
 	}
@@ -305,9 +309,10 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 		hp_leak_summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
-	/* Standard error closed and no log file: say nothing (the verdict
-	 * file, with leak_check:reachable, is then the only record). */
-	print = hp_log_can_print();
+	/* leak_report:false, or standard error closed and no log file: say
+	 * nothing (the verdict file, with leak_check:reachable, is then the
+	 * only record). */
+	print = hp_verdict_printable();
 	if (print && sum.reachability)   /* the detail is the leak dump's: exactly these */
 		print_summary(&sum, sum.leak_dump, sum.leak_dump_err);
 	else if (print)

@@ -338,6 +338,11 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 	return (int64_t)m;
 }
 
+int hp_verdict_printable(void)
+{
+	return hp_conf.leak_report && hp_log_can_print();
+}
+
 int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from)
 {
 	struct hp_reach r;
@@ -346,12 +351,15 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	struct timespec t0, t1;
 
 	memset(v, 0, sizeof(*v));
+	/* Checked before the scan: the scan must not be what changes it. */
+	int print = hp_verdict_printable();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = hp_reach_run(&r, wait_ms, stack_from, &why);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
-		       why);
+		if (print)
+			hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
+			       why);
 		hp_verdictfile_error(status, why);
 		return err;
 	}
@@ -364,7 +372,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	v->indirect_objects = r.indirect_objects;
 	v->threads = r.threads;
 	v->threads_stopped = r.threads_stopped;
-	if (r.threads_stopped < r.threads)
+	if (print && r.threads_stopped < r.threads)
 		hp_log(HP_LOG_WARN, "%u of %u other threads did not stop for the leak scan: "
 		       "their stacks were scanned whole, so a leak may be missed",
 		       r.threads - r.threads_stopped, r.threads);
@@ -375,9 +383,6 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	struct leak_group *g = NULL;
 	size_t mem = 0;
 	int64_t n = group_leaks(&r, &g, &mem);
-	/* With standard error closed and no log file, the file is the only
-	 * record: nothing is written to a closed descriptor. */
-	int print = hp_log_can_print();
 	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
 	if (vf)
 		hp_verdictfile_counts(vf, v);
@@ -393,7 +398,9 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 			      (unsigned long long)(v->direct_objects + v->indirect_objects));
 	if (print && hp_conf.print_suppressions)
 		print_suppressions(&set);
-	if (v->direct_objects + v->indirect_objects)
+	/* prof_final:false asks for no dump at exit: none of the leaks either. */
+	v->dump_err = ENOENT;
+	if (hp_conf.prof_final && v->direct_objects + v->indirect_objects)
 		v->dump_err = write_leak_dump(&r, v->dump, sizeof(v->dump));
 	hp_suppress_release(&set);
 	hp_pages_free(g, mem);

@@ -31,13 +31,19 @@ struct hp_verdict {
 	int dump_err;        /* 0, ENOENT (no prof_prefix) or why it failed */
 };
 
+/* Whether what leak checking finds at exit is printed: leak_report is
+ * on, and someone can read it (base/log.h's hp_log_can_print: with
+ * standard error closed and no log file, the verdict file is the only
+ * record). */
+int hp_verdict_printable(void);
+
 /* Scans (stopping the other threads for at most wait_ms per round; this
  * thread's stack from stack_from up, as scan/reach.h says), prints the
- * report (unless no one can read it: base/log.h's hp_log_can_print),
- * writes the leak dump and the verdict file (verdictfile.h) with the exit
- * status the program asked for.  Returns 0, or an errno value after one
- * line saying why there is no verdict (the file says it too).  At exit,
- * inside the guard, with every allocation recorded. */
+ * report when hp_verdict_printable(), writes the leak dump and the verdict
+ * file (verdictfile.h) with the exit status the program asked for.
+ * Returns 0, or an errno value after one line saying why there is no
+ * verdict (the file says it too).  At exit, inside the guard, with every
+ * allocation recorded. */
 int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from);
 
 #pragma GCC visibility pop
