@@ -5,7 +5,8 @@
  * -c options through HEAPPROF_CONF (after any the caller already has: the
  * later key wins) and --config through HEAPPROF_CONFIG, then execs the
  * program: its output, and its exit status (a leak gate's included), are
- * the program's own.
+ * the program's own.  hp_cmd_run_preload does the environment, for any
+ * command that runs programs under the library.
  */
 #include <errno.h>
 #include <limits.h>
@@ -49,6 +50,29 @@ int hp_cmd_run_find_library(char *out, size_t cap)
 	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+int hp_cmd_run_preload(const char *who, const char *conf)
+{
+	char lib[PATH_MAX];
+
+	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
+		fprintf(stderr, "heapprof %s: cannot find libheapprof.so (set HEAPPROF_LIB)\n", who);
+		return 1;
+	}
+	const char *pre = getenv("LD_PRELOAD");
+	char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
+	sprintf(preload, "%s%s%s", lib, pre && *pre ? " " : "", pre && *pre ? pre : "");
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
+	if (conf && *conf) {
+		const char *hc = getenv("HEAPPROF_CONF");
+		char *all = malloc(strlen(conf) + (hc ? strlen(hc) : 0) + 2);
+		sprintf(all, "%s%s%s", hc && *hc ? hc : "", hc && *hc ? "," : "", conf);
+		setenv("HEAPPROF_CONF", all, 1);
+		free(all);
+	}
+	return 0;
+}
+
 static void run_usage(FILE *out)
 {
 	fputs("usage: heapprof run [-c key:value[,key:value...]]... [--config FILE] [--] COMMAND [ARGS...]\n", out);
@@ -56,7 +80,6 @@ static void run_usage(FILE *out)
 
 int hp_cmd_run(int argc, char **argv)
 {
-	char lib[PATH_MAX];
 	char *conf = NULL;
 	const char *config = NULL;
 	int i = 1;
@@ -93,20 +116,8 @@ int hp_cmd_run(int argc, char **argv)
 	}
 	if (i >= argc)
 		goto usage;
-	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
-		fprintf(stderr, "heapprof run: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
+	if (hp_cmd_run_preload("run", conf))
 		return 1;
-	}
-	const char *pre = getenv("LD_PRELOAD");
-	char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
-	sprintf(preload, "%s%s%s", lib, pre && *pre ? " " : "", pre && *pre ? pre : "");
-	setenv("LD_PRELOAD", preload, 1);
-	if (conf) {
-		const char *hc = getenv("HEAPPROF_CONF");
-		char *all = malloc(strlen(conf) + (hc ? strlen(hc) : 0) + 2);
-		sprintf(all, "%s%s%s", hc && *hc ? hc : "", hc && *hc ? "," : "", conf);
-		setenv("HEAPPROF_CONF", all, 1);
-	}
 	if (config)
 		setenv("HEAPPROF_CONFIG", config, 1);
 	execvp(argv[i], argv + i);
