@@ -6,7 +6,7 @@
  * later key wins) and --config through HEAPPROF_CONFIG, then execs the
  * program: its output, and its exit status (a leak gate's included), are
  * the program's own.  hp_cmd_run_preload does the environment, for any
- * command that runs programs under the library.
+ * command that runs programs under the library (heapprof check too).
  */
 #include <errno.h>
 #include <limits.h>

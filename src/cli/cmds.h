@@ -18,6 +18,9 @@ int hp_cmd_toggle(int argc, char **argv);
 int hp_cmd_report(int argc, char **argv);
 int hp_cmd_trend(int argc, char **argv);
 
+/* A tree of processes under the leak check (cmd_check.c). */
+int hp_cmd_check(int argc, char **argv);
+
 /* Where libheapprof.so is (cmd_run.c).  0 when found. */
 int hp_cmd_run_find_library(char *out, size_t cap);
 

@@ -17,6 +17,7 @@ static void usage(FILE *out)
 	if (hp_cmd_run_find_library(lib, sizeof(lib)) != 0)
 		snprintf(lib, sizeof(lib), "/path/to/libheapprof.so");
 	fprintf(out, "usage: heapprof run [-c key:value,...]... [--config FILE] [--] COMMAND [ARG]...\n"
+	      "       heapprof check [options] [--] COMMAND [ARG]...\n"
 	      "       heapprof ps [-q]\n"
 	      "       heapprof dump PID [--timeout SECONDS]\n"
 	      "       heapprof toggle|pause|resume PID [--timeout SECONDS]\n"
@@ -26,6 +27,8 @@ static void usage(FILE *out)
 	      "       heapprof --help\n"
 	      "\n"
 	      "  run      runs a program with heapprof loaded ('heapprof run --help')\n"
+	      "  check    runs a command and the processes it starts under the leak\n"
+	      "           check, one report and exit status ('heapprof check --help')\n"
 	      "  ps       lists the processes that have heapprof loaded\n"
 	      "  dump     asks a running process for a dump and prints its path\n"
 	      "  toggle   pauses or resumes a process's sampling (pause, resume: one way)\n"
@@ -44,6 +47,8 @@ int main(int argc, char **argv)
 		const char *c = argv[1];
 		if (!strcmp(c, "run"))
 			return hp_cmd_run(argc - 1, argv + 1);
+		if (!strcmp(c, "check"))
+			return hp_cmd_check(argc - 1, argv + 1);
 		if (!strcmp(c, "ps"))
 			return hp_cmd_ps(argc - 1, argv + 1);
 		if (!strcmp(c, "dump"))

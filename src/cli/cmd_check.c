@@ -1,0 +1,468 @@
+/*
+ * cmd_check.c -- heapprof check: a command and every process it starts
+ * under the leak check, with one report and one exit status for the tree.
+ *
+ * Owns the run directory and the wait for the tree.  The processes run
+ * with the library preloaded (cmd_run.c's hp_cmd_run_preload) and these
+ * options after any the caller has (so they win):
+ *
+ *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
+ *     prof_leak_error:false,leak_report:false,prof_final:false,
+ *     prof_prefix:<run directory>/check
+ *
+ * so that each leaves <run directory>/check.<pid>.verdict at exit and
+ * nothing else: no line on its standard error, no dump, and its own exit
+ * status (a make that runs a leaking test still sees the test pass; the
+ * verdict is this command's to give).  This process is the tree's child
+ * subreaper, so it also waits for what the command left running.  Then
+ * the verdicts are read, symbolized and reported (src/report/check.h),
+ * and the exit status is the command's when it failed, else --exit-code
+ * when a counted process leaked, else 0.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../report/buf.h"
+#include "../report/check.h"
+#include "../report/strtab.h"
+#include "../report/util.h"
+#include "cmds.h"
+
+#define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
+#define ORPHAN_WAIT_S 10        /* for what the command left running */
+
+struct check_opts {
+	char **globs;		/* --programs */
+	size_t nglobs;
+	int all;
+	const char *suppressions;
+	int exit_code;
+	const char *json, *junit;
+};
+
+static void check_usage(FILE *out)
+{
+	fputs("usage: heapprof check [--programs GLOB[,GLOB...] | --all] [--suppressions FILE]\n"
+	      "                      [--exit-code N] [--json FILE] [--junit FILE] [--] COMMAND [ARG]...\n"
+	      "\n"
+	      "Runs COMMAND and every process it starts under the leak check (every\n"
+	      "allocation recorded, leaks found by reachability at each exit), then\n"
+	      "prints the leaks of the processes that count, symbolized.  Exit status:\n"
+	      "COMMAND's when it failed, else N (default 23) when a counted process\n"
+	      "leaked, else 0.  By default a process counts unless its program is\n"
+	      "under /usr/, /bin/, /sbin/ or /lib*/ (the compiler, make, the shell).\n"
+	      "\n"
+	      "  --programs GLOB,...  the processes whose program's name matches count\n"
+	      "  --all                every process counts\n"
+	      "  --suppressions FILE  LeakSanitizer-format suppressions (leak:PATTERN)\n"
+	      "  --exit-code N        the status when a counted process leaked (1-255)\n"
+	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
+	      "  --junit FILE         one JUnit test case per counted process\n", out);
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static void add_globs(struct check_opts *o, const char *list)
+{
+	char *copy = hp_util_xstrdup(list);
+
+	for (char *save = NULL, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+		o->globs = hp_util_xrealloc(o->globs, (o->nglobs + 1) * sizeof(*o->globs));
+		o->globs[o->nglobs++] = hp_util_xstrdup(g);
+	}
+	free(copy);
+}
+
+/* Parses the options; returns the index of COMMAND, 0 after --help, or
+ * -1 after a usage error (reported). */
+static int parse_opts(int argc, char **argv, struct check_opts *o)
+{
+	int i = 1;
+
+	o->exit_code = DEFAULT_EXIT_CODE;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			check_usage(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--all")) {
+			o->all = 1;
+			continue;
+		}
+		if (a[0] != '-')
+			break;
+		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
+		    strcmp(a, "--json") && strcmp(a, "--junit")) {
+			fprintf(stderr, "heapprof check: unknown option '%s'\n", a);
+			return -1;
+		}
+		if (!val) {
+			fprintf(stderr, "heapprof check: %s needs a value\n", a);
+			return -1;
+		}
+		i++;
+		if (!strcmp(a, "--programs")) {
+			add_globs(o, val);
+		} else if (!strcmp(a, "--suppressions")) {
+			o->suppressions = val;
+		} else if (!strcmp(a, "--json")) {
+			o->json = val;
+		} else if (!strcmp(a, "--junit")) {
+			o->junit = val;
+		} else {
+			char *end;
+			long n = strtol(val, &end, 10);
+			if (*end || end == val || n < 1 || n > 255) {
+				fprintf(stderr, "heapprof check: --exit-code: '%s' is not 1 to 255\n", val);
+				return -1;
+			}
+			o->exit_code = (int)n;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "heapprof check: no command to run\n");
+		return -1;
+	}
+	return i;
+}
+
+/* ---- the run directory and the library's options --------------------------- */
+
+/* A private directory for the verdicts, under $TMPDIR. */
+static char *make_run_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct hp_buf b = { 0 };
+
+	/* A comma would end the prof_prefix value in HEAPPROF_CONF. */
+	if (!tmp || !*tmp || strchr(tmp, ','))
+		tmp = "/tmp";
+	hp_buf_printf(&b, "%s/heapprof-check.XXXXXX", tmp);
+	if (!mkdtemp(b.p))
+		hp_util_die("check: cannot create a directory in %s: %s", tmp, strerror(errno));
+	return b.p;
+}
+
+static char *library_conf(const char *dir, const struct check_opts *o)
+{
+	struct hp_buf b = { 0 };
+
+	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
+			  "leak_report:false,prof_final:false,prof_prefix:%s/check", dir);
+	if (o->suppressions) {
+		char *abs = realpath(o->suppressions, NULL);
+		if (!abs || access(abs, R_OK) != 0)
+			hp_util_die("check: cannot read '%s': %s", o->suppressions, strerror(errno));
+		if (strchr(abs, ','))
+			hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
+		hp_buf_printf(&b, ",leak_suppressions:%s", abs);
+		free(abs);
+	}
+	return b.p;
+}
+
+static void remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* ---- running the tree -------------------------------------------------------- */
+
+static volatile sig_atomic_t child_pid, stop_waiting;
+
+/* SIGTERM and SIGHUP sent to this command go on to the command it runs. */
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+/* Once the command has ended: a signal ends the wait for what it left
+ * running, and the report follows. */
+static void stop(int sig)
+{
+	(void)sig;
+	stop_waiting = 1;
+}
+
+static int exit_status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+/* Runs argv under the library; returns its exit status once it and what
+ * it left running have ended (or ORPHAN_WAIT_S after it ended). */
+static int run_tree(char **argv, const char *conf)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward };
+	struct sigaction stp = { .sa_handler = stop }, dfl = { .sa_handler = SIG_DFL };
+	const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	int wstatus;
+
+	/* Orphans of the tree become our children: their verdicts count. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		hp_util_die("check: cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (hp_cmd_run_preload("check", conf))
+			_exit(125);
+		execvp(argv[0], argv);
+		int err = errno;
+		fprintf(stderr, "heapprof check: cannot run '%s': %s\n", argv[0], strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	/* The terminal's ^C and ^\ reach the command too: it decides. */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
+	/* Orphans that end before the command are reaped as they go. */
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, 0);
+		if (w == pid) {
+			wstatus = st;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			hp_util_die("check: waitpid: %s", strerror(errno));
+	}
+	child_pid = 0;
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(sigs); i++)
+		sigaction(sigs[i], &stp, NULL);
+	time_t deadline = time(NULL) + ORPHAN_WAIT_S;
+	while (!stop_waiting) {
+		pid_t w = waitpid(-1, NULL, WNOHANG);
+		if (w > 0 || (w < 0 && errno == EINTR))
+			continue;
+		if (w < 0)
+			break;   /* ECHILD: the whole tree has ended */
+		if (time(NULL) >= deadline)
+			break;
+		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+	}
+	if (waitpid(-1, NULL, WNOHANG) == 0)
+		fprintf(stderr, "heapprof check: processes that %s left running still run: not checked\n",
+			argv[0]);
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(sigs); i++)
+		sigaction(sigs[i], &dfl, NULL);
+	return exit_status_of(wstatus);
+}
+
+/* ---- the verdicts ------------------------------------------------------------- */
+
+struct verdicts {
+	struct hp_check_proc *p;
+	size_t n, cap;
+};
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab *strs)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		hp_util_die("check: cannot read '%s': %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		struct stat st;
+		/* Temporaries start with '.'; only complete files count. */
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, ".verdict") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		struct hp_buf path = { 0 };
+		hp_buf_printf(&path, "%s/%s", dir, e->d_name);
+		hp_util_grow(&v->p, &v->cap, v->n + 1, sizeof(*v->p));
+		struct hp_check_proc *p = &v->p[v->n];
+		memset(p, 0, sizeof(*p));
+		const char *err = hp_check_read(path.p, p, strs);
+		if (err)
+			hp_util_warn("check: cannot read the verdict '%s': %s", path.p, err);
+		else
+			v->n++;
+		hp_buf_release(&path);
+	}
+	closedir(d);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct hp_check_proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Programs of the system: /usr/, /bin/, /sbin/, /lib*. */
+static int system_program(const char *path)
+{
+	static const char *const dirs[] = { "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/",
+					    "/lib64/", "/libx32/" };
+
+	for (size_t i = 0; i < HP_UTIL_ARRAY_LEN(dirs); i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			return 1;
+	return 0;
+}
+
+static int counts(const struct check_opts *o, const struct hp_check_proc *p)
+{
+	if (o->all)
+		return 1;
+	if (!o->nglobs)
+		return !system_program(p->program);
+	for (size_t i = 0; i < o->nglobs; i++)
+		if (!fnmatch(o->globs[i], p->name, 0))
+			return 1;
+	return 0;
+}
+
+static const char *es(size_t n)
+{
+	return n == 1 ? "" : "es";
+}
+
+/* The report on stderr; returns how many counted processes leaked.
+ * status is the command's. */
+static size_t report(const struct verdicts *v, const char *command, int status)
+{
+	struct hp_buf b = { 0 };
+	size_t counted = 0, leaking = 0;
+	uint64_t bytes = 0, objects = 0;
+
+	for (size_t k = 0; k < v->n; k++) {
+		const struct hp_check_proc *p = &v->p[k];
+		if (!p->counted || p->error || !hp_check_objects(p))
+			continue;
+		if (leaking++)
+			hp_buf_char(&b, '\n');
+		hp_check_text(&b, p);
+		bytes += hp_check_bytes(p);
+		objects += hp_check_objects(p);
+	}
+	if (leaking)
+		hp_buf_char(&b, '\n');
+	for (size_t k = 0; k < v->n; k++) {
+		const struct hp_check_proc *p = &v->p[k];
+		counted += p->counted != 0;
+		if (p->error)
+			hp_buf_printf(&b, "heapprof check: %s: %s (pid %ld): no leak verdict: %s\n",
+				      p->counted ? "not checked" : "not counted", p->name, p->pid, p->error);
+		else if (!p->counted && hp_check_objects(p))
+			hp_buf_printf(&b, "heapprof check: not counted: %s (pid %ld): %llu bytes leaked\n",
+				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
+	}
+	if (!v->n && status != 126 && status != 127)
+		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none exited with "
+			      "heapprof loaded (static and set-user-ID programs, and processes a signal "
+			      "kills, are not checked)\n", command);
+	else if (!v->n)
+		;   /* it could not be run: run_tree said so */
+	else if (!counted)
+		hp_buf_printf(&b, "heapprof check: none of the %zu process%s checked counts "
+			      "(--programs or --all choose which do)\n", v->n, es(v->n));
+	else if (leaking)
+		hp_buf_printf(&b, "heapprof check: %zu of %zu counted process%s leaked %llu byte(s) in %llu "
+			      "allocation(s) (%zu process%s checked)\n", leaking, counted, es(counted),
+			      (unsigned long long)bytes, (unsigned long long)objects, v->n, es(v->n));
+	else
+		hp_buf_printf(&b, "heapprof check: no leaks in %zu counted process%s (%zu process%s checked)\n",
+			      counted, es(counted), v->n, es(v->n));
+	fwrite(b.p, 1, b.len, stderr);
+	fflush(stderr);
+	hp_buf_release(&b);
+	return leaking;
+}
+
+static void write_file(const char *path, const struct hp_buf *b)
+{
+	hp_util_write_output(strcmp(path, "-") ? path : NULL, b->p, b->len);
+}
+
+int hp_cmd_check(int argc, char **argv)
+{
+	struct check_opts o = { 0 };
+	struct hp_strtab strs = { 0 };
+	struct verdicts v = { 0 };
+	char lib[PATH_MAX];
+
+	int first = parse_opts(argc, argv, &o);
+	if (first <= 0) {
+		if (first < 0)
+			check_usage(stderr);
+		return first < 0 ? 2 : 0;
+	}
+	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
+		fprintf(stderr, "heapprof check: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
+		return 1;
+	}
+	char *dir = make_run_dir();
+	char *conf = library_conf(dir, &o);
+	int status = run_tree(argv + first, conf);
+
+	read_verdicts(dir, &v, &strs);
+	remove_run_dir(dir);
+	hp_util_sort(v.p, v.n, sizeof(*v.p), by_pid);
+	for (size_t k = 0; k < v.n; k++)
+		v.p[k].counted = counts(&o, &v.p[k]);
+	/* The JSON has every process's frames; the rest only counted ones. */
+	hp_check_symbolize(v.p, v.n, o.json != NULL, &strs, NULL, 0);
+	size_t leaking = report(&v, argv[first], status);
+
+	int exit_status = status ? status : leaking ? o.exit_code : 0;
+	struct hp_check_run run = { argv + first, status, exit_status, v.p, v.n };
+	if (o.json) {
+		struct hp_buf b = { 0 };
+		hp_check_json(&b, &run);
+		write_file(o.json, &b);
+		hp_buf_release(&b);
+	}
+	if (o.junit) {
+		struct hp_buf b = { 0 };
+		hp_check_junit(&b, &run);
+		write_file(o.junit, &b);
+		hp_buf_release(&b);
+	}
+	free(conf);
+	free(dir);
+	return exit_status;
+}

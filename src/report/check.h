@@ -1,0 +1,115 @@
+/*
+ * check.h -- what heapprof check reports: the verdict files the library
+ * leaves at exit (src/lib/output/verdictfile.h has their layout), read,
+ * symbolized with libdw (file:line, inlined functions, demangled names)
+ * and rendered as text, JSON or JUnit XML.
+ *
+ * An ordinary program: stdio and malloc; a failure to write an output
+ * file is fatal (util.h).
+ */
+#ifndef HP_REPORT_CHECK_H
+#define HP_REPORT_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "buf.h"
+#include "strtab.h"
+
+/* One frame as shown: a function inlined at a program counter has a
+ * frame of its own, before the function it was inlined into. */
+struct hp_check_frame {
+	uint64_t pc;
+	const char *module;	/* interned; NULL: in no object on disk */
+	uint64_t addr;		/* in the module, as its ELF file numbers it */
+	const char *function;	/* demangled; NULL when unknown */
+	const char *file;	/* NULL when unknown */
+	int line;		/* 0 when unknown */
+	int inlined;		/* inlined into the next frame */
+};
+
+struct hp_check_leak {
+	int direct;
+	uint64_t bytes, objects;
+	struct hp_check_frame *frames;
+	size_t nframes, cap;
+};
+
+/* One process's verdict. */
+struct hp_check_proc {
+	const char *path;	/* of its verdict file */
+	struct timespec written;
+	long pid;
+	const char *program;	/* its executable's path */
+	const char *name;	/* the last component of program */
+	const char *cmdline;
+	int status;		/* the exit status it asked for */
+	const char *error;	/* no verdict: why; else NULL */
+	uint64_t direct_bytes, direct_objects;
+	uint64_t indirect_bytes, indirect_objects;
+	uint64_t suppressed_bytes, suppressed_objects;
+	unsigned threads, threads_stopped;
+	struct hp_check_leak *leaks;
+	size_t nleaks, cap;
+	int counted;		/* its leaks decide heapprof check's status */
+};
+
+/* Bounds against a broken file: one is rejected past them. */
+#define HP_CHECK_FILE_MAX (64u << 20)
+#define HP_CHECK_LEAKS_MAX (1u << 20)
+
+/*
+ * Reads the verdict file at path into *p (zeroed by the caller),
+ * interning strings in strs (cleaned: no control characters, valid
+ * UTF-8).  Frames are as the file has them: one per program counter,
+ * named from the symbol table.  Returns NULL, or what is wrong with the
+ * file ("line 3: expected pid=").
+ */
+const char *hp_check_read(const char *path, struct hp_check_proc *p, struct hp_strtab *strs);
+
+/*
+ * Replaces the frames of every leak of the n processes (the counted ones
+ * only, unless all) with libdw's: file and line, inlined functions as
+ * frames of their own, C++ names demangled.  A frame whose object is
+ * gone, or was modified after the process wrote its verdict, keeps the
+ * file's name (with a note on stderr, once per object).  debug_dirs as
+ * for hp_symbolize_new.
+ */
+void hp_check_symbolize(struct hp_check_proc *procs, size_t n, int all, struct hp_strtab *strs,
+			const char *const *debug_dirs, size_t ndirs);
+
+/* The bytes and allocations p leaked (direct and indirect). */
+uint64_t hp_check_bytes(const struct hp_check_proc *p);
+uint64_t hp_check_objects(const struct hp_check_proc *p);
+
+/*
+ * The report of one leaking process, as heapprof check prints it:
+ *
+ *     heapprof check: /path/prog (pid 4242): prog arg1
+ *     Direct leak of 48 byte(s) in 1 object(s) allocated from:
+ *         #0 0x55d0c0a01156 in make_node /src/list.c:12
+ *         #1 0x55d0c0a01200 in main /src/list.c:30
+ *
+ *     SUMMARY: heapprof: 48 byte(s) leaked in 1 allocation(s).
+ *
+ * appended to b.  Frames without a line show "(module+0xaddr)", as
+ * LeakSanitizer does.
+ */
+void hp_check_text(struct hp_buf *b, const struct hp_check_proc *p);
+
+/* What heapprof check ran and decided, for the JSON and JUnit outputs. */
+struct hp_check_run {
+	char *const *argv;	/* the command, NULL-terminated */
+	int status;		/* the command's exit status (128 + signal) */
+	int exit_status;	/* heapprof check's */
+	const struct hp_check_proc *procs;
+	size_t nprocs;
+};
+
+/* The JSON document (schema in heapprof(1)) and the JUnit XML file (one
+ * test case per counted process), appended to b. */
+void hp_check_json(struct hp_buf *b, const struct hp_check_run *run);
+void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run);
+
+#endif

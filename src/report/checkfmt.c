@@ -1,0 +1,229 @@
+/*
+ * checkfmt.c -- heapprof check's outputs: the text report, JSON and
+ * JUnit XML (see check.h; the JSON schema is in heapprof(1)).
+ *
+ * Owns nothing.  Strings were cleaned when read (valid UTF-8, no control
+ * characters); here they are only escaped for JSON or XML.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "check.h"
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_frame(struct hp_buf *b, unsigned k, const struct hp_check_frame *f)
+{
+	hp_buf_printf(b, "    #%u 0x%" PRIx64, k, f->pc);
+	if (f->function)
+		hp_buf_printf(b, " in %s", f->function);
+	if (f->file && f->line > 0)
+		hp_buf_printf(b, " %s:%d", f->file, f->line);
+	else if (f->module)
+		hp_buf_printf(b, " (%s+0x%" PRIx64 ")", f->module, f->addr);
+	hp_buf_char(b, '\n');
+}
+
+/* The leaks of p, LeakSanitizer's shape, and its SUMMARY line. */
+static void text_leaks(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	for (size_t j = 0; j < p->nleaks; j++) {
+		const struct hp_check_leak *l = &p->leaks[j];
+		hp_buf_printf(b, "%s leak of %" PRIu64 " byte(s) in %" PRIu64 " object(s) allocated from:\n",
+			      l->direct ? "Direct" : "Indirect", l->bytes, l->objects);
+		for (size_t i = 0; i < l->nframes; i++)
+			text_frame(b, (unsigned)i, &l->frames[i]);
+		hp_buf_char(b, '\n');
+	}
+	if (p->threads_stopped < p->threads)
+		hp_buf_printf(b, "note: %u of %u other threads did not stop for the scan: a leak may be missed\n",
+			      p->threads - p->threads_stopped, p->threads);
+	hp_buf_printf(b, "SUMMARY: heapprof: %" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s).\n",
+		      hp_check_bytes(p), hp_check_objects(p));
+}
+
+void hp_check_text(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	hp_buf_printf(b, "heapprof check: %s (pid %ld): %s\n", p->program, p->pid, p->cmdline);
+	text_leaks(b, p);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void jstr(struct hp_buf *b, const char *s)
+{
+	if (!s) {
+		hp_buf_str(b, "null");
+		return;
+	}
+	hp_buf_char(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			hp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			hp_buf_printf(b, "\\u%04x", c);
+		else
+			hp_buf_char(b, (char)c);
+	}
+	hp_buf_char(b, '"');
+}
+
+static void json_frame(struct hp_buf *b, const struct hp_check_frame *f)
+{
+	hp_buf_printf(b, "{\"address\": \"0x%" PRIx64 "\", \"function\": ", f->pc);
+	jstr(b, f->function);
+	hp_buf_str(b, ", \"file\": ");
+	jstr(b, f->file);
+	if (f->line > 0)
+		hp_buf_printf(b, ", \"line\": %d", f->line);
+	else
+		hp_buf_str(b, ", \"line\": null");
+	hp_buf_str(b, ", \"module\": ");
+	jstr(b, f->module);
+	if (f->module)
+		hp_buf_printf(b, ", \"offset\": \"0x%" PRIx64 "\"", f->addr);
+	else
+		hp_buf_str(b, ", \"offset\": null");
+	hp_buf_printf(b, ", \"inlined\": %s}", f->inlined ? "true" : "false");
+}
+
+static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	hp_buf_printf(b, "    {\"pid\": %ld, \"program\": ", p->pid);
+	jstr(b, p->program);
+	hp_buf_str(b, ", \"cmdline\": ");
+	jstr(b, p->cmdline);
+	hp_buf_printf(b, ", \"status\": %d, \"counted\": %s, \"checked\": %s, \"error\": ", p->status,
+		      p->counted ? "true" : "false", p->error ? "false" : "true");
+	jstr(b, p->error);
+	hp_buf_printf(b, ",\n     \"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
+		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
+		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
+		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
+		      ", \"threads\": %u, \"threads_stopped\": %u,\n     \"leaks\": [",
+		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
+		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects,
+		      p->threads, p->threads_stopped);
+	for (size_t j = 0; j < p->nleaks; j++) {
+		const struct hp_check_leak *l = &p->leaks[j];
+		hp_buf_printf(b, "%s\n      {\"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"objects\": %" PRIu64
+			      ", \"frames\": [", j ? "," : "", l->direct ? "direct" : "indirect", l->bytes,
+			      l->objects);
+		for (size_t i = 0; i < l->nframes; i++) {
+			hp_buf_str(b, i ? ",\n        " : "\n        ");
+			json_frame(b, &l->frames[i]);
+		}
+		hp_buf_str(b, "]}");
+	}
+	hp_buf_str(b, "]}");
+}
+
+void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
+{
+	size_t counted = 0, leaking = 0;
+	uint64_t bytes = 0, objects = 0;
+
+	hp_buf_str(b, "{\n  \"command\": [");
+	for (size_t i = 0; run->argv[i]; i++) {
+		if (i)
+			hp_buf_str(b, ", ");
+		char *clean = hp_strtab_sanitize(run->argv[i], strlen(run->argv[i]));
+		jstr(b, clean);
+		free(clean);
+	}
+	hp_buf_printf(b, "],\n  \"status\": %d,\n  \"exit_status\": %d,\n  \"processes\": [\n",
+		      run->status, run->exit_status);
+	for (size_t k = 0; k < run->nprocs; k++) {
+		const struct hp_check_proc *p = &run->procs[k];
+		json_proc(b, p);
+		hp_buf_str(b, k + 1 < run->nprocs ? ",\n" : "\n");
+		if (!p->counted)
+			continue;
+		counted++;
+		if (hp_check_objects(p)) {
+			leaking++;
+			bytes += hp_check_bytes(p);
+			objects += hp_check_objects(p);
+		}
+	}
+	hp_buf_printf(b, "  ],\n  \"summary\": {\"processes\": %zu, \"counted\": %zu, \"leaking\": %zu, "
+		      "\"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64 "}\n}\n",
+		      run->nprocs, counted, leaking, bytes, objects);
+}
+
+/* ---- JUnit XML ------------------------------------------------------------ */
+
+static void xml(struct hp_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': hp_buf_str(b, "&amp;"); break;
+		case '<': hp_buf_str(b, "&lt;"); break;
+		case '>': hp_buf_str(b, "&gt;"); break;
+		case '"': hp_buf_str(b, "&quot;"); break;
+		case '\'': hp_buf_str(b, "&apos;"); break;
+		default: hp_buf_char(b, *s); break;
+		}
+	}
+}
+
+/*
+ * One test case per counted process: classname its program's name, name
+ * its command line (stable from run to run, unlike its pid, so that CI
+ * servers follow a test's history); a leak is a failure whose message is
+ * the SUMMARY and whose text the report; a process without a verdict is
+ * skipped, with the reason.
+ */
+void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
+{
+	size_t tests = 0, failures = 0, skipped = 0;
+
+	for (size_t k = 0; k < run->nprocs; k++) {
+		const struct hp_check_proc *p = &run->procs[k];
+		if (!p->counted)
+			continue;
+		tests++;
+		failures += !p->error && hp_check_objects(p);
+		skipped += p->error != NULL;
+	}
+	hp_buf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	hp_buf_printf(b, "<testsuites name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		      "skipped=\"%zu\">\n", tests, failures, skipped);
+	hp_buf_printf(b, "  <testsuite name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		      "skipped=\"%zu\">\n", tests, failures, skipped);
+	for (size_t k = 0; k < run->nprocs; k++) {
+		const struct hp_check_proc *p = &run->procs[k];
+		if (!p->counted)
+			continue;
+		hp_buf_str(b, "    <testcase classname=\"");
+		xml(b, p->name);
+		hp_buf_str(b, "\" name=\"");
+		xml(b, p->cmdline);
+		hp_buf_str(b, "\">\n");
+		if (p->error) {
+			hp_buf_str(b, "      <skipped message=\"no leak verdict: ");
+			xml(b, p->error);
+			hp_buf_str(b, "\"/>\n");
+		} else if (hp_check_objects(p)) {
+			struct hp_buf text = { 0 };
+			hp_buf_printf(&text, "%" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s)",
+				      hp_check_bytes(p), hp_check_objects(p));
+			hp_buf_str(b, "      <failure type=\"leak\" message=\"");
+			xml(b, text.p);
+			hp_buf_str(b, "\">");
+			hp_buf_reset(&text);
+			hp_check_text(&text, p);
+			xml(b, text.p);
+			hp_buf_str(b, "</failure>\n");
+			hp_buf_release(&text);
+		}
+		hp_buf_str(b, "      <system-out>");
+		xml(b, p->program);
+		hp_buf_printf(b, " (pid %ld) asked to exit with status %d</system-out>\n", p->pid, p->status);
+		hp_buf_str(b, "    </testcase>\n");
+	}
+	hp_buf_str(b, "  </testsuite>\n</testsuites>\n");
+}
