@@ -64,3 +64,18 @@ void hp_buf_release(struct hp_buf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 }
+
+void hp_buf_json_str(struct hp_buf *b, const char *s)
+{
+	hp_buf_char(b, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			hp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			hp_buf_printf(b, "\\u%04x", c);
+		else
+			hp_buf_char(b, (char)c);
+	}
+	hp_buf_char(b, '"');
+}

@@ -23,4 +23,8 @@ __attribute__((format(printf, 2, 3))) void hp_buf_printf(struct hp_buf *b, const
 void hp_buf_reset(struct hp_buf *b);
 void hp_buf_release(struct hp_buf *b);
 
+/* s as a JSON string, quotes included ("" for NULL): '"' and '\\'
+ * escaped, control characters as \\u00XX; other bytes as they are. */
+void hp_buf_json_str(struct hp_buf *b, const char *s);
+
 #endif

@@ -54,21 +54,10 @@ void hp_check_text(struct hp_buf *b, const struct hp_check_proc *p)
 
 static void jstr(struct hp_buf *b, const char *s)
 {
-	if (!s) {
+	if (s)
+		hp_buf_json_str(b, s);
+	else
 		hp_buf_str(b, "null");
-		return;
-	}
-	hp_buf_char(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			hp_buf_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			hp_buf_printf(b, "\\u%04x", c);
-		else
-			hp_buf_char(b, (char)c);
-	}
-	hp_buf_char(b, '"');
 }
 
 static void json_frame(struct hp_buf *b, const struct hp_check_frame *f)

@@ -18,17 +18,7 @@
 
 static void jstr(struct hp_buf *b, const char *s)
 {
-	hp_buf_char(b, '"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			hp_buf_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			hp_buf_printf(b, "\\u%04x", c);
-		else
-			hp_buf_char(b, (char)c);
-	}
-	hp_buf_char(b, '"');
+	hp_buf_json_str(b, s);
 }
 
 static void jstr_list(struct hp_buf *b, const char *const *v, size_t n)
