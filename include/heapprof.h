@@ -89,6 +89,23 @@ static inline int heapprof_reset(int lg_sample)
 			      : heapprof_mallctl("prof.reset", NULL, NULL, NULL, 0);
 }
 
+/* Tells the leak check (leak_check:reachable) that [p, p + n) may hold
+ * the only pointers to heap blocks: memory the program mapped itself, a
+ * pool heapprof does not see.  It is scanned as a root at exit.  At most
+ * 256 regions at a time.  Returns 0 or an errno value (ENOSPC when full). */
+static inline int heapprof_register_root(const void *p, size_t n)
+{
+	const void *r[2] = { p, (const void *)n };
+	return heapprof_mallctl("heapprof.register_root", NULL, NULL, r, sizeof(r));
+}
+
+/* Forgets a region registered at p.  Returns 0, or ENOENT. */
+static inline int heapprof_unregister_root(const void *p)
+{
+	const void *r[2] = { p, 0 };
+	return heapprof_mallctl("heapprof.unregister_root", NULL, NULL, r, sizeof(r));
+}
+
 #ifdef __cplusplus
 }
 #endif

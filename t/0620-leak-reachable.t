@@ -7,7 +7,7 @@
 # leak_check:live (every block live at exit) turns it into 1.  Asked for
 # at a sampled rate, it says in one line that it cannot be given.
 . "$(dirname "$0")/lib.sh"
-plan 42
+plan 44
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:r
 
@@ -78,6 +78,16 @@ is "$st:$(sed -n 's/.*SUMMARY: heapprof: \(.*\)$/\1/p' err)" "1:1000 byte(s) lea
 like "$(cat err)" '^<heapprof>: 1 of 1 other threads did not stop for the leak scan: their stacks were scanned whole, so a leak may be missed$' \
 	"one line names what was not stopped"
 ok $([ $(( $(date +%s) - t0 )) -lt 10 ]; echo $?) "and the exit is not held up (the wait is bounded)"
+
+# A region the program registers (heapprof_register_root) is a root: the
+# pool's 100-byte block is then reachable; unregistered, it is an indirect
+# leak, as valgrind counts it.
+HEAPPROF_CONF=$REACH LD_PRELOAD=$LIB "$TP/rootreg" >out 2>err
+is "$(sed -n 's/.*SUMMARY: heapprof: \(.*\)$/\1/p' err)" "4196 byte(s) leaked in 2 allocation(s)." \
+	"an unregistered pool: 4096 direct + 100 indirect (valgrind's numbers)"
+HEAPPROF_CONF=$REACH LD_PRELOAD=$LIB "$TP/rootreg" register >out 2>err
+is "$(sed -n 's/.*SUMMARY: heapprof: \(.*\)$/\1/p' err):$(cat out)" "4096 byte(s) leaked in 1 allocation(s).:rootreg: done" \
+	"registered as a root: what it points to is reachable"
 
 # The runtimes' one-time and cache allocations are reachable, not leaks:
 # no built-in suppression is needed for them (heapprof(7)).

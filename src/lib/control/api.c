@@ -28,6 +28,7 @@
 #include "record/tls.h"
 #include "version.h"
 #include "record/switches.h"
+#include "scan/reach.h"
 #include "base/banned.h"
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
@@ -243,6 +244,14 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 	if (!strcmp(name, "heapprof.version")) {
 		const char *v = HEAPPROF_VERSION;
 		return newp ? EPERM : read_value(oldp, oldlenp, &v, sizeof(v));
+	}
+	int reg = !strcmp(name, "heapprof.register_root");
+	if (reg || !strcmp(name, "heapprof.unregister_root")) {
+		/* newp: { const void *p; size_t n; } (n ignored to unregister) */
+		if (oldp || !newp || newlen != 2 * sizeof(void *))
+			return EINVAL;
+		const void *const *r = newp;
+		return reg ? hp_reach_add_root(r[0], (size_t)(uintptr_t)r[1]) : hp_reach_remove_root(r[0]);
 	}
 	if (!strncmp(name, "opt.", 4))
 		return ctl_opt(name + 4, oldp, oldlenp, newp);

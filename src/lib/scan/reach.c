@@ -169,6 +169,40 @@ static struct mapping *mapping_of(struct scan *s, uintptr_t a)
 	return NULL;
 }
 
+/* ---- roots the program registered ------------------------------------ */
+
+static struct {
+	uintptr_t lo, hi;   /* hi 0: free, or being filled in */
+} registered[HP_REACH_ROOTS];
+
+int hp_reach_add_root(const void *p, size_t n)
+{
+	uintptr_t lo = (uintptr_t)p;
+
+	if (!p || !n)
+		return EINVAL;
+	for (unsigned i = 0; i < HP_REACH_ROOTS; i++) {
+		uintptr_t none = 0;
+		if (HP_CAS(&registered[i].lo, &none, lo)) {
+			HP_STORE_REL(&registered[i].hi, lo + n);
+			return 0;
+		}
+	}
+	return ENOSPC;
+}
+
+int hp_reach_remove_root(const void *p)
+{
+	for (unsigned i = 0; i < HP_REACH_ROOTS; i++) {
+		if (HP_LOAD(&registered[i].lo) == (uintptr_t)p && HP_LOAD(&registered[i].hi)) {
+			HP_STORE(&registered[i].hi, 0);
+			HP_STORE_REL(&registered[i].lo, 0);
+			return 0;
+		}
+	}
+	return ENOENT;
+}
+
 /* ---- blocks ---------------------------------------------------------- */
 
 static void collect(uintptr_t p, uint64_t size, uint32_t cid, void *arg)
@@ -412,6 +446,23 @@ static void scan_root_mapped(struct scan *s, uintptr_t lo, uintptr_t hi)
 		uintptr_t end = m->hi < hi ? m->hi : hi;
 		if (m->readable)
 			scan_root_between_blocks(s, lo, end);
+		lo = end;
+	}
+}
+
+/* A region the program registered: every word of it that is mapped and
+ * readable, recorded blocks included (a pool carved from one). */
+static void scan_root_registered(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	while (lo < hi) {
+		struct mapping *m = mapping_of(s, lo);
+		if (!m) {
+			lo = (lo | 4095) + 1;
+			continue;
+		}
+		uintptr_t end = m->hi < hi ? m->hi : hi;
+		if (m->readable)
+			scan_root(s, lo, end);
 		lo = end;
 	}
 }
@@ -684,6 +735,11 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		}
 	}
 	loader_roots(s);
+	for (unsigned i = 0; i < HP_REACH_ROOTS; i++) {
+		uintptr_t lo = HP_LOAD_ACQ(&registered[i].lo), hi = HP_LOAD_ACQ(&registered[i].hi);
+		if (lo && hi > lo)
+			scan_root_registered(s, lo, hi);
+	}
 	dl_iterate_phdr(object_roots, s);
 	uintptr_t plo, phi;
 	hp_next_pool_span(&plo, &phi);

@@ -44,6 +44,7 @@
 
 #pragma GCC visibility push(hidden)
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum hp_reach_kind {
@@ -83,6 +84,14 @@ struct hp_reach {
  * the scan): then r holds nothing.  Must be called inside the guard, with
  * every allocation recorded; never from a signal handler. */
 int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why);
+
+/* Regions the program registered through the API (heapprof.h's
+ * heapprof_register_root): roots too.  At most HP_REACH_ROOTS at a time.
+ * Lock-free; any thread, not from a signal handler during a scan.
+ * add returns 0, EINVAL (empty) or ENOSPC; remove 0 or ENOENT. */
+#define HP_REACH_ROOTS 256
+int hp_reach_add_root(const void *p, size_t n);
+int hp_reach_remove_root(const void *p);
 
 /* Unmaps what the scan mapped. */
 void hp_reach_release(struct hp_reach *r);
