@@ -64,3 +64,8 @@ $(B)/bench/bigheap: bench/bigheap.c
 .PHONY: bench-leakscan
 bench-leakscan: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/leakscan.sh
+
+# heapprof check against valgrind on the same runs (bench/check-vs-valgrind.sh).
+.PHONY: bench-check
+bench-check: all $(B)/bench/bigheap
+	HP_BUILD=$(CURDIR)/$(B) sh bench/check-vs-valgrind.sh
