@@ -434,8 +434,9 @@ static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
 		scan_root_not_ours(s, lo, hi);
 }
 
-/* A readable range clipped to the mappings that exist. */
-static void scan_root_mapped(struct scan *s, uintptr_t lo, uintptr_t hi)
+/* Calls scan on the parts of [lo, hi) that lie in readable mappings. */
+static void each_readable(struct scan *s, uintptr_t lo, uintptr_t hi,
+			  void (*scan)(struct scan *, uintptr_t, uintptr_t))
 {
 	while (lo < hi) {
 		struct mapping *m = mapping_of(s, lo);
@@ -445,26 +446,23 @@ static void scan_root_mapped(struct scan *s, uintptr_t lo, uintptr_t hi)
 		}
 		uintptr_t end = m->hi < hi ? m->hi : hi;
 		if (m->readable)
-			scan_root_between_blocks(s, lo, end);
+			scan(s, lo, end);
 		lo = end;
 	}
+}
+
+/* A readable range clipped to the mappings that exist, recorded blocks
+ * left to be reached. */
+static void scan_root_mapped(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	each_readable(s, lo, hi, scan_root_between_blocks);
 }
 
 /* A region the program registered: every word of it that is mapped and
  * readable, recorded blocks included (a pool carved from one). */
 static void scan_root_registered(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
-	while (lo < hi) {
-		struct mapping *m = mapping_of(s, lo);
-		if (!m) {
-			lo = (lo | 4095) + 1;
-			continue;
-		}
-		uintptr_t end = m->hi < hi ? m->hi : hi;
-		if (m->readable)
-			scan_root(s, lo, end);
-		lo = end;
-	}
+	each_readable(s, lo, hi, scan_root);
 }
 
 /* A stack from sp to the end of its mapping; marks the mapping as a
