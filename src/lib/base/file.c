@@ -106,3 +106,31 @@ int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, v
 	close(fd);
 	return 0;
 }
+
+int hp_file_read_all(const char *path, char *buf, size_t cap, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	*len = 0;
+	if (fd < 0)
+		return errno;
+	for (;;) {
+		if (*len == cap) {
+			char probe;
+			ssize_t more = read(fd, &probe, 1);
+			err = more > 0 ? EFBIG : 0;
+			break;
+		}
+		ssize_t n = read(fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	return err;
+}

@@ -33,6 +33,11 @@ void hp_file_abort(struct hp_file *f);
  * errno of open. */
 int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, void *arg), void *arg);
 
+/* Reads the file at path into buf (cap bytes) with read(2); *len is what
+ * was read.  Returns 0, the errno of open or read, or EFBIG when the file
+ * does not fit (buf then holds its first cap bytes). */
+int hp_file_read_all(const char *path, char *buf, size_t cap, size_t *len);
+
 /* Moves fd above the standard descriptors if it is one of them.  Returns
  * the descriptor to use (fd itself, or a duplicate), -1 on failure. */
 int hp_file_fd_above_stdio(int fd);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/fmt.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "conf/conf.h"
@@ -65,20 +66,10 @@ static void put_program(struct hp_out *o)
 static void put_cmdline(struct hp_out *o)
 {
 	char buf[CMDLINE_MAX];
-	size_t n = 0;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	size_t n;
 
-	if (fd >= 0) {
-		while (n < sizeof(buf)) {
-			ssize_t got = read(fd, buf + n, sizeof(buf) - n);
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				break;
-			n += (size_t)got;
-		}
-		close(fd);
-	}
+	/* A longer command line is cut (EFBIG): the rest is not needed. */
+	hp_file_read_all("/proc/self/cmdline", buf, sizeof(buf), &n);
 	while (n && buf[n - 1] == '\0')
 		n--;
 	for (size_t i = 0; i < n; i++)

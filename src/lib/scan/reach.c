@@ -70,25 +70,10 @@ struct scan {
 /* Reads the whole file into buf (cap bytes); returns its length, or -1. */
 static ssize_t read_maps(char *buf, size_t cap)
 {
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
+	size_t len;
 
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		if (len == cap) {
-			close(fd);
-			return -1;   /* too small: the caller said how much */
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)len;
+	/* Too small a buffer is a failure: the caller sized it beforehand. */
+	return hp_file_read_all("/proc/self/maps", buf, cap, &len) ? -1 : (ssize_t)len;
 }
 
 static uintptr_t hex(const char **p)
