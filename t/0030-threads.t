@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 11
 
-prof lg_prof_sample:0,prof_leak:true,prof_accum:true,dump_format:jemalloc "$TP/threads" >out 2>err
+prof lg_prof_sample:0,prof_leak:true,leak_check:live,prof_accum:true,dump_format:jemalloc "$TP/threads" >out 2>err
 is $? 0 "exit status unchanged"
 is "$(sed -n 1p err)" "<heapprof>: Leak approximation summary: ~1000000 bytes, ~4000 objects, >= 1 context" \
 	"exact summary: only worker_alloc's blocks are live"

@@ -4,13 +4,13 @@
 # (which implements operator new itself, bypassing malloc); and a program
 # with no C++ runtime calling operator new: one line, never an abort.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 18
 
 for under in glibc jemalloc; do
 	pre=$LIB
 	[ $under = jemalloc ] && pre="$LIB $JEMALLOC"
 	rm -f *.heap
-	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true LD_PRELOAD=$pre "$TP/cxx" >out 2>err
+	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,leak_check:live LD_PRELOAD=$pre "$TP/cxx" >out 2>err
 	is $? 0 "$under: exit status unchanged"
 	is "$(cat out)" "cxx: 1000 words, bad_alloc caught 1, nothrow null 1, aligned 1" \
 		"$under: bad_alloc, nothrow and aligned new behave"
@@ -19,6 +19,9 @@ for under in glibc jemalloc; do
 	dump=$(one_file 'heapprof.*.f.*heap')
 	is "$(jeprof_bytes "$TP/cxx" "$dump" make_widget)" 24000 "$under: new Widget attributed to make_widget"
 	is "$(jeprof_bytes "$TP/cxx" "$dump" make_buffer)" 10000 "$under: new[] attributed to make_buffer"
+	HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_final:false LD_PRELOAD=$pre "$TP/cxx" >out 2>err
+	is "$(grep SUMMARY err)" "<heapprof>: SUMMARY: heapprof: 32760 byte(s) leaked in 108 allocation(s)." \
+		"$under: by reachability, valgrind's 32760 bytes in 108 blocks"
 done
 
 "$TP/nocxx" >out 2>err

@@ -19,6 +19,6 @@ is "$(grep -c 'Leak approximation summary' err)" 2 "one summary per process"
 rm -f *.heap
 
 prof lg_prof_sample:0,prof_leak:true "$TP/forker" exec "$TP/seed" >out 2>err
-like "$(cat err)" "~6430720 bytes, ~120 objects, >= 2 contexts" "an exec'd program is profiled too"
+like "$(cat err)" "~6270976 bytes, ~119 objects, >= 2 contexts" "an exec'd program is profiled too"
 is "$(ls heapprof.*.f.*heap | wc -l)" 2 "forker and the exec'd seed each leave a dump"
 done_testing

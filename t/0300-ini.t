@@ -18,7 +18,7 @@ prof_leak = true
 prof_bt_max = 3
 INI
 LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
-like "$(cat err)" "~6430720 bytes" "the file alone configures heapprof (exact mode, leak summary)"
+like "$(cat err)" "~6270976 bytes" "the file alone configures heapprof (exact mode, leak summary)"
 ok $(ls fromfile.*.f.*heap >/dev/null 2>&1; echo $?) "the file's prof_prefix is used"
 stack=$(awk '/ @ 0x/ {print NF - 5; exit}' fromfile.*.f.*heap)
 is "$stack" 3 "the file's prof_bt_max is used"
@@ -29,7 +29,7 @@ is "$(awk '/ @ 0x/ {print NF - 5; exit}' frommc.*.f.*heap)" 2 "MALLOC_CONF overr
 rm -f *.heap
 MALLOC_CONF=prof_prefix:frommc HEAPPROF_CONF=prof_prefix:fromhc LD_PRELOAD=$LIB "$TP/seed" >/dev/null 2>err
 ok $(ls fromhc.*.f.*heap >/dev/null 2>&1; echo $?) "HEAPPROF_CONF overrides MALLOC_CONF"
-like "$(cat err)" "~6430720 bytes" "keys set only in the file still apply under both"
+like "$(cat err)" "~6270976 bytes" "keys set only in the file still apply under both"
 rm -f *.heap
 
 # [program:NAME] sections, for this program only, whatever their order.
@@ -87,7 +87,7 @@ like "$(cat err)" "^<heapprof>: $ini:6: unknown section \\[nonsense\\]" "unknown
 like "$(cat err)" "^<heapprof>: $ini:9: out-of-range value 'KILL' for signal_dump" "a signal that cannot be used"
 like "$(cat err)" "^<heapprof>: $ini:10: line longer than 197 characters; ignored\$" "an over-long line"
 like "$(cat err)" "^<heapprof>: $ini:13: 'narenas' is a jemalloc option; heapprof ignores it\$" "a jemalloc option in the file"
-like "$(cat err)" "Leak approximation summary: ~6430720 bytes" "the good lines still apply"
+like "$(cat err)" "Leak approximation summary: ~6270976 bytes" "the good lines still apply"
 rm -f *.heap
 
 # Unusable files: one line, then defaults.

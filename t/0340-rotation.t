@@ -3,7 +3,7 @@
 # processes, dump_keep_bytes caps their size; only files named like this
 # prefix's dumps are ever deleted.  A full disk fails a dump cleanly.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 
 run() { prof "lg_prof_sample:0,prof_final:true,prof_prefix:$1,$2" "$TP/seed" >/dev/null 2>>err; }
 
@@ -53,6 +53,9 @@ prof "lg_prof_sample:0,prof_leak_error:true,prof_prefix:full/d" "$TP/gate" clean
 is $? 0 "a dump that cannot be written does not change the exit status"
 like "$(cat err)" "^<heapprof>: dump failed \\(final\\): full/d\\.[0-9]+\\.0\\.f\\.[0-9TZ]+\\.heap: No space left on device\$" \
 	"one line says which dump failed and why"
-is "$(ls -A full)" "filler" "no partial dump and no temporary file on the full disk"
+is "$(ls -A full | grep -v '^d\.[0-9]*\.verdict$')" "filler" "no partial dump and no temporary file on the full disk"
+v=$(ls full/d.*.verdict 2>/dev/null)
+if [ -n "$v" ]; then like "$(tail -n 1 "$v")" "^threads=" "the verdict file, which fitted, is whole"
+else ok 0 "the verdict file did not fit, and is not there"; fi
 is "$(cat out)" "gate: clean: buffered output" "the program's output is intact"
 done_testing

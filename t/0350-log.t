@@ -10,7 +10,7 @@ prof "lg_prof_sample:0,prof_leak:true,log_file:$T_DIR/app.log,bogus:1" "$TP/seed
 is "$(cat err)" "" "nothing on standard error when log_file is set"
 like "$(cat app.log)" "${line_re}Invalid conf pair: bogus:1 \\(HEAPPROF_CONF\\)\$" \
 	"start-up messages go to the log too, with time and pid"
-like "$(cat app.log)" "${line_re}Leak approximation summary: ~6430720 bytes" "the leak summary goes to the log"
+like "$(cat app.log)" "${line_re}Leak approximation summary: ~6270976 bytes" "the leak summary goes to the log"
 is "$(grep -cvE "$line_re" app.log)" 0 "every line carries time and pid"
 is "$(stat -c %a app.log)" 600 "the log is mode 0600"
 

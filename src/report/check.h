@@ -46,6 +46,8 @@ struct hp_check_proc {
 	const char *cmdline;
 	int status;		/* the exit status it asked for */
 	const char *error;	/* no verdict: why; else NULL */
+	int sampled_lg;		/* 0, or the counts are estimates at this rate */
+	uint64_t sampled_blocks;
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
 	uint64_t suppressed_bytes, suppressed_objects;

@@ -29,10 +29,12 @@ static void text_frame(struct hp_buf *b, unsigned k, const struct hp_check_frame
 /* The leaks of p, LeakSanitizer's shape, and its SUMMARY line. */
 static void text_leaks(struct hp_buf *b, const struct hp_check_proc *p)
 {
+	const char *est = p->sampled_lg ? "~" : "";
+
 	for (size_t j = 0; j < p->nleaks; j++) {
 		const struct hp_check_leak *l = &p->leaks[j];
-		hp_buf_printf(b, "%s leak of %" PRIu64 " byte(s) in %" PRIu64 " object(s) allocated from:\n",
-			      l->direct ? "Direct" : "Indirect", l->bytes, l->objects);
+		hp_buf_printf(b, "%s leak of %s%" PRIu64 " byte(s) in %s%" PRIu64 " object(s) allocated from:\n",
+			      l->direct ? "Direct" : "Indirect", est, l->bytes, est, l->objects);
 		for (size_t i = 0; i < l->nframes; i++)
 			text_frame(b, (unsigned)i, &l->frames[i]);
 		hp_buf_char(b, '\n');
@@ -40,8 +42,14 @@ static void text_leaks(struct hp_buf *b, const struct hp_check_proc *p)
 	if (p->threads_stopped < p->threads)
 		hp_buf_printf(b, "note: %u of %u other threads did not stop for the scan: a leak may be missed\n",
 			      p->threads - p->threads_stopped, p->threads);
-	hp_buf_printf(b, "SUMMARY: heapprof: %" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s).\n",
-		      hp_check_bytes(p), hp_check_objects(p));
+	if (p->sampled_lg)
+		hp_buf_printf(b, "SUMMARY: heapprof: ~%" PRIu64 " byte(s) leaked in ~%" PRIu64 " allocation(s), "
+			      "estimated from %" PRIu64 " sampled block%s (lg_prof_sample:%d).\n",
+			      hp_check_bytes(p), hp_check_objects(p), p->sampled_blocks,
+			      p->sampled_blocks == 1 ? "" : "s", p->sampled_lg);
+	else
+		hp_buf_printf(b, "SUMMARY: heapprof: %" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s).\n",
+			      hp_check_bytes(p), hp_check_objects(p));
 }
 
 void hp_check_text(struct hp_buf *b, const struct hp_check_proc *p)

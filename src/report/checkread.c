@@ -155,6 +155,15 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			*state = 4;
 			return NULL;
 		}
+		if (!strncmp(line, "sampled=", 8) && !p->sampled_lg) {
+			uint64_t lg, blocks;
+			if (parse_counts(line, (const char *const[]){ "sampled", "blocks" },
+					 (uint64_t *const[]){ &lg, &blocks }, 2) || lg < 1 || lg > 62)
+				return fail(r, "expected sampled=LG blocks=N");
+			p->sampled_lg = (int)lg;
+			p->sampled_blocks = blocks;
+			return NULL;
+		}
 		if (parse_counts(line, (const char *const[]){ "direct_bytes", "direct_objects",
 				 "indirect_bytes", "indirect_objects" },
 				 (uint64_t *const[]){ &p->direct_bytes, &p->direct_objects,

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/pages.h"
@@ -27,6 +28,20 @@ static struct hp_spin reg_lock;
 static struct hp_pages_range *reg;
 static size_t reg_n, reg_cap;
 static int reg_full;   /* an entry could not be recorded */
+
+/* Straight to the kernel: heapprof's own memory never passes through the
+ * interposed mmap (intercept/mmap.c), nor a next allocator's hooks. */
+static void *raw_map(size_t n)
+{
+	long r = syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+static void raw_unmap(void *p, size_t n)
+{
+	syscall(SYS_munmap, p, n);
+}
 
 /* The first entry whose lo is >= lo. */
 static size_t reg_find(uintptr_t lo)
@@ -46,14 +61,13 @@ static size_t reg_find(uintptr_t lo)
 static int reg_grow(void)
 {
 	size_t cap = reg_cap ? reg_cap * 2 : 512;
-	void *p = mmap(NULL, cap * sizeof(*reg), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = raw_map(cap * sizeof(*reg));
 
 	if (p == MAP_FAILED)
 		return -1;
 	if (reg) {
 		memcpy(p, reg, reg_n * sizeof(*reg));
-		munmap(reg, reg_cap * sizeof(*reg));
+		raw_unmap(reg, reg_cap * sizeof(*reg));
 	}
 	reg = p;
 	reg_cap = cap;
@@ -122,13 +136,24 @@ static size_t page_round(size_t n)
 void *hp_pages_alloc(size_t n)
 {
 	n = page_round(n);
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = raw_map(n);
 	if (p == MAP_FAILED)
 		return NULL;
 	HP_ADD(&mapped_bytes, n);
 	reg_add(p, n);
 	return p;
+}
+
+void *hp_pages_map_file(int fd, size_t n)
+{
+	long r = syscall(SYS_mmap, NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+void hp_pages_unmap_file(void *p, size_t n)
+{
+	raw_unmap(p, n);
 }
 
 void hp_pages_free(void *p, size_t n)
@@ -137,7 +162,7 @@ void hp_pages_free(void *p, size_t n)
 		return;
 	n = page_round(n);
 	reg_remove(p);
-	munmap(p, n);
+	raw_unmap(p, n);
 	HP_SUB(&mapped_bytes, n);
 }
 

@@ -19,6 +19,11 @@
 void *hp_pages_alloc(size_t n);
 /* Unmaps a run returned by hp_pages_alloc with the same n. */
 void hp_pages_free(void *p, size_t n);
+
+/* A read-only private mapping of a file, and its unmapping: straight to
+ * the kernel, like every mapping of heapprof's (MAP_FAILED on failure). */
+void *hp_pages_map_file(int fd, size_t n);
+void hp_pages_unmap_file(void *p, size_t n);
 /* Gives the pages back to the kernel but keeps the mapping readable (as
  * zeros): for tables that lock-free readers may still be scanning. */
 void hp_pages_retire(void *p, size_t n);

@@ -149,8 +149,11 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 	} else {
 		bool cur = HP_LOAD(&th->active);
 		err = read_value(oldp, oldlenp, &cur, sizeof(cur));
-		if (!err && w)
+		if (!err && w) {
 			HP_STORE(&th->active, *(bool *)newp);
+			if (!*(bool *)newp)
+				HP_STORE(&hp_switches.missed, 1);
+		}
 	}
 	hp_tls_guard_leave(t);
 	return err;

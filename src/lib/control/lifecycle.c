@@ -28,6 +28,7 @@
 #include "base/pages.h"
 #include "record/sampled.h"
 #include "next/next.h"
+#include "next/nextmaps.h"
 #include "control/settings.h"
 #include "stack/stack.h"
 #include "record/stacktab.h"
@@ -56,12 +57,14 @@ static void prefork(void)
 	hp_stacktab_prefork();
 	hp_counters_prefork();
 	hp_live_prefork();
-	hp_pages_registry_lock();   /* taken under shard locks: last */
+	hp_pages_registry_lock();   /* taken under shard locks */
+	hp_nextmaps_lock();         /* taken inside munmap: last */
 }
 
 static void postfork_parent(void)
 {
 	if (prefork_locked) {
+		hp_nextmaps_unlock();
 		hp_pages_registry_unlock();
 		hp_live_postfork_parent();
 		hp_counters_postfork_parent();
@@ -74,6 +77,7 @@ static void postfork_parent(void)
 static void postfork_child(void)
 {
 	hp_pages_postfork_child();
+	hp_nextmaps_postfork_child();
 	hp_live_postfork_child();
 	hp_counters_postfork_child();
 	hp_stacktab_postfork_child();
@@ -125,6 +129,10 @@ __attribute__((constructor(101))) static void hp_init(void)
 	hp_nextcxx_resolve();
 	hp_log_hold(1);
 	hp_sources_load();
+	/* The gate counts every block, unless a rate was chosen: then it is
+	 * statistical and says so below. */
+	if (hp_conf.prof_leak_error && hp_conf_sources[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_DEFAULT)
+		hp_conf.lg_prof_sample = 0;
 	hp_switches.enabled = hp_conf.prof;
 	hp_switches.lg_sample = (int)hp_conf.lg_prof_sample;
 	if (hp_switches.enabled) {

@@ -37,6 +37,8 @@ void hp_settings_apply(void)
 	HP_STORE(&hp_switches.bt_max, (int)hp_conf.prof_bt_max);
 	HP_STORE(&hp_switches.thread_active_init, hp_conf.prof_thread_active_init);
 	hp_stack_set_unwinder(hp_conf.prof_unwinder);
+	if (!hp_conf.prof_active || !hp_conf.prof_thread_active_init || hp_conf.lg_prof_sample > 0)
+		HP_STORE(&hp_switches.missed, 1);
 	if (HP_LOAD(&hp_switches.lg_sample) != (int)hp_conf.lg_prof_sample) {
 		HP_STORE(&hp_switches.lg_sample, (int)hp_conf.lg_prof_sample);
 		hp_switches_new_epoch();

@@ -127,7 +127,7 @@ static void load(struct object *o)
 		return;
 	}
 	o->map_len = (size_t)st.st_size;
-	o->map = mmap(NULL, o->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	o->map = hp_pages_map_file(fd, o->map_len);
 	close(fd);
 	if (o->map == MAP_FAILED) {
 		o->map = NULL;
@@ -275,7 +275,7 @@ void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
 		return;
 	for (int k = 0; k < n->t.nobj; k++) {
 		if (n->t.obj[k].map)
-			munmap(n->t.obj[k].map, n->t.obj[k].map_len);
+			hp_pages_unmap_file(n->t.obj[k].map, n->t.obj[k].map_len);
 		hp_pages_free(n->t.obj[k].syms, n->t.obj[k].syms_bytes);
 	}
 	hp_pages_free(n->t.obj, n->t.obj_bytes);
@@ -344,7 +344,7 @@ int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 out:
 	for (int k = 0; t.obj && k < t.nobj; k++) {
 		if (t.obj[k].map)
-			munmap(t.obj[k].map, t.obj[k].map_len);
+			hp_pages_unmap_file(t.obj[k].map, t.obj[k].map_len);
 		hp_pages_free(t.obj[k].syms, t.obj[k].syms_bytes);
 	}
 	hp_pages_free(t.obj, t.obj_bytes);

@@ -249,7 +249,8 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 		       HP_LOAD(&hp_switches.lg_sample));
 }
 
-/* leak_check:reachable: the verdict by reachability, with its report.
+/* leak_check:reachable (the default): the verdict by reachability, with
+ * its report; estimated from the sampled blocks at a sampled rate.
  * Returns 0 when there is none (then the summary counts what is live). */
 static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr_t stack_from)
 {
@@ -257,13 +258,6 @@ static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr
 
 	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE)
 		return 0;
-	if (HP_LOAD(&hp_switches.lg_sample) != 0) {
-		if (hp_verdict_printable())
-			hp_log(HP_LOG_ERROR, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0); "
-			       "the summary counts sampled blocks live at exit");
-		hp_verdictfile_error(status, "leak_check:reachable needs every allocation recorded (lg_prof_sample:0)");
-		return 0;
-	}
 	if (hp_verdict_run(&v, REACH_WAIT_MS, status, stack_from) != 0)
 		return 0;
 	memset(sum, 0, sizeof(*sum));

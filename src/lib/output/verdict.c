@@ -29,6 +29,7 @@
 #include "record/counters.h"
 #include "record/sample.h"
 #include "record/stacktab.h"
+#include "record/switches.h"
 #include "scan/reach.h"
 #include "base/banned.h"
 
@@ -38,8 +39,28 @@ struct leak_group {
 	uint8_t kind;
 	uint32_t stack;
 	uint64_t bytes;
-	uint64_t objects;
+	uint64_t cnt_fp;     /* objects, fixed point (record/sample.h) */
 };
+
+/* What a recorded block stands for: itself in exact mode; at a sampled
+ * rate, the unbiased estimate its sample weight gives (record/sample.h),
+ * as in the dumps. */
+static void block_weight(const struct hp_reach_block *b, uint64_t *cnt_fp, uint64_t *bytes)
+{
+	const struct hp_counters *c = hp_counters_at(b->counters);
+
+	if (!c || !c->lg) {
+		*cnt_fp = HP_CNT_ONE;
+		*bytes = b->size;
+		return;
+	}
+	hp_sample_weight(b->size, c->lg, cnt_fp, bytes);
+}
+
+static uint64_t objects_of(uint64_t cnt_fp)
+{
+	return (cnt_fp + HP_CNT_ONE / 2) >> HP_CNT_SHIFT;
+}
 
 typedef int (*group_cmp)(const struct leak_group *, const struct leak_group *);
 
@@ -135,17 +156,18 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 }
 
 static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group *g, int print,
-		       struct hp_verdictfile *vf)
+		       struct hp_verdictfile *vf, int estimated)
 {
 	const struct hp_stack *st = hp_stacktab_get(g->stack);
 	int direct = g->kind == HP_REACH_DIRECT;
+	uint64_t objects = objects_of(g->cnt_fp);
 
 	if (print)
-		hp_log_report("%s leak of %llu byte(s) in %llu object(s) allocated from:",
-			      direct ? "Direct" : "Indirect",
-			      (unsigned long long)g->bytes, (unsigned long long)g->objects);
+		hp_log_report("%s leak of %s%llu byte(s) in %s%llu object(s) allocated from:",
+			      direct ? "Direct" : "Indirect", estimated ? "~" : "",
+			      (unsigned long long)g->bytes, estimated ? "~" : "", (unsigned long long)objects);
 	if (vf)
-		hp_verdictfile_leak(vf, direct, g->bytes, g->objects);
+		hp_verdictfile_leak(vf, direct, g->bytes, objects);
 	unsigned depth = st ? st->depth : 0;
 	for (unsigned i = 0; i < depth && i < FRAMES_SHOWN; i++)
 		emit_frame(names, i, st->frames[i], print, vf);
@@ -191,8 +213,8 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 
 /* Marks the blocks the suppressions cover (their own stack matches, or
  * that of the direct leak they were found from, as LeakSanitizer ignores
- * what a suppressed block reaches) and takes them out of the totals. */
-static void apply_suppressions(struct hp_verdict *v, struct hp_reach *r, struct hp_suppress *set,
+ * what a suppressed block reaches). */
+static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 			       struct hp_dumpsyms_names *names)
 {
 	uint32_t nst = hp_stacktab_count();
@@ -218,16 +240,9 @@ static void apply_suppressions(struct hp_verdict *v, struct hp_reach *r, struct 
 		}
 		if (rule < 0)
 			continue;
-		hp_suppress_hit(set, rule, 1, b->size);
-		v->suppressed_bytes += b->size;
-		v->suppressed_objects++;
-		if (b->kind == HP_REACH_DIRECT) {
-			v->direct_bytes -= b->size;
-			v->direct_objects--;
-		} else {
-			v->indirect_bytes -= b->size;
-			v->indirect_objects--;
-		}
+		uint64_t cnt, bytes;
+		block_weight(b, &cnt, &bytes);
+		hp_suppress_hit(set, rule, 1, bytes);
 		b->kind = HP_REACH_SUPPRESSED;
 	}
 out:
@@ -273,7 +288,7 @@ static int write_leak_dump(const struct hp_reach *r, char *path, size_t cap)
 	if (!hp_conf.prof_prefix[0])
 		return ENOENT;
 	memset(&t, 0, sizeof(t));
-	t.lg = 0;
+	t.lg = r->exact ? 0 : HP_LOAD(&hp_switches.lg_sample);
 	t.nstacks = hp_stacktab_count();
 	size_t mem = ((size_t)t.nstacks + 1) * sizeof(*t.by_stack);
 	t.by_stack = hp_pages_alloc(mem);
@@ -286,8 +301,10 @@ static int write_leak_dump(const struct hp_reach *r, char *path, size_t cap)
 		const struct hp_counters *c = hp_counters_at(b->counters);
 		if (!c || !c->stack || c->stack > t.nstacks)
 			continue;
-		t.by_stack[c->stack].live_cnt += (int64_t)HP_CNT_ONE;
-		t.by_stack[c->stack].live_bytes += (int64_t)b->size;
+		uint64_t cnt, bytes;
+		block_weight(b, &cnt, &bytes);
+		t.by_stack[c->stack].live_cnt += (int64_t)cnt;
+		t.by_stack[c->stack].live_bytes += (int64_t)bytes;
 	}
 	err = hp_dumpname_next(hp_conf.prof_prefix, 'l', path, cap);
 	if (!err)
@@ -299,6 +316,35 @@ static int write_leak_dump(const struct hp_reach *r, char *path, size_t cap)
 		       strerrordesc_np(err));
 	hp_pages_free(t.by_stack, mem);
 	return err;
+}
+
+/* The verdict's totals: the leaked and the suppressed blocks, weighed. */
+static void sum_blocks(struct hp_verdict *v, const struct hp_reach *r)
+{
+	uint64_t dcnt = 0, icnt = 0, scnt = 0;
+
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		const struct hp_reach_block *b = &r->blocks[i];
+		uint64_t cnt, bytes;
+		if (b->kind != HP_REACH_DIRECT && b->kind != HP_REACH_INDIRECT && b->kind != HP_REACH_SUPPRESSED)
+			continue;
+		block_weight(b, &cnt, &bytes);
+		if (b->kind == HP_REACH_DIRECT) {
+			v->direct_bytes += bytes;
+			dcnt += cnt;
+		} else if (b->kind == HP_REACH_INDIRECT) {
+			v->indirect_bytes += bytes;
+			icnt += cnt;
+		} else {
+			v->suppressed_bytes += bytes;
+			scnt += cnt;
+		}
+		if (b->kind != HP_REACH_SUPPRESSED)
+			v->sampled_blocks++;
+	}
+	v->direct_objects = objects_of(dcnt);
+	v->indirect_objects = objects_of(icnt);
+	v->suppressed_objects = objects_of(scnt);
 }
 
 /* Sums the leaked blocks of r by (kind, stack) into groups; returns how
@@ -319,8 +365,7 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 		const struct hp_counters *c = hp_counters_at(b->counters);
 		g[n].kind = b->kind;
 		g[n].stack = c ? c->stack : 0;
-		g[n].bytes = b->size;
-		g[n].objects = 1;
+		block_weight(b, &g[n].cnt_fp, &g[n].bytes);
 		n++;
 	}
 	sort_groups(g, n, by_key);
@@ -328,7 +373,7 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 	for (uint64_t i = 0; i < n; i++) {
 		if (m && !by_key(&g[m - 1], &g[i])) {
 			g[m - 1].bytes += g[i].bytes;
-			g[m - 1].objects += g[i].objects;
+			g[m - 1].cnt_fp += g[i].cnt_fp;
 		} else {
 			g[m++] = g[i];
 		}
@@ -363,23 +408,25 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 		hp_verdictfile_error(status, why);
 		return err;
 	}
-	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots, %u of %u other threads stopped, %lld ms",
-	       (unsigned long long)r.nblocks, (unsigned long long)r.root_bytes, r.threads_stopped, r.threads,
+	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots (%s, %d ranges of the next allocator's), "
+	       "%u of %u other threads stopped, %lld ms",
+	       (unsigned long long)r.nblocks, (unsigned long long)r.root_bytes, r.exact ? "exact" : "sampled",
+	       r.alloc_ranges, r.threads_stopped, r.threads,
 	       (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
-	v->direct_bytes = r.direct_bytes;
-	v->direct_objects = r.direct_objects;
-	v->indirect_bytes = r.indirect_bytes;
-	v->indirect_objects = r.indirect_objects;
 	v->threads = r.threads;
 	v->threads_stopped = r.threads_stopped;
 	if (print && r.threads_stopped < r.threads)
 		hp_log(HP_LOG_WARN, "%u of %u other threads did not stop for the leak scan: "
 		       "their stacks were scanned whole, so a leak may be missed",
 		       r.threads - r.threads_stopped, r.threads);
+	v->sampled_lg = r.exact ? 0 : HP_LOAD(&hp_switches.lg_sample);
 	struct hp_dumpsyms_names *names = r.direct_objects ? hp_dumpsyms_names_open() : NULL;
 	struct hp_suppress set;
 	load_suppressions(&set);
-	apply_suppressions(v, &r, &set, names);
+	apply_suppressions(&r, &set, names);
+	sum_blocks(v, &r);
+	if (r.exact)
+		v->sampled_blocks = 0;
 	struct leak_group *g = NULL;
 	size_t mem = 0;
 	int64_t n = group_leaks(&r, &g, &mem);
@@ -387,20 +434,26 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	if (vf)
 		hp_verdictfile_counts(vf, v);
 	for (int64_t i = 0; i < n; i++)
-		emit_group(names, &g[i], print, vf);
+		emit_group(names, &g[i], print, vf, !r.exact);
 	if (vf)
 		hp_verdictfile_commit(vf);
 	hp_dumpsyms_names_close(names);
 	v->contexts = n > 0 ? (uint64_t)n : 0;
-	if (print && v->direct_objects + v->indirect_objects)
+	if (print && n > 0 && r.exact)
 		hp_log_report("SUMMARY: heapprof: %llu byte(s) leaked in %llu allocation(s).",
 			      (unsigned long long)(v->direct_bytes + v->indirect_bytes),
 			      (unsigned long long)(v->direct_objects + v->indirect_objects));
+	else if (print && n > 0)
+		hp_log_report("SUMMARY: heapprof: ~%llu byte(s) leaked in ~%llu allocation(s), estimated from "
+			      "%llu sampled block%s (lg_prof_sample:%d).",
+			      (unsigned long long)(v->direct_bytes + v->indirect_bytes),
+			      (unsigned long long)(v->direct_objects + v->indirect_objects),
+			      (unsigned long long)v->sampled_blocks, plural_s(v->sampled_blocks), v->sampled_lg);
 	if (print && hp_conf.print_suppressions)
 		print_suppressions(&set);
 	/* prof_final:false asks for no dump at exit: none of the leaks either. */
 	v->dump_err = ENOENT;
-	if (hp_conf.prof_final && v->direct_objects + v->indirect_objects)
+	if (hp_conf.prof_final && n > 0)
 		v->dump_err = write_leak_dump(&r, v->dump, sizeof(v->dump));
 	hp_suppress_release(&set);
 	hp_pages_free(g, mem);

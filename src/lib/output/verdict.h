@@ -26,6 +26,9 @@ struct hp_verdict {
 	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
 	uint64_t suppressed_bytes, suppressed_objects;   /* not in the above */
 	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
+	int sampled_lg;      /* 0: exact; else the counts are estimates from
+			      * blocks sampled at this rate */
+	uint64_t sampled_blocks;   /* then: the leaked blocks they come from */
 	/* The leak dump: a heap profile of exactly these leaks. */
 	char dump[PATH_MAX];
 	int dump_err;        /* 0, ENOENT (no prof_prefix) or why it failed */

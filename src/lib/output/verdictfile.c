@@ -122,6 +122,9 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 
 void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v)
 {
+	if (v->sampled_lg)
+		hp_out_printf(&vf->o, "sampled=%d blocks=%llu\n", v->sampled_lg,
+			      (unsigned long long)v->sampled_blocks);
 	hp_out_printf(&vf->o, "direct_bytes=%llu direct_objects=%llu indirect_bytes=%llu indirect_objects=%llu\n",
 		      (unsigned long long)v->direct_bytes, (unsigned long long)v->direct_objects,
 		      (unsigned long long)v->indirect_bytes, (unsigned long long)v->indirect_objects);

@@ -130,13 +130,16 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_threads_self();
-	if (!th || !HP_LOAD(&th->active))
+	if (!th || !HP_LOAD(&th->active)) {
+		HP_STORE(&hp_switches.missed, 1);
 		goto out;
+	}
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max));
 	uint32_t sid = stack_id(th, (uint32_t)depth);
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {
 		HP_ADD(&hp_switches.dropped, 1);
+		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
 	struct hp_counters *c = hp_counters_at(cid);
@@ -146,6 +149,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_counters_sub(c, cnt, bytes, 1);
 		HP_ADD(&hp_switches.dropped, 1);
+		HP_STORE(&hp_switches.missed, 1);
 	} else {
 		hp_trigger_note_live(t, (int64_t)bytes);
 	}

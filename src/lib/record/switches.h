@@ -26,6 +26,11 @@ struct hp_switches {
 	uint32_t epoch;           /* bumped when rate or switches change */
 	uint16_t gen;             /* reset generation (prof.reset) */
 	uint64_t dropped;         /* samples lost to exhausted memory */
+	int missed;               /* since start-up, some allocation may have
+				   * gone unrecorded (a sampled rate, a pause,
+				   * an inactive thread, a dropped sample): the
+				   * leak scan then takes what it cannot see
+				   * for roots.  Never cleared. */
 };
 
 extern struct hp_switches hp_switches;

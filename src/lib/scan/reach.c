@@ -25,8 +25,10 @@
 #include "base/file.h"
 #include "base/pages.h"
 #include "next/next.h"
+#include "next/nextmaps.h"
 #include "record/counters.h"
 #include "record/live.h"
+#include "record/switches.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
 #include "scan/reach.h"
@@ -58,7 +60,11 @@ struct scan {
 	int overflow;
 	int wait_ms;
 	int careful;         /* some thread still runs: read without faulting */
+	int exact;           /* every allocation since start-up is recorded */
 	uintptr_t stack_from;
+	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
+	size_t nalloc;                     /* sorted: not roots in exact mode */
+	int alloc_known;                   /* they are complete */
 	uint32_t leader;     /* the clique being classified */
 	int done;
 	int err;
@@ -419,6 +425,36 @@ static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
 		scan_root_not_ours(s, lo, hi);
 }
 
+/* An anonymous mapping as a root, minus what the next allocator mapped for
+ * itself (in exact mode, when that is known): its free memory and
+ * metadata, where only the recorded blocks matter, scanned when reached. */
+static void scan_root_not_allocators(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	if (!s->exact || !s->alloc_known) {
+		scan_root_between_blocks(s, lo, hi);
+		return;
+	}
+	size_t a = 0, b = s->nalloc;
+	while (a < b) {   /* the first range that ends after lo */
+		size_t m = a + (b - a) / 2;
+		if (s->alloc[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (size_t i = a; i < s->nalloc && lo < hi; i++) {
+		const struct hp_nextmaps_range *k = &s->alloc[i];
+		if (k->lo >= hi)
+			break;
+		if (k->lo > lo)
+			scan_root_between_blocks(s, lo, k->lo);
+		if (k->hi > lo)
+			lo = k->hi;
+	}
+	if (lo < hi)
+		scan_root_between_blocks(s, lo, hi);
+}
+
 /* Calls scan on the parts of [lo, hi) that lie in readable mappings. */
 static void each_readable(struct scan *s, uintptr_t lo, uintptr_t hi,
 			  void (*scan)(struct scan *, uintptr_t, uintptr_t))
@@ -628,9 +664,13 @@ static void other_roots(struct scan *s)
 			continue;
 		if (m->lo < s->self_hi && m->hi > s->self_lo)
 			continue;   /* heapprof's own object */
-		if (!m->named && glibc_arena(s, m))
+		/* A thread arena holds recorded blocks and free chunks; with
+		 * some allocations unrecorded, also blocks we do not know,
+		 * which may hold the only pointer to one we do: roots then,
+		 * with the free chunks (a leak may be missed, not invented). */
+		if (!m->named && s->exact && glibc_arena(s, m))
 			continue;
-		scan_root_between_blocks(s, m->lo, m->hi);
+		scan_root_not_allocators(s, m->lo, m->hi);
 	}
 }
 
@@ -685,6 +725,9 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		return;
 	}
 	parse_maps(s, s->maps_text, (size_t)len);
+	s->alloc_known = hp_nextmaps_complete();
+	s->nalloc = s->alloc_known ? hp_nextmaps_list(s->alloc, HP_NEXTMAPS_MAX) : 0;
+	s->r->alloc_ranges = s->alloc_known ? (int)s->nalloc : -1;
 	s->careful = s->world.stopped < s->world.n || s->world.missed;
 	if (s->careful) {
 		/* process_vm_readv may be denied (seccomp): then read directly. */
@@ -748,6 +791,7 @@ static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
 	s->done = 1;
 	hp_live_prefork();              /* every shard lock */
 	hp_pages_registry_lock();
+	hp_nextmaps_lock();
 	int err = hp_world_stop(&s->world, s->wait_ms);
 	if (err) {
 		s->err = err;
@@ -756,6 +800,7 @@ static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
 		scan_stopped(s);
 	}
 	hp_world_resume(&s->world);
+	hp_nextmaps_unlock();
 	hp_pages_registry_unlock();
 	hp_live_postfork_parent();
 	return 1;
@@ -825,17 +870,20 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const ch
 	s.maps_max = lines * 2 + 256;
 	s.maps_text = hp_pages_alloc(s.maps_cap);
 	s.maps = hp_pages_alloc(s.maps_max * sizeof(*s.maps));
+	s.alloc = hp_pages_alloc(HP_NEXTMAPS_MAX * sizeof(*s.alloc));
 	uint64_t now = hp_live_records();
 	r->cap = now + now / 4 + 4096;
 	r->blocks = hp_pages_alloc(r->cap * sizeof(*r->blocks));
 	r->work = hp_pages_alloc(r->cap * sizeof(*r->work));
 	int err = hp_world_prepare(&s.world);
-	if (!s.maps_text || !s.maps || !r->blocks || !r->work || err) {
+	if (!s.maps_text || !s.maps || !s.alloc || !r->blocks || !r->work || err) {
 		*why = "no memory for the scan";
 		err = ENOMEM;
 		goto out;
 	}
 	self_object(&s);
+	s.exact = !HP_LOAD(&hp_switches.missed);
+	r->exact = s.exact;
 	dl_iterate_phdr(find_loader, &s);
 	s.wait_ms = wait_ms;
 	s.stack_from = stack_from;
@@ -846,6 +894,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const ch
 out:
 	hp_pages_free(s.maps_text, s.maps_cap);
 	hp_pages_free(s.maps, s.maps_max * sizeof(*s.maps));
+	hp_pages_free(s.alloc, HP_NEXTMAPS_MAX * sizeof(*s.alloc));
 	hp_world_release(&s.world);
 	if (err)
 		hp_reach_release(r);

@@ -2,7 +2,8 @@
  * reach.h -- which recorded blocks the program can still reach: the leak
  * verdict by reachability, as LeakSanitizer and valgrind give it.
  *
- * With every allocation recorded (lg_prof_sample:0), the other threads
+ * Over the recorded blocks (every allocation in exact mode,
+ * lg_prof_sample:0; the sampled ones otherwise), the other threads
  * are stopped (scan/world.h) and every word of the roots is taken for a
  * possible pointer.  A word that points into a recorded block, at its
  * start or anywhere inside it (interior pointers count, as in
@@ -70,6 +71,9 @@ struct hp_reach {
 	uint64_t indirect_bytes, indirect_objects;
 	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
 	uint64_t root_bytes;                 /* bytes of roots scanned */
+	int exact;                           /* every allocation was recorded */
+	int alloc_ranges;                    /* the next allocator's ranges left
+					      * out of the roots; -1: not known */
 	/* private: what was mapped for the scan */
 	uint64_t cap;
 	uint32_t *work;
@@ -81,8 +85,11 @@ struct hp_reach {
  * stale copies of the program's pointers; 0: from here),
  * marks, classifies and resumes them.  Returns 0, or an errno value and a
  * reason in *why (no /proc, no memory, too many blocks appeared during
- * the scan): then r holds nothing.  Must be called inside the guard, with
- * every allocation recorded; never from a signal handler. */
+ * the scan): then r holds nothing.  Must be called inside the guard;
+ * never from a signal handler.  When some allocation went unrecorded (a
+ * sampled rate, a pause: hp_switches.missed), glibc's thread arenas are
+ * roots too, between the recorded blocks: what is unrecorded there may
+ * hold the only pointer to a recorded block.  r->exact says which. */
 int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why);
 
 /* Regions the program registered through the API (heapprof.h's
