@@ -4,7 +4,7 @@
 # survives; the final dump is complete; a non-zero status of the program's
 # own is kept; nothing leaks into a dump when stderr is closed.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 25
 
 gate() { prof "lg_prof_sample:0,prof_leak_error:true$1" "$TP/gate" "$2"; }
 
@@ -59,4 +59,17 @@ is $? 1 "gate works when started with stderr closed"
 dump=$(one_file 'heapprof.*.f.*heap')
 is "$(grep -c '<heapprof>' "$dump")" 0 "no message inside the dump"
 is "$(jeprof_bytes "$TP/gate" "$dump" leak_some)" 300 "the dump is readable"
+rm -f *.heap
+
+# leak_gate:false, in a [program:NAME] section (NAME a shell pattern):
+# the leak is reported, the status kept.
+printf '[program:g*t?]\nleak_gate = false\n[program:other]\nleak_gate = true\n' >sect.ini
+HEAPPROF_CONFIG=$T_DIR/sect.ini HEAPPROF_CONF=lg_prof_sample:0,prof_leak_error:true \
+	LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
+is $? 0 "[program:g*t?] leak_gate = false: the leak does not change the status"
+like "$(cat err)" '^<heapprof>: SUMMARY: heapprof: 200 byte\(s\) leaked in 2 allocation\(s\)\.$' "it is still reported"
+printf '[program:g*t?]\nleak_gate = true\n' >sect.ini
+HEAPPROF_CONFIG=$T_DIR/sect.ini HEAPPROF_CONF=lg_prof_sample:0,prof_leak_error:true \
+	LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
+is $? 1 "and with leak_gate = true it fails as before"
 done_testing

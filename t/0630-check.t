@@ -5,7 +5,7 @@
 # On a tiny C project built and tested by make, the compiler, make and
 # the shell do not count; the project's programs do.
 . "$(dirname "$0")/lib.sh"
-plan 49
+plan 55
 
 # The run directory goes under $TMPDIR: it must be gone afterwards.
 mkdir tmp
@@ -80,6 +80,32 @@ is $? 23 "--programs ga*: gate counts"
 "$BIN" check --all -- sh -c "'$G' clean; '$G' clean" >out 2>err
 like "$(cat err)" '^heapprof check: no leaks in ([0-9]+) counted processes \(\1 processes checked\)$' \
 	"--all: every process counts"
+
+# [program:NAME] sections of profiler.ini (--config): leak_gate there
+# decides for the programs NAME matches (a shell pattern, against the
+# program's file name or the name it was run by), before --programs and
+# the default.
+printf '[program:ga?e]\nleak_gate = false\n' >gates.ini
+"$BIN" check --config gates.ini -- "$G" leak >out 2>err
+is $? 0 "[program:ga?e] leak_gate = false: gate's leak does not fail the tree"
+like "$(cat err)" '^heapprof check: not counted: gate \(pid [0-9]+\): 200 bytes leaked$' \
+	"it is listed as not counted"
+printf '[program:gate]\nleak_gate = true\n' >gates.ini
+"$BIN" check --config gates.ini --programs nothing -- "$G" leak >out 2>err
+is $? 23 "[program:gate] leak_gate = true counts it, whatever --programs says"
+# gcc's driver, a system program, does not free everything (valgrind:
+# definitely lost): not counted by default; counted when a section names it
+# by the name it was run by (its file is x86_64-linux-gnu-gcc-12 or so).
+printf 'int main(void) { return 0; }\n' >empty.c
+"$BIN" check -- gcc -c empty.c -o empty.o >out 2>err
+is $? 0 "gcc -c: the compiler does not count by default"
+printf '[program:gcc]\nleak_gate = true\n' >gates.ini
+"$BIN" check --config gates.ini -- gcc -c empty.c -o empty.o >out 2>err
+is "$?:$(grep -c '^heapprof check: 1 of 1 counted process leaked' err)" "23:1" \
+	"[program:gcc] leak_gate = true: gcc's driver counts, and its leak fails the tree"
+"$BIN" check --config no-such.ini -- true >out 2>err
+is "$?:$(head -n 1 err)" "2:heapprof check: --config: cannot read 'no-such.ini': No such file or directory" \
+	"--config names a file that is not there: a usage error, one line"
 
 # ---- what the tree does stays the same ------------------------------------------
 "$BIN" check -- bash -c 'echo a | cat; echo "${PIPESTATUS[*]}"; false | cat; echo "${PIPESTATUS[*]}"' >out 2>err

@@ -48,6 +48,7 @@ struct check_opts {
 	size_t nglobs;
 	int all;
 	const char *suppressions;
+	char *config;		/* --config, absolute */
 	int exit_code;
 	const char *json, *junit;
 };
@@ -55,7 +56,8 @@ struct check_opts {
 static void check_usage(FILE *out)
 {
 	fputs("usage: heapprof check [--programs GLOB[,GLOB...] | --all] [--suppressions FILE]\n"
-	      "                      [--exit-code N] [--json FILE] [--junit FILE] [--] COMMAND [ARG]...\n"
+	      "                      [--config FILE] [--exit-code N] [--json FILE] [--junit FILE]\n"
+	      "                      [--] COMMAND [ARG]...\n"
 	      "\n"
 	      "Runs COMMAND and every process it starts under the leak check (every\n"
 	      "allocation recorded, leaks found by reachability at each exit), then\n"
@@ -63,10 +65,13 @@ static void check_usage(FILE *out)
 	      "COMMAND's when it failed, else N (default 23) when a counted process\n"
 	      "leaked, else 0.  By default a process counts unless its program is\n"
 	      "under /usr/, /bin/, /sbin/ or /lib*/ (the compiler, make, the shell).\n"
+	      "leak_gate in a [program:NAME] section of profiler.ini decides for the\n"
+	      "programs it names, before the options below.\n"
 	      "\n"
 	      "  --programs GLOB,...  the processes whose program's name matches count\n"
 	      "  --all                every process counts\n"
 	      "  --suppressions FILE  LeakSanitizer-format suppressions (leak:PATTERN)\n"
+	      "  --config FILE        the profiler.ini every process reads (HEAPPROF_CONFIG)\n"
 	      "  --exit-code N        the status when a counted process leaked (1-255)\n"
 	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
 	      "  --junit FILE         one JUnit test case per counted process\n", out);
@@ -110,7 +115,7 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		if (a[0] != '-')
 			break;
 		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
-		    strcmp(a, "--json") && strcmp(a, "--junit")) {
+		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config")) {
 			fprintf(stderr, "heapprof check: unknown option '%s'\n", a);
 			return -1;
 		}
@@ -123,6 +128,15 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			add_globs(o, val);
 		} else if (!strcmp(a, "--suppressions")) {
 			o->suppressions = val;
+		} else if (!strcmp(a, "--config")) {
+			/* Absolute: the tree's processes change directory. */
+			free(o->config);
+			o->config = realpath(val, NULL);
+			if (!o->config) {
+				fprintf(stderr, "heapprof check: --config: cannot read '%s': %s\n", val,
+					strerror(errno));
+				return -1;
+			}
 		} else if (!strcmp(a, "--json")) {
 			o->json = val;
 		} else if (!strcmp(a, "--junit")) {
@@ -223,7 +237,7 @@ static int exit_status_of(int wstatus)
 
 /* Runs argv under the library; returns its exit status once it and what
  * it left running have ended (or ORPHAN_WAIT_S after it ended). */
-static int run_tree(char **argv, const char *conf)
+static int run_tree(char **argv, const char *conf, const char *config)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward };
 	struct sigaction stp = { .sa_handler = stop }, dfl = { .sa_handler = SIG_DFL };
@@ -239,6 +253,8 @@ static int run_tree(char **argv, const char *conf)
 	if (pid == 0) {
 		if (hp_cmd_run_preload("check", conf))
 			_exit(125);
+		if (config)
+			setenv("HEAPPROF_CONFIG", config, 1);
 		execvp(argv[0], argv);
 		int err = errno;
 		fprintf(stderr, "heapprof check: cannot run '%s': %s\n", argv[0], strerror(err));
@@ -346,6 +362,8 @@ static int system_program(const char *path)
 
 static int counts(const struct check_opts *o, const struct hp_check_proc *p)
 {
+	if (p->gate)   /* leak_gate in the process's own configuration */
+		return p->gate > 0;
 	if (o->all)
 		return 1;
 	if (!o->nglobs)
@@ -437,7 +455,7 @@ int hp_cmd_check(int argc, char **argv)
 	}
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, &o);
-	int status = run_tree(argv + first, conf);
+	int status = run_tree(argv + first, conf, o.config);
 
 	read_verdicts(dir, &v, &strs);
 	remove_run_dir(dir);
@@ -464,5 +482,6 @@ int hp_cmd_check(int argc, char **argv)
 	}
 	free(conf);
 	free(dir);
+	free(o.config);
 	return exit_status;
 }

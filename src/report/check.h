@@ -47,6 +47,7 @@ struct hp_check_proc {
 	int status;		/* the exit status it asked for */
 	const char *error;	/* no verdict: why; else NULL */
 	int sampled_lg;		/* 0, or the counts are estimates at this rate */
+	int gate;		/* leak_gate as configured: 1 on, -1 off, 0 not set */
 	uint64_t sampled_blocks;
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;

@@ -155,6 +155,12 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			*state = 4;
 			return NULL;
 		}
+		if ((v = value_of(line, "gate")) && !p->gate) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				return fail(r, "expected gate=on or gate=off");
+			p->gate = !strcmp(v, "on") ? 1 : -1;
+			return NULL;
+		}
 		if (!strncmp(line, "sampled=", 8) && !p->sampled_lg) {
 			uint64_t lg, blocks;
 			if (parse_counts(line, (const char *const[]){ "sampled", "blocks" },

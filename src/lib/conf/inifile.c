@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <ini.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/fmt.h"
 #include "conf/inifile.h"
 #include "base/log.h"
@@ -48,7 +50,22 @@ struct ini_reader {
 	unsigned line[2][HP_CONF_NOPTS];
 };
 
-static char program[256];
+static char program[256], invoked[256];
+
+/* The name the program was run by (argv[0]'s last component), which may
+ * differ from its file's: gcc runs x86_64-linux-gnu-gcc-12. */
+static const char *invoked_as(void)
+{
+	if (!invoked[0]) {
+		char cmd[4096];
+		size_t n = 0;
+		hp_file_read_all("/proc/self/cmdline", cmd, sizeof(cmd) - 1, &n);
+		cmd[n] = '\0';
+		const char *base = strrchr(cmd, '/');
+		hp_fmt(invoked, sizeof(invoked), "%s", base ? base + 1 : cmd);
+	}
+	return invoked;
+}
 
 const char *hp_inifile_program(void)
 {
@@ -104,9 +121,18 @@ static enum section_kind classify_section(struct ini_reader *r, const char *name
 	if (n == 8 && !memcmp(name, "heapprof", 8))
 		return SEC_GLOBAL;
 	if (n > 8 && !memcmp(name, "program:", 8)) {
-		const char *p = name + 8;
+		/* NAME is a shell pattern (*, ?, [...]) matched against the
+		 * program's file name. */
+		char pat[256];
 		size_t pn = n - 8;
-		return pn == strlen(r->prog) && !memcmp(p, r->prog, pn) ? SEC_MINE : SEC_OTHER_PROGRAM;
+		if (pn >= sizeof(pat)) {
+			complain(r, "section name longer than %zu characters", sizeof(pat) - 1);
+			return SEC_UNKNOWN;
+		}
+		memcpy(pat, name + 8, pn);
+		pat[pn] = '\0';
+		int mine = !fnmatch(pat, r->prog, 0) || (r->prog == program && !fnmatch(pat, invoked_as(), 0));
+		return mine ? SEC_MINE : SEC_OTHER_PROGRAM;
 	}
 	complain(r, "unknown section [%.*s]; expected [heapprof] or [program:NAME]", (int)n, name);
 	return SEC_UNKNOWN;

@@ -312,8 +312,8 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 	else if (print)
 		print_summary(&sum, path, dump_err);
 	logged = 1;
-	if (!hp_conf.prof_leak_error)
-		goto out;
+	if (!hp_conf.prof_leak_error || !hp_conf.leak_gate)
+		goto out;   /* leak_gate:false: reported, not failed ([program:NAME]) */
 	if (status != 0) {
 		if (print)
 			hp_log(HP_LOG_ERROR, "Memory leaks were detected; keeping the program's exit status %d", status);

@@ -117,6 +117,10 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 	put_program(&vf->o);
 	put_cmdline(&vf->o);
 	hp_out_printf(&vf->o, "status=%d\n", status);
+	/* Said only when configured (a [program:NAME] section, say): then it,
+	 * not heapprof check's own choice, decides whether this one counts. */
+	if (hp_conf_sources[HP_CONF_O_leak_gate] != HP_CONF_SRC_DEFAULT)
+		hp_out_printf(&vf->o, "gate=%s\n", hp_conf.leak_gate ? "on" : "off");
 	return vf;
 }
 
