@@ -5,7 +5,7 @@
 # On a tiny C project built and tested by make, the compiler, make and
 # the shell do not count; the project's programs do.
 . "$(dirname "$0")/lib.sh"
-plan 55
+plan 58
 
 # The run directory goes under $TMPDIR: it must be gone afterwards.
 mkdir tmp
@@ -43,6 +43,29 @@ is "$frames" "leaf_alloc middle outer " "inlined frames, at one pc: leaf_alloc i
 like "$(cat err)" "^    #0 0x[0-9a-f]+ in store::Pool<store::Item>::make\\(int\\) $SRC/t/prog/rep_cxx.cc:[0-9]+\$" \
 	"C++: a member of a class template, demangled"
 like "$(cat err)" "^    #0 0x[0-9a-f]+ in fill\\(double\\) " "an overload, with its arguments"
+
+# A stripped fixed-address program that takes strcmp's address (so its
+# dynamic symbol table gives strcmp the address of a PLT stub, below the
+# program's code): its frames have no name, not that of the nearest
+# symbol below, in the report and in the library's own lines.
+cat >stripped.c <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+int (*volatile cmp)(const char *, const char *);
+static void *volatile sink;
+static volatile int two = 2;
+__attribute__((noinline)) static void leak_some(void) { for (int i = 0; i < two; i++) sink = malloc(200); }
+int main(void) { cmp = strcmp; leak_some(); return cmp("a", "a"); }
+EOF
+cc -O0 -fno-pic -no-pie -o stripped stripped.c && strip stripped
+ok $(readelf -W --dyn-syms stripped | awk '$8 ~ /^strcmp/ && $2 !~ /^0+$/ { f = 1 } END { exit !f }'; echo $?) \
+	"stripped: strcmp's dynamic symbol has an address (a PLT stub)"
+"$BIN" check -- ./stripped >out 2>err
+like "$(grep -A1 '^Direct leak of 200' err | tail -n 1)" '^    #0 0x[0-9a-f]+ \([^ ]*stripped\+0x[0-9a-f]+\)$' \
+	"stripped: the frame is the object and offset, no borrowed name"
+HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_final:false LD_PRELOAD=$LIB ./stripped >out 2>err
+like "$(grep -A1 'Direct leak of 200' err | tail -n 1)" '^<heapprof>:     #0 0x[0-9a-f]+ \([^ ]*stripped\+0x[0-9a-f]+\)$' \
+	"and in the library's report at exit"
 
 # ---- exit status ------------------------------------------------------------
 "$BIN" check -- sh -c "'$G' leak; exit 3" >out 2>err

@@ -386,6 +386,11 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	const char *name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	if (!name || !*name)
 		return 0;
+	/* Only a symbol that holds the address: in a stripped program the
+	 * nearest one below may be an import's PLT stub (strcmp, size 0),
+	 * nothing to do with the code there. */
+	if (sym.st_shndx == SHN_UNDEF || (sym.st_size ? off >= sym.st_size : off != 0))
+		return 0;
 	out[0].name = hp_strtab_intern_clean(s->strs, name);
 	out[0].file = NULL;
 	out[0].line = 0;

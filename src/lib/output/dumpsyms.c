@@ -161,8 +161,10 @@ static void load(struct object *o)
 	uintptr_t bias = eh->e_type == ET_DYN ? o->base : 0;
 	for (size_t i = 0; i < n; i++) {
 		int type = ELF64_ST_TYPE(sy[i].st_info);
+		/* An import's PLT stub (an undefined symbol with a value, in a
+		 * fixed-address program) names no code of this object. */
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sy[i].st_value ||
-		    sy[i].st_name >= strs->sh_size)
+		    sy[i].st_shndx == SHN_UNDEF || sy[i].st_name >= strs->sh_size)
 			continue;
 		o->syms[o->nsyms++] = (struct sym){ bias + sy[i].st_value, sy[i].st_size,
 						    (const char *)f + strs->sh_offset + sy[i].st_name };
@@ -189,7 +191,10 @@ static const char *lookup(struct symtab *t, uintptr_t pc)
 		if (!lo)
 			return NULL;
 		const struct sym *s = &o->syms[lo - 1];
-		if (s->size && pc >= s->addr + s->size)
+		/* Only a symbol that holds pc (one without a size, only at its
+		 * start): in a stripped program the nearest one below names
+		 * nothing that is there. */
+		if (s->size ? pc >= s->addr + s->size : pc != s->addr)
 			return NULL;
 		return s->name;
 	}

@@ -116,6 +116,21 @@ static const char *plural_s(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* dladdr's symbol name for addr, only when that symbol holds it (dladdr
+ * gives the nearest below, which in a stripped program is anything). */
+static const char *symbol_holding(uintptr_t addr)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (!dladdr1((void *)addr, &info, (void **)&sym, RTLD_DL_SYMENT) || !info.dli_sname || !sym)
+		return NULL;
+	uintptr_t at = (uintptr_t)info.dli_saddr;
+	if (sym->st_shndx == SHN_UNDEF || addr < at || (sym->st_size ? addr - at >= sym->st_size : addr != at))
+		return NULL;
+	return info.dli_sname;
+}
+
 /* Frame i of a leak's stack: a line of the report when print, a line of
  * the verdict file when vf. */
 static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc, int print,
@@ -129,7 +144,7 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 	const char *name = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 
 	if (!name && have)
-		name = info.dli_sname;
+		name = symbol_holding(look);
 	if (vf) {
 		/* The object by its absolute path (the program's too), and the
 		 * address as its ELF file numbers it. */
@@ -200,7 +215,7 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 		f[n].module = have ? info.dli_fname : NULL;
 		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 		if (!f[n].function && have)
-			f[n].function = info.dli_sname;
+			f[n].function = symbol_holding(look);
 		f[n].file = NULL;
 		/* A frame's name lives until the next lookup: match as we go. */
 		int rule = hp_suppress_match_stack(set, &f[n], 1);
