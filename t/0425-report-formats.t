@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 # Offline: elfutils would ask debuginfod servers for missing debug files.
 unset DEBUGINFOD_URLS
-plan 38
+plan 40
 
 prof lg_prof_sample:0,prof_final:true,prof_prefix:s "$TP/seed" >/dev/null
 seed=$(one_file 's.*.f.*heap')
@@ -32,6 +32,12 @@ like "$raw" ': 0x[0-9a-f]+ M=[0-9]+ do_something /.*t/prog/seed\.c:15 s=0$' \
 	"locations carry address, mapping, function, file and line"
 like "$raw" "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TP/seed  \\[FN\\]\\[FL\\]\\[LN\\]\$" \
 	"and the mapping of the executable"
+
+like "$raw" '^Period: 1$' "exact mode: Period 1 (every byte)"
+prof prof_final:true,prof_prefix:smp "$TP/seed" >/dev/null
+"$BIN" report --pprof -o smp.pb.gz "$(one_file 'smp.*.f.*heap')"
+like "$(go tool pprof -raw smp.pb.gz 2>/dev/null)" '^Period: 524288$' \
+	"the default rate: Period 524288, the mean sampling interval, as Go's heap profiles give it"
 
 "$BIN" report --pprof -o acc.pb.gz "$acc"
 raw=$(go tool pprof -raw acc.pb.gz 2>/dev/null)

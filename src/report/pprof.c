@@ -316,6 +316,10 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 	functions(&e);
 	mappings(&e);
 	value_type(&e, PROFILE_PERIOD_TYPE, "space", "bytes");
+	/* The mean sampling interval, as Go's heap profiles give theirs
+	 * (MemProfileRate): go tool pprof prints it as Period. */
+	if (p->period >= 1)
+		pb_uint(&e.out, PROFILE_PERIOD, (uint64_t)p->period);
 	pb_uint(&e.out, PROFILE_COMMENT, str_id(&e.str, "written by heapprof report"));
 	pb_uint(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&e.str, hp_render_value_name(r->vi)));
 	for (size_t i = 0; i < e.str.n; i++)

@@ -360,6 +360,9 @@ static void add_stack(struct hp_profile *p, uint32_t slot, const uint32_t *locs,
 void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, uint32_t slot)
 {
 	struct adding a = { .p = p, .in = in, .input_no = (uint32_t)p->ninputs++ };
+
+	if (in->rate > p->period)
+		p->period = in->rate;
 	uint32_t locs[HP_INPUT_FRAMES_MAX];
 
 	a.mapmod = hp_util_xcalloc(in->nmaps, sizeof(*a.mapmod));
@@ -477,14 +480,24 @@ void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t 
 static const struct hp_profile *sort_p;
 static const int64_t *sort_flat, *sort_cum;
 
+static int64_t magnitude(int64_t v)
+{
+	return v >= 0 ? v : v == INT64_MIN ? INT64_MAX : -v;
+}
+
+/* Largest first by size, whatever the sign: in a --base report a function
+ * that shrank by 10 MB ranks with one that grew by as much (pprof's
+ * order), not after every one that grew. */
 static int node_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int64_t fx = magnitude(sort_flat[x]), fy = magnitude(sort_flat[y]);
+	int64_t cx = magnitude(sort_cum[x]), cy = magnitude(sort_cum[y]);
 
-	if (sort_flat[x] != sort_flat[y])
-		return sort_flat[x] > sort_flat[y] ? -1 : 1;
-	if (sort_cum[x] != sort_cum[y])
-		return sort_cum[x] > sort_cum[y] ? -1 : 1;
+	if (fx != fy)
+		return fx > fy ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
 	return strcmp(sort_p->nodes[x], sort_p->nodes[y]);
 }
 

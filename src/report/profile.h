@@ -123,6 +123,7 @@ struct hp_profile {
 
 	int has_accum;		/* some dump had cumulative counts */
 	size_t ninputs;
+	double period;		/* the inputs' largest sampling period, bytes */
 	uint32_t no_frames_func; /* the "[no frames]" function */
 };
 
