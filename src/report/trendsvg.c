@@ -168,10 +168,19 @@ void hp_trendsvg_render(const struct hp_series *s, size_t top, struct hp_buf *b)
 		      "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
 		      "<text class=\"title\" x=\"%.0f\" y=\"28\">heapprof trend: %s over %zu dumps"
 		      "</text>\n"
-		      "<text class=\"xl\" x=\"%.0f\" y=\"48\">the total and the %zu %s growing "
-		      "fastest; hover a point for its value</text>\n",
-		      W, c.height, W, c.height, W / 2, hp_render_value_name(s->vi), s->n, W / 2, c.lines,
-		      s->functions ? "functions" : "stacks");
+		      "<text class=\"xl\" x=\"%.0f\" y=\"48\">",
+		      W, c.height, W, c.height, W / 2, hp_render_value_name(s->vi), s->n, W / 2);
+	/* Only stacks whose slope is positive are "growing". */
+	size_t growing = 0;
+	for (size_t i = 0; i < c.lines; i++)
+		growing += s->keys[i].slope > 0;
+	const char *what = s->functions ? "functions" : "stacks";
+	if (growing == c.lines)
+		hp_buf_printf(b, "the total and the %zu %s growing fastest", c.lines, what);
+	else
+		hp_buf_printf(b, "the total and the %zu %s with the steepest slopes (%zu growing)", c.lines,
+			      what, growing);
+	hp_buf_printf(b, "; hover a point for its value</text>\n");
 	axes(&c);
 	/* Steepest last, so that it is drawn on top. */
 	for (size_t i = c.lines; i-- > 0;)
