@@ -1,7 +1,7 @@
 #!/bin/sh
 # The heapprof command's placeholder and the library's exported symbols.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 8
 
 out=$("$BIN" --version)
 like "$out" '^heapprof [0-9]+\.[0-9]+\.[0-9]+$' "heapprof --version prints the version"
@@ -14,9 +14,12 @@ like "$(cat err)" "unknown command 'frobnicate'" "and names the command"
 
 # Exactly the allocation API, the C++ operators, _exit and _Exit (leaks
 # before them are checked), mmap, munmap and mremap (the leak scan learns
-# what a non-glibc allocator maps) and the placeholder frame.
+# what a non-glibc allocator maps), the sigaction family (the program's
+# view of heapprof's signals) and the placeholder frame.
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >exports
-unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed)$' exports)
+unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed)$' exports)
 is "$unexpected" "" "the library exports nothing but its API"
 is "$(grep -c '^_Z' exports)" 20 "all 20 C++ allocation operators are interposed"
+is "$(grep -cE '^(sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt)$' exports)" 9 \
+	"all 9 functions that set a signal's action are interposed"
 done_testing

@@ -30,6 +30,7 @@
 #include "base/file.h"
 #include "base/fmt.h"
 #include "control/helperthread.h"
+#include "control/remote.h"
 #include "conf/inifile.h"
 #include "conf/sources.h"
 #include "base/log.h"
@@ -323,6 +324,10 @@ static void *helper_main(void *arg)
 			read_inotify(h);
 
 		unsigned req = hp_trigger_take();
+		/* heapprof dump and toggle: woken by the control signal, or
+		 * found at the housekeeping look (signals blocked everywhere). */
+		if ((req & HP_REQ_CONTROL) || h->now_ms >= h->next_housekeeping)
+			req |= hp_remote_take();
 		if (req & HP_REQ_TOGGLE) {
 			unsigned n = hp_trigger_take_toggles();
 			if (n & 1) {

@@ -22,6 +22,7 @@
 #include "output/dump.h"
 #include "output/dumpname.h"
 #include "control/helperthread.h"
+#include "control/remote.h"
 #include "output/leak.h"
 #include "record/live.h"
 #include "base/log.h"
@@ -29,6 +30,7 @@
 #include "record/sampled.h"
 #include "next/next.h"
 #include "next/nextmaps.h"
+#include "next/sigview.h"
 #include "control/settings.h"
 #include "stack/stack.h"
 #include "record/stacktab.h"
@@ -59,11 +61,13 @@ static void prefork(void)
 	hp_live_prefork();
 	hp_pages_registry_lock();   /* taken under shard locks */
 	hp_nextmaps_lock();         /* taken inside munmap: last */
+	hp_sigview_prefork();
 }
 
 static void postfork_parent(void)
 {
 	if (prefork_locked) {
+		hp_sigview_postfork_parent();
 		hp_nextmaps_unlock();
 		hp_pages_registry_unlock();
 		hp_live_postfork_parent();
@@ -76,6 +80,7 @@ static void postfork_parent(void)
 
 static void postfork_child(void)
 {
+	hp_sigview_postfork_child(prefork_locked);
 	hp_pages_postfork_child();
 	hp_nextmaps_postfork_child();
 	hp_live_postfork_child();
@@ -85,6 +90,7 @@ static void postfork_child(void)
 	hp_dump_postfork_child();
 	hp_settings_postfork_child();
 	hp_statefile_postfork_child();
+	hp_remote_forget();
 	hp_leak_set_owner();
 	/* The child keeps profiling: its own pipe, helper thread and state. */
 	hp_helperthread_postfork_child();
@@ -148,6 +154,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_leak_set_owner();
 		on_exit(exit_handler, NULL);
 		hp_statefile_init();
+		hp_remote_forget();
 		int err = hp_helperthread_start();
 		if (err)
 			hp_log(HP_LOG_ERROR, "no helper thread (%s): signal and trigger dumps are off",

@@ -154,3 +154,19 @@ void hp_settings_toggle(const char *why)
 	hp_dump_unlock();
 	hp_log(HP_LOG_INFO, "sampling %s (%s)", hp_conf.prof_active ? "resumed" : "paused", why);
 }
+
+void hp_settings_set_active(int on, const char *why)
+{
+	int changed;
+
+	hp_dump_lock();
+	changed = !hp_conf.prof_active != !on;
+	if (changed) {
+		hp_conf.prof_active = on;
+		hp_conf_sources[HP_CONF_O_prof_active] = HP_CONF_SRC_API;
+		hp_settings_apply();
+	}
+	hp_dump_unlock();
+	if (changed)
+		hp_log(HP_LOG_INFO, "sampling %s (%s)", on ? "resumed" : "paused", why);
+}

@@ -29,6 +29,9 @@ int hp_settings_set(const char *key, const char *value);
 
 /* Flips prof_active (the toggle signal), logging the new state. */
 void hp_settings_toggle(const char *why);
+/* Sets prof_active (heapprof pause and resume), logging a change; does
+ * nothing when it is already so. */
+void hp_settings_set_active(int on, const char *why);
 
 void hp_settings_postfork_child(void);
 

@@ -1,8 +1,11 @@
 /*
- * signals.c -- the dump and toggle signal handlers (see signals.h).
+ * signals.c -- the dump, toggle and control signal handlers (see
+ * signals.h).
  *
- * Owns which signals carry our handler.  The handler is async-signal-safe:
- * it touches atomics and writes one byte to a pipe.
+ * Owns which signals carry our handler and what the log has said about
+ * them.  The handler is async-signal-safe: it touches atomics and wakes
+ * the helper thread.  The program's view of these signals, and the
+ * interposed sigaction that keeps it, are next/sigview.c's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,6 +13,7 @@
 
 #include "conf/conf.h"
 #include "base/log.h"
+#include "next/sigview.h"
 #include "output/statefile.h"
 #include "control/signals.h"
 #include "record/trigger.h"
@@ -17,9 +21,9 @@
 
 #define MAX_SIG 65
 
-static int dump_signo, toggle_signo;
-static int ours[MAX_SIG];        /* our handler is installed */
-static int replaced[MAX_SIG];    /* the program took it over: logged */
+static int dump_signo, toggle_signo, control_signo;
+static int known[MAX_SIG];        /* the state the log last described */
+static unsigned long long avoid;  /* control candidates the program took */
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
@@ -33,12 +37,9 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 		hp_trigger_note_toggle();
 		hp_trigger_request(HP_REQ_TOGGLE);
 	}
+	if (sig == HP_LOAD(&control_signo))
+		hp_trigger_request(HP_REQ_CONTROL);
 	errno = saved;
-}
-
-static int is_ours(const struct sigaction *sa)
-{
-	return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_signal;
 }
 
 static const char *name_of(int sig, char *buf, size_t cap)
@@ -46,57 +47,114 @@ static const char *name_of(int sig, char *buf, size_t cap)
 	return hp_conf_signal_name(sig, buf, cap);
 }
 
-static void install(int sig, const char *what)
+/* One line when a signal's state differs from what the log last said:
+ * "start" for the state found at start-up or on a new configuration. */
+static void describe(int sig, const char *what, int st, int start)
 {
-	struct sigaction cur, sa;
 	char nm[32];
+	const char *n = name_of(sig, nm, sizeof(nm));
 
-	if (sig <= 0 || sig >= MAX_SIG || ours[sig])
+	if (sig <= 0 || sig >= MAX_SIG || known[sig] == st)
 		return;
-	if (sigaction(sig, NULL, &cur) != 0)
-		return;
-	if (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN && !is_ours(&cur)) {
-		hp_log(HP_LOG_WARN, "SIG%s already has the program's handler; the program wins: no %s on SIG%s",
-		       name_of(sig, nm, sizeof(nm)), what, name_of(sig, nm, sizeof(nm)));
-		replaced[sig] = 1;
-		return;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(sig, &sa, NULL) == 0) {
-		ours[sig] = 1;
-		replaced[sig] = 0;
-	}
-}
-
-/* Puts SIG_DFL back, unless the program has taken the signal over. */
-static void uninstall(int sig)
-{
-	struct sigaction cur, sa;
-
-	if (sig <= 0 || sig >= MAX_SIG || !ours[sig])
-		return;
-	ours[sig] = 0;
-	if (sigaction(sig, NULL, &cur) == 0 && is_ours(&cur)) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigaction(sig, &sa, NULL);
+	known[sig] = st;
+	switch (st) {
+	case HP_SIGVIEW_PROGRAMS:
+		hp_log(HP_LOG_INFO, "%s SIG%s handler; the program wins: no %s on SIG%s "
+		       "(heapprof %s PID still works)",
+		       start ? "the program already has its own" : "the program installed its own",
+		       n, what, n, what);
+		break;
+	case HP_SIGVIEW_IGNORED:
+		/* Inherited (nohup, a shell's trap '' USR1): it stays ignored,
+		 * as it would without heapprof, and so in the program's
+		 * children. */
+		hp_log(start ? HP_LOG_DEBUG : HP_LOG_INFO, "SIG%s is ignored%s and stays ignored: no %s on "
+		       "SIG%s (heapprof %s PID still works)", n, start ? " (inherited)" : " by the program",
+		       what, n, what);
+		break;
+	case HP_SIGVIEW_OURS:
+		if (!start)
+			hp_log(HP_LOG_DEBUG, "the program set SIG%s back to its default action: %s on SIG%s again",
+			       n, what, n);
+		break;
 	}
 }
 
-static int installed(int sig)
+static int state(int sig)
 {
-	return sig > 0 && sig < MAX_SIG && ours[sig];
+	return sig > 0 && sig < MAX_SIG ? hp_sigview_state(sig) : HP_SIGVIEW_NONE;
 }
 
 /* Tells the state file which signals carry our handler now. */
 static void publish(void)
 {
-	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
+	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo), c = HP_LOAD(&control_signo);
 
-	hp_statefile_set_signals(installed(d) ? d : 0, installed(t) ? t : 0);
+	hp_statefile_set_signals(state(d) == HP_SIGVIEW_OURS ? d : 0,
+				 state(t) == HP_SIGVIEW_OURS ? t : 0,
+				 state(c) == HP_SIGVIEW_OURS ? c : 0);
+}
+
+/* The program took one of our signals or gave it back (next/sigview.c):
+ * the state file says so at once, so that heapprof dump never sends a
+ * signal the program now owns.  Any thread, maybe in a signal handler. */
+static void on_change(int sig)
+{
+	(void)sig;
+	publish();
+	hp_trigger_request(HP_REQ_STATE);
+}
+
+static void release(int sig)
+{
+	if (sig <= 0 || sig >= MAX_SIG)
+		return;
+	hp_sigview_release(sig);
+	known[sig] = HP_SIGVIEW_NONE;
+}
+
+/*
+ * The control signal: a real-time signal that only wakes the helper thread
+ * to read the control files (control/remote.h), for heapprof dump and
+ * toggle.  Chosen where the program does not look: the top two real-time
+ * signals and two just above SIGRTMIN, outside the range the leak scan
+ * takes its own from (scan/world.c).  One the program takes is given up,
+ * and the next one free is used.
+ */
+static void pick_control(void)
+{
+	int cur = HP_LOAD(&control_signo);
+	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
+	int cands[] = { SIGRTMAX - 1, SIGRTMAX, SIGRTMIN + 2, SIGRTMIN + 1 };
+
+	if (cur && cur != d && cur != t && state(cur) == HP_SIGVIEW_OURS)
+		return;
+	if (cur) {
+		if (cur != d && cur != t) {
+			if (state(cur) != HP_SIGVIEW_OURS)
+				avoid |= 1ull << (cur - 1);
+			release(cur);
+		}
+		HP_STORE(&control_signo, 0);
+	}
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+		int sig = cands[i];
+		if (sig <= 0 || sig >= MAX_SIG || sig == d || sig == t || (avoid >> (sig - 1) & 1))
+			continue;
+		if (hp_sigview_claim(sig, on_signal) == HP_SIGVIEW_OURS) {
+			HP_STORE(&control_signo, sig);
+			break;
+		}
+		hp_sigview_release(sig);
+		avoid |= 1ull << (sig - 1);
+	}
+	if (cur && cur != HP_LOAD(&control_signo)) {
+		char a[32], b[32];
+		int now = HP_LOAD(&control_signo);
+		hp_log(HP_LOG_INFO, "the program took SIG%s, heapprof's control signal; %s%s",
+		       name_of(cur, a, sizeof(a)), now ? "now SIG" : "heapprof dump and toggle now answer within a second",
+		       now ? name_of(now, b, sizeof(b)) : "");
+	}
 }
 
 void hp_signals_configure(int dump_sig, int toggle_sig)
@@ -107,34 +165,31 @@ void hp_signals_configure(int dump_sig, int toggle_sig)
 		hp_log(HP_LOG_WARN, "signal_dump and signal_toggle are the same signal; no toggle signal");
 		toggle_sig = 0;
 	}
+	hp_sigview_set_notify(on_change);
 	HP_STORE(&dump_signo, dump_sig);
 	HP_STORE(&toggle_signo, toggle_sig);
 	if (old_dump && old_dump != dump_sig && old_dump != toggle_sig)
-		uninstall(old_dump);
+		release(old_dump);
 	if (old_toggle && old_toggle != toggle_sig && old_toggle != dump_sig)
-		uninstall(old_toggle);
-	install(dump_sig, "dump");
-	install(toggle_sig, "toggle");
+		release(old_toggle);
+	/* A signal claimed before keeps its story: what changed since is
+	 * the program's doing, not what it had at start. */
+	if (dump_sig > 0 && dump_sig < MAX_SIG)
+		describe(dump_sig, "dump", hp_sigview_claim(dump_sig, on_signal),
+			 dump_sig != old_dump && dump_sig != old_toggle);
+	if (toggle_sig > 0 && toggle_sig < MAX_SIG)
+		describe(toggle_sig, "toggle", hp_sigview_claim(toggle_sig, on_signal),
+			 toggle_sig != old_dump && toggle_sig != old_toggle);
+	pick_control();
 	publish();
 }
 
 void hp_signals_check(void)
 {
-	struct sigaction cur;
-	char nm[32];
-	int sigs[2] = { HP_LOAD(&dump_signo), HP_LOAD(&toggle_signo) };
+	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
 
-	for (int i = 0; i < 2; i++) {
-		int sig = sigs[i];
-		if (sig <= 0 || sig >= MAX_SIG || !ours[sig] || sigaction(sig, NULL, &cur) != 0)
-			continue;
-		if (!is_ours(&cur)) {
-			ours[sig] = 0;
-			replaced[sig] = 1;
-			hp_log(HP_LOG_WARN, "the program installed its own SIG%s handler; the program wins: no %s on SIG%s",
-			       name_of(sig, nm, sizeof(nm)), i == 0 ? "dump" : "toggle", name_of(sig, nm, sizeof(nm)));
-			publish();
-		}
-	}
+	describe(d, "dump", state(d), 0);
+	describe(t, "toggle", state(t), 0);
+	pick_control();
+	publish();
 }
-

@@ -1,23 +1,31 @@
 /*
- * signals.h -- the dump and toggle signals (signal_dump, signal_toggle).
+ * signals.h -- the dump, toggle and control signals (signal_dump,
+ * signal_toggle, and a real-time signal heapprof picks).
  *
  * The handler only records the signal and wakes the helper thread.  It is
- * installed with SA_RESTART, and never over a handler the program already
- * has: the program wins, and the log says so.  A handler the program
- * installs later also wins; the helper thread notices within a second and
- * logs it once.  While ours is installed the signal no longer terminates
- * the process.
+ * installed with SA_RESTART, and only where the program would have
+ * SIG_DFL (next/sigview.h keeps the program's view): a handler the program
+ * has, or installs later, wins, and so does SIG_IGN, inherited or set; the
+ * helper thread notices within a second and logs it once.  While ours is
+ * installed the signal no longer terminates the process.
+ *
+ * The control signal only wakes the helper thread to read the control
+ * files (control/remote.h); it is advertised in the state file as
+ * signal_control, for heapprof dump and toggle, which never need SIGUSR1
+ * or SIGUSR2.
  */
 #ifndef HP_SIGNALS_H
 #define HP_SIGNALS_H
 
 #pragma GCC visibility push(hidden)
 
-/* Installs handlers for the configured signals, removing ours from
- * signals no longer configured.  Idempotent; called at init and after
- * configuration changes. */
+/* Installs handlers for the configured signals, giving back those no
+ * longer configured, and picks the control signal.  Idempotent; called at
+ * init and after configuration changes. */
 void hp_signals_configure(int dump_sig, int toggle_sig);
-/* Logs once if the program replaced one of our handlers.  Helper thread. */
+/* Logs once when the program took over or gave back one of our signals,
+ * picks another control signal if the program took it, and updates the
+ * state file.  Helper thread. */
 void hp_signals_check(void);
 
 #pragma GCC visibility pop

@@ -3,7 +3,8 @@
  * statefile.h).
  *
  * Owns the runtime directory, the dump count, the last dump's path and
- * the signals the file names.
+ * the signals the file names (the control files in the same directory
+ * are control/remote.c's).
  * Writes go through hp_file (temporary + rename, 0600, no symlinks).
  */
 #include <errno.h>
@@ -34,6 +35,7 @@ static char last_dump[PATH_MAX];
 static int closed;                /* removed at exit: never written again */
 static int signal_dump;           /* our handler's signals, as control/ */
 static int signal_toggle;         /* signals.c last set them; 0: none */
+static int signal_control;
 
 /* Our directory, or refuse: it must be ours alone. */
 static int usable_dir(const char *d)
@@ -64,10 +66,16 @@ void hp_statefile_init(void)
 	hp_statefile_publish();
 }
 
-void hp_statefile_set_signals(int dump, int toggle)
+void hp_statefile_set_signals(int dump, int toggle, int control)
 {
 	HP_STORE(&signal_dump, dump);
 	HP_STORE(&signal_toggle, toggle);
+	HP_STORE(&signal_control, control);
+}
+
+const char *hp_statefile_dir(void)
+{
+	return dir;
 }
 
 void hp_statefile_note_dump(const char *path)
@@ -93,10 +101,12 @@ void hp_statefile_publish(void)
 	hp_spin_lock(&lock);
 	size_t len = hp_fmt(body, sizeof(body),
 		"version=%s\npid=%d\nprogram=%s\nprefix=%s\nactive=%d\nlg_prof_sample=%d\n"
-		"signal_dump=%d\nsignal_toggle=%d\ndumps=%u\nlast_dump=%s\nlive_bytes=%lld\nstarted=%s\n",
+		"signal_dump=%d\nsignal_toggle=%d\nsignal_control=%d\ndumps=%u\nlast_dump=%s\n"
+		"live_bytes=%lld\nstarted=%s\n",
 		HEAPPROF_VERSION, (int)getpid(), exe, prefix, HP_LOAD(&hp_switches.active),
 		HP_LOAD(&hp_switches.lg_sample), HP_LOAD(&signal_dump),
-		HP_LOAD(&signal_toggle), dumps, last_dump, (long long)hp_trigger_live(), started);
+		HP_LOAD(&signal_toggle), HP_LOAD(&signal_control), dumps, last_dump,
+		(long long)hp_trigger_live(), started);
 	hp_spin_unlock(&lock);
 	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
 	/* Under the lock, so that a publish racing with the removal at exit

@@ -12,6 +12,8 @@
  *     lg_prof_sample=19
  *     signal_dump=10                  (0: none or taken over by the program)
  *     signal_toggle=12
+ *     signal_control=63               (wakes the process to read its control
+ *                                      files, control/remote.h; 0: none)
  *     dumps=3                         (written by this process)
  *     last_dump=/var/tmp/app.4242.7.s2.20261122T101530Z.heap
  *     live_bytes=123456789            (estimated, as of the last update)
@@ -32,7 +34,9 @@ void hp_statefile_init(void);
 void hp_statefile_publish(void);
 /* The signals whose handler is heapprof's (0: none, or taken over by the
  * program); control/signals.c says so whenever that changes. */
-void hp_statefile_set_signals(int dump, int toggle);
+void hp_statefile_set_signals(int dump, int toggle, int control);
+/* The runtime directory ("" when the state file is not published). */
+const char *hp_statefile_dir(void);
 /* Records a dump written. */
 void hp_statefile_note_dump(const char *path);
 /* Removes the file (at exit). */

@@ -29,6 +29,7 @@ enum hp_request {
 	HP_REQ_THRESHOLD   = 1u << 4,   /* live bytes reached dump_at_bytes */
 	HP_REQ_CGROUP      = 1u << 5,   /* heap grew: look at the cgroup now */
 	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
+	HP_REQ_CONTROL     = 1u << 7,   /* the control signal: read the control files */
 };
 
 /* Asks the helper thread for work: ORs reqs into the request word and
