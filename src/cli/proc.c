@@ -27,6 +27,7 @@ bool hp_proc_has_heapprof(pid_t pid)
 	while (!found && fgets(line, sizeof(line), f))
 		found = strstr(line, "/libheapprof.so") != NULL;
 	fclose(f);
+	errno = 0;
 	return found;
 }
 
@@ -75,6 +76,50 @@ static bool status_field(pid_t pid, const char *key, char *buf, size_t cap)
 	return found;
 }
 
+bool hp_proc_owner(pid_t pid, unsigned *uid)
+{
+	char v[64];
+
+	return status_field(pid, "Uid:", v, sizeof(v)) && sscanf(v, "%*u %u", uid) == 1;
+}
+
+/* The bit for sig in a mask of /proc/.../status ("SigBlk:", ...). */
+static bool mask_has(const char *mask, int sig)
+{
+	return (strtoull(mask, NULL, 16) >> (sig - 1)) & 1;
+}
+
+bool hp_proc_blocked_everywhere(pid_t pid, int sig)
+{
+	char dir[64], path[PATH_MAX], line[512];
+	bool unblocked = false;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *e;
+	while (!unblocked && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/status", dir, e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		bool ours = false, blocked = true;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Name:\theapprof\n", 15))
+				ours = true;
+			else if (!strncmp(line, "SigBlk:", 7))
+				blocked = mask_has(line + 7 + strspn(line + 7, " \t"), sig);
+		}
+		fclose(f);
+		unblocked = !ours && !blocked;
+	}
+	closedir(d);
+	return !unblocked;
+}
+
 bool hp_proc_catches(pid_t pid, int sig)
 {
 	char mask[64];
@@ -116,6 +161,10 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 			st->signal_dump = atoi(v);
 		else if (!strcmp(k, "signal_toggle"))
 			st->signal_toggle = atoi(v);
+		else if (!strcmp(k, "signal_control")) {
+			st->has_control = true;
+			st->signal_control = atoi(v);
+		}
 		else if (!strcmp(k, "dumps"))
 			st->dumps = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(k, "last_dump"))

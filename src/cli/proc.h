@@ -20,14 +20,24 @@ struct hp_proc_state {
 	int lg_prof_sample;
 	int signal_dump;
 	int signal_toggle;
+	bool has_control;           /* reads control files (signal_control= present) */
+	int signal_control;         /* wakes it to read them; 0: none */
 	unsigned dumps;
 	char last_dump[PATH_MAX];
 	long long live_bytes;
 	char started[32];
 };
 
-/* True if libheapprof is mapped into pid (reads /proc/pid/maps). */
+/* True if libheapprof is mapped into pid (reads /proc/pid/maps).  When
+ * false, errno says why the maps could not be read (EACCES: another
+ * user's process), or is 0. */
 bool hp_proc_has_heapprof(pid_t pid);
+/* The effective user ID of pid (from /proc/pid/status). */
+bool hp_proc_owner(pid_t pid, unsigned *uid);
+/* True if every thread of pid, heapprof's own helper thread aside, blocks
+ * sig: no handler could run, and a program that takes its signals with
+ * sigwait(3) would be handed it. */
+bool hp_proc_blocked_everywhere(pid_t pid, int sig);
 /* The program's path (/proc/pid/exe), or its comm, into buf. */
 void hp_proc_program(pid_t pid, char *buf, size_t cap);
 /* True if pid catches sig (SigCgt in /proc/pid/status). */
