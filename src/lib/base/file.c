@@ -5,8 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
@@ -23,6 +26,71 @@ int hp_file_fd_above_stdio(int fd)
 	int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	close(fd);
 	return moved;
+}
+
+int hp_file_mkdirs(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path)
+		return 0;
+	size_t n = (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	/* Create each missing component, from the top. */
+	for (char *p = dir + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+				return errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+const char *hp_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:  return "a regular file";
+	case S_IFDIR:  return "a directory";
+	case S_IFIFO:  return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR:  return "a character device";
+	case S_IFBLK:  return "a block device";
+	case S_IFLNK:  return "a symbolic link";
+	}
+	return "not a regular file";
+}
+
+void hp_file_xfsz_block(struct hp_file_xfsz *g)
+{
+	sigset_t xfsz, pending;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
+	g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+}
+
+void hp_file_xfsz_restore(struct hp_file_xfsz *g)
+{
+	sigset_t xfsz, pending;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	if (!g->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
 static int tmp_name(char *out, size_t cap, const char *path)
@@ -47,6 +115,7 @@ int hp_file_create(struct hp_file *f, const char *path)
 	int err = tmp_name(f->tmp, sizeof(f->tmp), path);
 	if (err)
 		return err;
+	hp_file_xfsz_block(&f->xfsz);
 	int fd = open(f->tmp, flags, 0600);
 	if (fd < 0 && errno == EEXIST) {
 		/* A stale temporary of a dead process with our pid (or a planted
@@ -54,12 +123,12 @@ int hp_file_create(struct hp_file *f, const char *path)
 		unlink(f->tmp);
 		fd = open(f->tmp, flags, 0600);
 	}
-	if (fd < 0)
-		return errno;
-	fd = hp_file_fd_above_stdio(fd);
+	if (fd >= 0)
+		fd = hp_file_fd_above_stdio(fd);
 	if (fd < 0) {
 		err = errno;
 		unlink(f->tmp);
+		hp_file_xfsz_restore(&f->xfsz);
 		return err;
 	}
 	f->fd = fd;
@@ -77,6 +146,7 @@ int hp_file_commit(struct hp_file *f)
 		err = errno;
 	if (err)
 		unlink(f->tmp);
+	hp_file_xfsz_restore(&f->xfsz);
 	return err;
 }
 
@@ -86,6 +156,7 @@ void hp_file_abort(struct hp_file *f)
 		close(f->fd);
 	f->fd = -1;
 	unlink(f->tmp);
+	hp_file_xfsz_restore(&f->xfsz);
 }
 
 int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, void *arg), void *arg)

@@ -13,11 +13,27 @@
 #define HP_FILE_H
 
 #include <limits.h>
+#include <signal.h>
 
+/* Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action ends the
+ * process (a program that runs fine bare would die of our dump or log
+ * line).  Between block and restore the signal is blocked in this
+ * thread, so the write fails with EFBIG instead, and one raised meanwhile
+ * is taken back before the mask is restored. */
+struct hp_file_xfsz {
+	sigset_t old;
+	int was_pending;
+};
+void hp_file_xfsz_block(struct hp_file_xfsz *g);
+void hp_file_xfsz_restore(struct hp_file_xfsz *g);
+
+/* A file being written: SIGXFSZ stays blocked from create to commit or
+ * abort (see above), which must run on the same thread. */
 struct hp_file {
 	int fd;
 	char tmp[PATH_MAX];
 	char dst[PATH_MAX];
+	struct hp_file_xfsz xfsz;
 };
 
 /* Opens a temporary file for path.  Returns 0 or an errno value. */
@@ -37,6 +53,14 @@ int hp_file_each_chunk(const char *path, void (*fn)(const char *buf, size_t n, v
  * was read.  Returns 0, the errno of open or read, or EFBIG when the file
  * does not fit (buf then holds its first cap bytes). */
 int hp_file_read_all(const char *path, char *buf, size_t cap, size_t *len);
+
+/* Creates the missing directories of path's dirname, mode 0700, from
+ * the top.  Returns 0 or an errno value. */
+int hp_file_mkdirs(const char *path);
+
+/* What a file of st_mode mode is, for messages: "a FIFO", "a directory",
+ * "a symbolic link"... */
+const char *hp_file_kind(unsigned mode);
 
 /* Moves fd above the standard descriptors if it is one of them.  Returns
  * the descriptor to use (fd itself, or a duplicate), -1 on failure. */

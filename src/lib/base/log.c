@@ -8,9 +8,14 @@
  * is "2026-11-22T10:15:30.123Z 4242 <heapprof>: message", appended with
  * one write(2).  Several processes may share one log file: every write,
  * and the rotation it may trigger, happens under an flock(2) on
- * "<log_file>.lock" (a file that never rotates), and a writer reopens the
+ * "<log_file>.lock" (a file that never rotates; when that name is taken
+ * by something else, on the log's directory), and a writer reopens the
  * log when its name no longer refers to the file it has open.  So lines
  * never interleave and none is written to a file already rotated away.
+ *
+ * Every message is one line whatever it quotes: control bytes (newlines
+ * too) become \xHH here, so a value from the environment, a file or a
+ * file name cannot forge a line of its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,27 +51,100 @@ static struct hp_spin file_lock;
 static int log_fd = -1;
 static int lock_fd = -1;
 static char log_path[PATH_MAX];
+static int lock_on_dir;           /* the .lock name was unusable */
 static int64_t max_bytes;
 static int keep;
+/* What log_file was when it was refused for not being a regular file. */
+static char refused_kind[64];
+/* Standard error was closed when the library started: fd 2, if it is open
+ * later, is a file of the program's, never written to. */
+static int stderr_gone;
 
 void hp_log_set_level(int level)
 {
 	HP_STORE(&log_level, level);
 }
 
+/* Opens the log for appending: never through a symbolic link, never
+ * blocking (a FIFO at the name would stop the program before main), and
+ * only a regular file.  Something else at the name is not even opened (a
+ * device may act on open); the check after opening closes the race. */
 static int open_log(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	struct stat st;
 
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		hp_fmt(refused_kind, sizeof(refused_kind), "%s", hp_file_kind(st.st_mode));
+		errno = 0;
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0) {
+		int err = errno;
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			hp_fmt(refused_kind, sizeof(refused_kind), "%s", hp_file_kind(st.st_mode));
+			err = 0;
+		}
+		errno = err;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		hp_fmt(refused_kind, sizeof(refused_kind), "%s", hp_file_kind(st.st_mode));
+		close(fd);
+		errno = 0;
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, O_APPEND);   /* writes to a regular file: blocking as ever */
 	return hp_file_fd_above_stdio(fd);
 }
 
-static int open_lock(const char *path)
+/* The lock: "<path>.lock", a regular file of its own; or, when that name
+ * is a symbolic link or anything but a regular file (planted, never
+ * followed), the log's directory.  Returns the descriptor, or -1. */
+static int open_lock(const char *path, int on_dir)
 {
 	char lp[PATH_MAX + 8];
 
+	if (!on_dir) {
+		hp_fmt(lp, sizeof(lp), "%s.lock", path);
+		return hp_file_fd_above_stdio(open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+						   O_CLOEXEC | O_NOCTTY, 0600));
+	}
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		hp_fmt(lp, sizeof(lp), "%.*s", (int)(slash - path + (slash == path)), path);
+	else
+		hp_fmt(lp, sizeof(lp), ".");
+	return hp_file_fd_above_stdio(open(lp, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+/* Opens the lock for path at configuration: the .lock file when it is a
+ * regular file (a FIFO or a device there is not opened), else the
+ * directory.  Says why into why (empty: the .lock file is in use). */
+static int configure_lock(const char *path, char *why, size_t cap)
+{
+	char lp[PATH_MAX + 8];
+	struct stat st;
+	int fd = -1;
+
+	why[0] = '\0';
 	hp_fmt(lp, sizeof(lp), "%s.lock", path);
-	return hp_file_fd_above_stdio(open(lp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
+	if (lstat(lp, &st) == 0 && !S_ISREG(st.st_mode)) {
+		hp_fmt(why, cap, "is %s", hp_file_kind(st.st_mode));
+	} else {
+		fd = open_lock(path, 0);
+		if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+			hp_fmt(why, cap, "is %s", hp_file_kind(st.st_mode));
+			close(fd);
+			fd = -1;
+		} else if (fd < 0) {
+			hp_fmt(why, cap, "cannot be opened (%s)", strerrordesc_np(errno));
+		}
+	}
+	lock_on_dir = fd < 0;
+	if (fd < 0)
+		fd = open_lock(path, 1);
+	return fd;
 }
 
 /* Renames log.(k-1) to log.k ... log to log.1.  Under the flock. */
@@ -112,6 +190,18 @@ static void before_write(size_t len)
 		rotate();
 }
 
+/* Standard error, unless it was closed when we started. */
+static void to_stderr(const char *line, size_t n)
+{
+	struct hp_file_xfsz g;
+
+	if (stderr_gone)
+		return;
+	hp_file_xfsz_block(&g);   /* stderr may be a file at its size limit */
+	(void)hp_out_write_all(STDERR_FILENO, line, n);
+	hp_file_xfsz_restore(&g);
+}
+
 static void write_to_file(const char *msg, size_t len)
 {
 	char line[1400];
@@ -128,14 +218,17 @@ static void write_to_file(const char *msg, size_t len)
 	hp_spin_lock(&file_lock);
 	if (log_fd < 0) {
 		hp_spin_unlock(&file_lock);
-		(void)hp_out_write_all(STDERR_FILENO, msg, len);
+		to_stderr(msg, len);
 		return;
 	}
 	if (lock_fd >= 0)
 		while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR)
 			;
+	struct hp_file_xfsz g;
+	hp_file_xfsz_block(&g);
 	before_write(n);
 	(void)hp_out_write_all(log_fd, line, n);
+	hp_file_xfsz_restore(&g);
 	if (lock_fd >= 0)
 		flock(lock_fd, LOCK_UN);
 	hp_spin_unlock(&file_lock);
@@ -143,8 +236,10 @@ static void write_to_file(const char *msg, size_t len)
 
 int hp_log_configure(const char *path, int64_t max, int nkeep)
 {
+	char why[160];
 	int err = 0;
 
+	why[0] = '\0';
 	hp_spin_lock(&file_lock);
 	max_bytes = max;
 	keep = nkeep;
@@ -159,22 +254,39 @@ int hp_log_configure(const char *path, int64_t max, int nkeep)
 	log_fd = lock_fd = -1;
 	log_path[0] = '\0';
 	if (path && *path) {
-		log_fd = open_log(path);
-		if (log_fd < 0) {
-			err = errno;
-		} else {
+		/* Its directory is created as a dump prefix's is (0700). */
+		err = hp_file_mkdirs(path);
+		log_fd = err ? -1 : open_log(path);
+		if (!err && log_fd < 0)
+			err = errno ? errno : HP_LOG_ENOTREG;
+		if (!err) {
 			hp_fmt(log_path, sizeof(log_path), "%s", path);
-			lock_fd = open_lock(path);
+			lock_fd = configure_lock(path, why, sizeof(why));
 		}
 	}
 	hp_spin_unlock(&file_lock);
+	if (why[0])
+		hp_log(HP_LOG_WARN, "log_file %s: %s.lock %s; %s", path, path, why,
+		       lock_fd >= 0 ? "not used: writers lock the log's directory instead"
+				    : "lines from several processes are not locked against each other");
 	return err;
+}
+
+const char *hp_log_strerror(int err)
+{
+	static char msg[96];
+
+	if (err != HP_LOG_ENOTREG)
+		return strerrordesc_np(err);
+	hp_fmt(msg, sizeof(msg), "%s, not a regular file", refused_kind[0] ? refused_kind : "something");
+	return msg;
 }
 
 int hp_log_can_print(void)
 {
-	return HP_LOAD(&log_fd) >= 0 || fcntl(STDERR_FILENO, F_GETFD) != -1;
+	return HP_LOAD(&log_fd) >= 0 || (!stderr_gone && fcntl(STDERR_FILENO, F_GETFD) != -1);
 }
+
 
 void hp_log_postfork_child(void)
 {
@@ -183,13 +295,15 @@ void hp_log_postfork_child(void)
 	hp_spin_reset(&file_lock);
 	if (lock_fd >= 0) {
 		close(lock_fd);
-		lock_fd = open_lock(log_path);
+		lock_fd = open_lock(log_path, lock_on_dir);
 	}
 }
 
 void hp_log_hold(int on)
 {
 	if (on) {
+		/* The start of start-up: is standard error there at all? */
+		stderr_gone = fcntl(STDERR_FILENO, F_GETFD) == -1;
 		holding = 1;
 		return;
 	}
@@ -200,20 +314,43 @@ void hp_log_hold(int on)
 		if (HP_LOAD(&log_fd) >= 0)
 			write_to_file(held + i, n);
 		else
-			(void)hp_out_write_all(STDERR_FILENO, held + i, n);
+			to_stderr(held + i, n);
 		i += n;
 	}
 	held_len = 0;
 }
 
-/* One formatted line to standard error or the log file. */
-static void emit(const char *fmt, va_list ap)
+/* Formats fmt after the prefix into line (cap bytes, room left for the
+ * newline), with every control byte of the result written as \xHH: a
+ * quoted value cannot end the line or forge another.  Returns the length. */
+static size_t format_line(char *line, size_t cap, const char *fmt, va_list ap)
 {
-	char line[1200];
-	size_t n = hp_fmt(line, sizeof(line), "%s", HP_LOG_PREFIX);
+	static const char hex[] = "0123456789abcdef";
+	char raw[1100];
+	size_t n = hp_fmt(line, cap, "%s", HP_LOG_PREFIX);
+	size_t len = hp_fmt_va(raw, sizeof(raw), fmt, ap);
 
-	n += hp_fmt_va(line + n, sizeof(line) - n - 1, fmt, ap);
-	line[n++] = '\n';
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)raw[i];
+		if (c >= 0x20 && c != 0x7f) {
+			if (n + 2 > cap)
+				break;
+			line[n++] = (char)c;
+		} else {
+			if (n + 5 > cap)
+				break;
+			line[n++] = '\\';
+			line[n++] = 'x';
+			line[n++] = hex[c >> 4];
+			line[n++] = hex[c & 15];
+		}
+	}
+	return n;
+}
+
+/* One finished line (with its newline) to where lines go now. */
+static void put_line(const char *line, size_t n)
+{
 	if (holding) {
 		if (held_len + n <= sizeof(held)) {
 			memcpy(held + held_len, line, n);
@@ -224,18 +361,21 @@ static void emit(const char *fmt, va_list ap)
 	if (HP_LOAD(&log_fd) >= 0)
 		write_to_file(line, n);
 	else
-		(void)hp_out_write_all(STDERR_FILENO, line, n);
+		to_stderr(line, n);
 }
 
 void hp_log_report(const char *fmt, ...)
 {
+	char line[1200];
 	va_list ap;
 	int saved_errno = errno;
 
 	if (HP_LOAD(&log_level) >= HP_LOG_ERROR) {
 		va_start(ap, fmt);
-		emit(fmt, ap);
+		size_t n = format_line(line, sizeof(line), fmt, ap);
 		va_end(ap);
+		line[n++] = '\n';
+		put_line(line, n);
 	}
 	errno = saved_errno;
 }
@@ -259,23 +399,12 @@ void hp_log(enum hp_log_level level, const char *fmt, ...)
 			goto write_line;
 		}
 	}
-	n = hp_fmt(line, sizeof(line), "%s", HP_LOG_PREFIX);
 	va_start(ap, fmt);
-	n += hp_fmt_va(line + n, sizeof(line) - n - 1, fmt, ap);
+	n = format_line(line, sizeof(line), fmt, ap);
 	va_end(ap);
 write_line:
 	line[n++] = '\n';
-	if (holding) {
-		if (held_len + n <= sizeof(held)) {
-			memcpy(held + held_len, line, n);
-			held_len += n;
-		}
-		goto out;
-	}
-	if (HP_LOAD(&log_fd) >= 0)
-		write_to_file(line, n);
-	else
-		(void)hp_out_write_all(STDERR_FILENO, line, n);
+	put_line(line, n);
 out:
 	errno = saved_errno;
 }

@@ -22,7 +22,8 @@ enum hp_log_level {
 };
 
 /* Prints one line if level <= the configured log level.  The message is
- * truncated at 1 KiB.  Errors and warnings are capped per process so that
+ * truncated at 1 KiB; control bytes in it (a newline, an escape) are
+ * printed as \xHH, so a quoted value can never start a line of its own.  Errors and warnings are capped per process so that
  * a misbehaving host cannot make the library flood its log. */
 void hp_log(enum hp_log_level level, const char *fmt, ...) HP_PRINTF(2, 3);
 
@@ -34,7 +35,9 @@ void hp_log_set_level(int level);
 void hp_log_report(const char *fmt, ...) HP_PRINTF(1, 2);
 
 /* Whether a line printed now can reach anyone: a log file is open, or
- * standard error is (fcntl(2, F_GETFD) succeeds).  Programs such as ls
+ * standard error is (fcntl(2, F_GETFD) succeeds, and it was open when the
+ * library started: a program that starts with fd 2 closed may open a file
+ * of its own there, which heapprof never writes to).  Programs such as ls
  * and sort close it before exit; callers with much to say (the leak
  * report) check first and keep quiet rather than write to a closed
  * descriptor. */
@@ -42,15 +45,26 @@ int hp_log_can_print(void);
 
 /* Sends messages to the file at path (NULL or empty: standard error),
  * rotating it when a line would take it past max bytes (0: never) and
- * keeping nkeep rotated files.  Returns 0, or the errno of the failed
- * open (messages then go to standard error).  Thread-safe. */
+ * keeping nkeep rotated files.  Missing directories of path are created
+ * (0700).  Only a regular file is used: a symbolic link is never
+ * followed, and a FIFO, socket or device is not even opened (a FIFO
+ * would block).  Returns 0, the errno of the failed open, or
+ * HP_LOG_ENOTREG (messages then go to standard error).  A "<path>.lock"
+ * that is not a regular file is not used either: one warning, and writers
+ * lock the directory.  Thread-safe. */
+#define HP_LOG_ENOTREG (-1)
 int hp_log_configure(const char *path, int64_t max, int nkeep);
+
+/* The text for hp_log_configure's error: strerror's, or, for
+ * HP_LOG_ENOTREG, what the file is ("a FIFO, not a regular file"). */
+const char *hp_log_strerror(int err);
 
 /* In a fork child. */
 void hp_log_postfork_child(void);
 
 /* At start-up, before the log file is configured: hold lines (on), then
- * write them where they belong (off). */
+ * write them where they belong (off).  Holding starts the library's log:
+ * it notes whether standard error is open at all. */
 void hp_log_hold(int on);
 
 #endif

@@ -49,7 +49,7 @@ void hp_settings_apply(void)
 	int err = hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
 	if (err && (!same_file || !log_failed))
 		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
-		       hp_conf.log_file, strerrordesc_np(err));
+		       hp_conf.log_file, hp_log_strerror(err));
 	log_failed = err != 0;
 	memcpy(log_file_applied, hp_conf.log_file, strlen(hp_conf.log_file) + 1);
 	hp_signals_configure(hp_conf.signal_dump, hp_conf.signal_toggle);
