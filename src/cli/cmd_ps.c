@@ -4,8 +4,9 @@
  *
  * Owns nothing.  Reads the state files the library publishes, checks each
  * against /proc (a state file whose process is gone, or whose pid now
- * belongs to a process without heapprof, is stale: removed when it is
- * ours), and adds processes that have the library mapped but publish no
+ * belongs to a process without heapprof or one that started later, is
+ * stale: removed when it is ours, with the temporaries of dead writers),
+ * and adds processes that have the library mapped but publish no
  * state (their runtime directory was refused).
  */
 #include <ctype.h>
@@ -75,7 +76,8 @@ static void one_state(const char *path, void *arg)
 		unlink(path);   /* the process is gone */
 		return;
 	}
-	if (!hp_proc_has_heapprof(st.pid)) {
+	if (!hp_proc_has_heapprof(st.pid) ||
+	    (st.starttime && hp_proc_starttime(st.pid) && hp_proc_starttime(st.pid) != st.starttime)) {
 		if (access(path, W_OK) == 0 && access("/proc/self", R_OK) == 0)
 			unlink(path);   /* the pid was reused */
 		return;
@@ -83,6 +85,17 @@ static void one_state(const char *path, void *arg)
 	if (l->n < MAX_PIDS)
 		l->pids[l->n++] = st.pid;
 	print_row(l, st.pid, &st);
+}
+
+/* A temporary ".<pid>.<pid>.<n>.tmp" whose writer is gone. */
+static void one_temp(const char *path, void *arg)
+{
+	const char *base = strrchr(path, '/');
+	int pid = atoi(base ? base + 2 : path + 1);
+
+	(void)arg;
+	if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
+		unlink(path);
 }
 
 static int listed(const struct listing *l, pid_t pid)
@@ -112,6 +125,7 @@ int hp_cmd_ps(int argc, char **argv)
 		printf("%-8s %-8s %6s  %10s  %-30s %s\n", "PID", "SAMPLING", "DUMPS", "LIVE", "PROGRAM",
 		       "PREFIX");
 	hp_proc_each_state(one_state, l);
+	hp_proc_each_temp(one_temp, NULL);
 	/* Processes with the library mapped but no state file. */
 	DIR *d = opendir("/proc");
 	struct dirent *e;

@@ -149,6 +149,8 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 		const char *k = line, *v = eq + 1;
 		if (!strcmp(k, "pid"))
 			st->pid = (pid_t)atoi(v);
+		else if (!strcmp(k, "starttime"))
+			st->starttime = strtoull(v, NULL, 10);
 		else if (!strcmp(k, "program"))
 			snprintf(st->program, sizeof(st->program), "%s", v);
 		else if (!strcmp(k, "prefix"))
@@ -213,21 +215,54 @@ bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 	return hp_proc_parse_state(path, st) && st->pid == pid;
 }
 
-void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
+unsigned long long hp_proc_starttime(pid_t pid)
 {
-	char pattern[PATH_MAX + 8];
+	char path[64], line[1024];
+	unsigned long long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		/* After the command name, which may hold anything: its last ')'. */
+		char *p = strrchr(line, ')');
+		for (int field = 2; p && *p && field < 22; p++)
+			if (*p == ' ')
+				field++;
+		if (p)
+			v = strtoull(p, NULL, 10);
+	}
+	fclose(f);
+	return v;
+}
+
+/* Calls fn for each file matching tail in the runtime directories. */
+static void each_in_runtime_dirs(const char *tail, void (*fn)(const char *path, void *arg), void *arg)
+{
+	char pattern[PATH_MAX + 32];
 	const char *env = getenv("HEAPPROF_RUNTIME_DIR");
 	glob_t g;
 
 	if (env && *env)
-		snprintf(pattern, sizeof(pattern), "%s/[0-9]*", env);
+		snprintf(pattern, sizeof(pattern), "%s/%s", env, tail);
 	else if (geteuid() == 0)
-		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-*/[0-9]*");
+		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-*/%s", tail);
 	else
-		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-%u/[0-9]*", (unsigned)geteuid());
-	if (glob(pattern, 0, NULL, &g) == 0) {
+		snprintf(pattern, sizeof(pattern), "/tmp/heapprof-%u/%s", (unsigned)geteuid(), tail);
+	if (glob(pattern, GLOB_PERIOD, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			fn(g.gl_pathv[i], arg);
 		globfree(&g);
 	}
+}
+
+void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
+{
+	each_in_runtime_dirs("[0-9]*", fn, arg);
+}
+
+void hp_proc_each_temp(void (*fn)(const char *path, void *arg), void *arg)
+{
+	each_in_runtime_dirs(".[0-9]*.tmp", fn, arg);
 }

@@ -14,6 +14,7 @@ struct hp_proc_state {
 	bool found;                 /* a state file was read */
 	char path[PATH_MAX];        /* of the state file */
 	pid_t pid;
+	unsigned long long starttime;   /* of the process that wrote it; 0: unknown */
 	char program[PATH_MAX];
 	char prefix[PATH_MAX];
 	int active;
@@ -50,5 +51,11 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st);
 /* The runtime directories to scan for state files: ours and, as root,
  * every /tmp/heapprof-*.  Calls fn for each file found. */
 void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg);
+/* The same directories' temporaries (".<pid>.<pid>.<n>.tmp", left by a
+ * process killed while it rewrote its state file). */
+void hp_proc_each_temp(void (*fn)(const char *path, void *arg), void *arg);
+/* When pid started (field 22 of /proc/pid/stat, clock ticks since boot);
+ * 0 if unknown. */
+unsigned long long hp_proc_starttime(pid_t pid);
 
 #endif

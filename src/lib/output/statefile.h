@@ -6,6 +6,7 @@
  *
  *     version=0.1.0
  *     pid=4242
+ *     starttime=123456                (field 22 of /proc/pid/stat; 0: unknown)
  *     program=/usr/bin/app
  *     prefix=/var/tmp/app             (expanded; empty: no automatic dumps)
  *     active=1                        (sampling on or paused)
@@ -19,16 +20,22 @@
  *     live_bytes=123456789            (estimated, as of the last update)
  *     started=20261122T100000Z
  *
- * The runtime dir is $HEAPPROF_RUNTIME_DIR, or /tmp/heapprof-<uid>,
- * created mode 0700 and used only if it is a directory we own that no one
- * else can write to.  See heapprof(1), "heapprof ps".
+ * Values are one line each: control bytes in a path become '?'.
+ *
+ * The runtime dir is $HEAPPROF_RUNTIME_DIR (ignored in a secure-exec
+ * process), or /tmp/heapprof-<uid>, created mode 0700 and used only if it
+ * is a directory we own that no one else can write to (else one warning).
+ * At start-up the files of dead processes there are removed: a state file
+ * whose pid is gone or belongs to a process that started later, a
+ * temporary whose writer is gone.  See heapprof(1), "heapprof ps".
  */
 #ifndef HP_STATEFILE_H
 #define HP_STATEFILE_H
 
 #pragma GCC visibility push(hidden)
 
-/* Picks the directory and writes the first version of the file. */
+/* Picks the directory, removes dead processes' files from it and writes
+ * the first version of ours. */
 void hp_statefile_init(void);
 /* Rewrites the file (helper thread or dumping thread). */
 void hp_statefile_publish(void);
