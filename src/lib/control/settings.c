@@ -2,12 +2,14 @@
  * settings.c -- applying option values while the program runs (see
  * settings.h).
  *
- * Owns the log file name last applied.  Changes are made under the dump
- * lock (output/dump.h).  Runs at init, on the helper thread and on
- * threads that call the API; never inside malloc.
+ * Owns the log file name last applied, and the secure-execution rule for
+ * paths.  Changes are made under the dump lock (output/dump.h).  Runs at
+ * init, on the helper thread and on threads that call the API; never
+ * inside malloc.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "base/fmt.h"
 #include "conf/inifile.h"
@@ -31,8 +33,36 @@ void hp_settings_postfork_child(void)
 	hp_log_postfork_child();
 }
 
+/* In a secure-exec process (setuid, setgid, file capabilities: AT_SECURE)
+ * the environment is never read (conf/sources.c uses secure_getenv), and
+ * a relative path would be resolved in the directory the invoking user
+ * started the program from: writing a dump or a log there, or reading
+ * suppressions from there, with the program's privileges is refused.
+ * The default prefix goes quietly (a setuid program under a system-wide
+ * preload must print nothing new); a value someone set says why. */
+static void secure_path(char *value, int opt, const char *consequence)
+{
+	if (!value[0] || value[0] == '/')
+		return;
+	if (hp_conf_sources[opt] != HP_CONF_SRC_DEFAULT)
+		hp_log(HP_LOG_WARN, "secure execution (setuid, setgid or capabilities): relative %s %s "
+		       "refused, it would name a file in the directory the program was started from; %s",
+		       hp_conf_table[opt].name, value, consequence);
+	value[0] = '\0';
+}
+
+static void secure_paths(void)
+{
+	if (!getauxval(AT_SECURE))
+		return;
+	secure_path(hp_conf.prof_prefix, HP_CONF_O_prof_prefix, "no automatic dumps");
+	secure_path(hp_conf.log_file, HP_CONF_O_log_file, "messages go to standard error");
+	secure_path(hp_conf.leak_suppressions, HP_CONF_O_leak_suppressions, "no suppressions");
+}
+
 void hp_settings_apply(void)
 {
+	secure_paths();
 	HP_STORE(&hp_switches.active, hp_conf.prof_active);
 	HP_STORE(&hp_switches.bt_max, (int)hp_conf.prof_bt_max);
 	HP_STORE(&hp_switches.thread_active_init, hp_conf.prof_thread_active_init);
