@@ -1,6 +1,6 @@
 /*
  * next-filter.c -- unit tests of next/filter: a counting byte per 4 KiB
- * page, modulo 4 GiB of address space; 255 sticks; pinned ranges.
+ * page, modulo 1 GiB of address space; 255 sticks; pinned ranges.
  *
  * The addresses are never dereferenced: the filter only indexes by them.
  * Nothing else in this program writes the filter.
@@ -12,7 +12,7 @@
 #include "tap.h"
 
 #define PAGE ((uintptr_t)1 << HP_FILTER_PAGE_SHIFT)
-#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 4 GiB */
+#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 1 GiB */
 
 static unsigned byte_of(uintptr_t p)
 {
@@ -57,7 +57,7 @@ static void test_alias(void)
 	uintptr_t p = 0x7f3000005000ULL;
 
 	ok(hp_filter_index(p) == hp_filter_index(p + SPAN) && hp_filter_index(p) == hp_filter_index(p - 3 * SPAN),
-	   "pages 4 GiB apart share a byte");
+	   "pages 1 GiB apart share a byte");
 	hp_filter_inc(p);
 	ok(hp_filter_maybe((void *)(p + SPAN)) && hp_filter_maybe((void *)(p + 7 * SPAN + 123)),
 	   "a block in one page says maybe for its aliases");

@@ -2,7 +2,9 @@
  * filter.h -- the page filter: which pointers free() must not hand straight
  * to the next allocator.
  *
- * A byte per 4 KiB page (modulo 4 GiB of address space).  It counts the
+ * A byte per 4 KiB page (modulo 1 GiB of address space: 256 KiB, which
+ * every process maps at load, so it stays small -- at 1 MiB a program
+ * that starts under a 4 MiB RLIMIT_AS could not be loaded).  It counts the
  * live sampled blocks that start in the page (record/live.c keeps the
  * counts), and pages of heapprof's bootstrap pool are pinned at 255
  * (next/next.c), because a pool block must never reach the next
@@ -25,7 +27,7 @@
 
 #include "base/compiler.h"
 
-#define HP_FILTER_BITS 20
+#define HP_FILTER_BITS 18      /* 2^18 pages of 4 KiB: 1 GiB */
 #define HP_FILTER_PAGE_SHIFT 12
 
 extern uint8_t hp_filter[1u << HP_FILTER_BITS];

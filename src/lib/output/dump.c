@@ -113,10 +113,19 @@ static void put_chunk(const char *buf, size_t n, void *arg)
 	hp_out_write(arg, buf, n);
 }
 
+/* The mappings, for the report to find the binaries.  Without /proc (a
+ * chroot, a container that does not mount it) the section stays empty:
+ * one line says so, the first time. */
 static void put_maps(struct hp_out *o)
 {
+	static int warned;
+
 	hp_out_str(o, "\nMAPPED_LIBRARIES:\n");
-	hp_file_each_chunk("/proc/self/maps", put_chunk, o);
+	int err = hp_file_each_chunk("/proc/self/maps", put_chunk, o);
+	if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		hp_log(HP_LOG_WARN, "cannot read /proc/self/maps (%s): a dump written without it has no "
+		       "MAPPED_LIBRARIES section, and heapprof report cannot name its functions "
+		       "(dump_symbols:true can)", strerrordesc_np(err));
 }
 
 static void write_gperftools(struct hp_out *o, const struct hp_totals *s,

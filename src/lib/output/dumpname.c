@@ -16,7 +16,9 @@
 
 #include "base/compiler.h"
 #include "output/dumpname.h"
+#include "base/file.h"
 #include "base/fmt.h"
+#include "base/log.h"
 #include "conf/inifile.h"
 #include "base/pages.h"
 #include "base/banned.h"
@@ -26,6 +28,9 @@
 
 static unsigned seq;
 static unsigned letter_seq[26];
+/* The time in the last name, and whether the clock is behind it now. */
+static int64_t last_utc;
+static int behind;
 
 void hp_dumpname_postfork_child(void)
 {
@@ -83,40 +88,42 @@ size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap)
 
 int hp_dumpname_mkdirs(const char *path)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
+	return hp_file_mkdirs(path);
+}
 
-	if (!slash || slash == path)
-		return 0;
-	size_t n = (size_t)(slash - path);
-	if (n >= sizeof(dir))
-		return ENAMETOOLONG;
-	memcpy(dir, path, n);
-	dir[n] = '\0';
-	/* Create each missing component, from the top. */
-	for (char *p = dir + 1;; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-				return errno;
-			*p = c;
-			if (!c)
-				break;
-		}
+/* The time for a new name: the clock's, unless it stepped back behind the
+ * last name's.  Names then keep the last name's time, so that they sort
+ * (and rotation keeps the newest) in the order they were written; one
+ * line says so each time the clock falls behind. */
+static int64_t name_time(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t t = now.tv_sec;
+	if (t >= last_utc) {
+		last_utc = t;
+		behind = 0;
+		return t;
 	}
-	return 0;
+	if (!behind) {
+		char was[32], is[32];
+		hp_fmt_utc(was, last_utc, 0, 1);
+		hp_fmt_utc(is, t, 0, 1);
+		hp_log(HP_LOG_WARN, "the clock stepped back (%s, after a dump named %s): dump names keep "
+		       "%s until it catches up, so that they sort in the order they were written", is, was, was);
+		behind = 1;
+	}
+	return last_utc;
 }
 
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap)
 {
 	char base[PATH_MAX], ts[32];
-	struct timespec now;
 
 	if (!hp_dumpname_expand(prefix, base, sizeof(base)))
 		return ENAMETOOLONG;
-	clock_gettime(CLOCK_REALTIME, &now);
-	hp_fmt_utc(ts, now.tv_sec, 0, 1);
+	hp_fmt_utc(ts, name_time(), 0, 1);
 	unsigned n = HP_ADD(&seq, 1);
 	size_t len;
 	if (letter == 'f') {

@@ -27,8 +27,10 @@ size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap);
  * an errno value. */
 int hp_dumpname_mkdirs(const char *path);
 
-/* Builds the next name for trigger letter into out.  Returns 0, or
- * ENAMETOOLONG. */
+/* Builds the next name for trigger letter into out.  Its time never goes
+ * back: after the clock steps back, names keep the last name's time
+ * (one warning) until the clock catches up.  Under the dump lock.
+ * Returns 0, or ENAMETOOLONG. */
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
 
 /* Applies dump_keep and dump_keep_bytes to the prefix's directory; never
