@@ -3,8 +3,8 @@
 # of children that _exit, exit, or are SIGKILLed (often while their helper
 # thread rewrites the file) left about 100 files in the runtime directory.
 # The next profiled program's start-up removes them, and so does
-# heapprof ps; _exit removes the process's own file; a file whose pid was
-# reused by a later process is recognised by its start time.
+# heapprof ps; _exit removes the process's own file; heapprof ps tells a
+# file whose pid was reused by a later process by its start time.
 . "$(dirname "$0")/lib.sh"
 plan 9
 
@@ -40,14 +40,18 @@ ok $([ "$before" -gt 1 ]; echo $?) "another storm leaves $before files"
 is "$(count)" 0 "heapprof ps removes them too, temporaries included"
 is "$(grep -c kidstorm ps.out)" 0 "and lists none of them"
 
-# A file naming a live pid that started later than its writer: stale.
-sleep 30 &
-live=$!
+# A file naming a live profiled pid that started later than its writer:
+# heapprof ps tells them apart by the start time.
+timeout 60 env HEAPPROF_RUNTIME_DIR=$T_DIR/elsewhere HEAPPROF_CONF=prof_prefix:x LD_PRELOAD=$LIB \
+	"$TP/idle" 30 >idle.out 2>&1 &
+for i in $(seq 1 500); do grep -q ready idle.out 2>/dev/null && break; sleep 0.01; done
+live=$(sed -n 's/^ready //p' idle.out)
 printf 'version=0.1.0\npid=%d\nstarttime=1\nprogram=/gone\n' $live >run/$live
-printf 'version=0.1.0\npid=%d\nprogram=/old\n' $$ >run/$$
-timeout 20 env HEAPPROF_CONF=prof_prefix:x LD_PRELOAD=$LIB "$TP/gate" clean >/dev/null 2>&1
-ok $([ ! -e run/$live ]; echo $?) "a file whose pid now belongs to a later process is removed"
-ok $([ -e run/$$ ]; echo $?) "a file of a live pid without a start time (an older writer's) is kept"
+"$BIN" ps >/dev/null 2>&1
+ok $([ ! -e run/$live ]; echo $?) "heapprof ps: a file whose pid now belongs to a later process is removed"
+printf 'version=0.1.0\npid=%d\nprogram=%s\n' $live "$TP/idle" >run/$live
+"$BIN" ps >/dev/null 2>&1
+ok $([ -e run/$live ]; echo $?) "a file of that live pid without a start time (an older writer's) is kept"
 kill $live 2>/dev/null
-wait $live 2>/dev/null
+wait
 done_testing

@@ -124,40 +124,22 @@ static int owner_of(const char *name, int *is_tmp)
 	return pid;
 }
 
-/* Is this state file a dead process's?  Its pid is gone, or now belongs
- * to a process that started later than the one that wrote it.  A
- * temporary is a dead process's when its writer is gone, or it has
- * not been touched for a minute (writers hold one for microseconds). */
+/* Is this a dead process's file?  Its pid is gone; or, for a temporary,
+ * it has not been touched for a minute (writers hold one for
+ * microseconds).  One kill(2) per file: every profiled program pays for
+ * this at start-up.  A pid reused by a later process is told by the start
+ * time in the file, which heapprof ps checks. */
 static int stale(int dfd, const char *name, int pid, int is_tmp)
 {
 	struct stat st;
+	struct timespec now;
 
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return 1;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+	if (!is_tmp || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return 0;
-	if (is_tmp) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		return st.st_mtim.tv_sec + 60 < now.tv_sec;
-	}
-	char buf[512];
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	const char *at = strstr(buf, "\nstarttime=");
-	if (!at)
-		return 0;   /* an older writer's: the pid is all we know */
-	unsigned long long wrote = 0;
-	for (at += 11; *at >= '0' && *at <= '9'; at++)
-		wrote = wrote * 10 + (unsigned)(*at - '0');
-	unsigned long long now_start = start_of(pid);
-	return wrote && now_start && wrote != now_start;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return st.st_mtim.tv_sec + 60 < now.tv_sec;
 }
 
 /* Removes the files of dead processes from the directory; a bounded

@@ -26,8 +26,9 @@
  * process), or /tmp/heapprof-<uid>, created mode 0700 and used only if it
  * is a directory we own that no one else can write to (else one warning).
  * At start-up the files of dead processes there are removed: a state file
- * whose pid is gone or belongs to a process that started later, a
- * temporary whose writer is gone.  See heapprof(1), "heapprof ps".
+ * or temporary whose pid is gone, a temporary untouched for a minute.
+ * heapprof ps also removes a file whose pid now belongs to a process that
+ * started later than starttime says.  See heapprof(1), "heapprof ps".
  */
 #ifndef HP_STATEFILE_H
 #define HP_STATEFILE_H
