@@ -28,7 +28,7 @@
 
 static unsigned seq;
 static unsigned letter_seq[26];
-/* The time in the last name, and whether the clock is behind it now. */
+/* The latest time in a name, and whether the clock is behind it now. */
 static int64_t last_utc;
 static int behind;
 
@@ -100,21 +100,23 @@ static int64_t name_time(void)
 	struct timespec now;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	int64_t t = now.tv_sec;
-	if (t >= last_utc) {
-		last_utc = t;
-		behind = 0;
+	int64_t t = now.tv_sec, last = HP_LOAD(&last_utc);
+	/* Atomics: the leak dump at exit may name a file while the helper
+	 * thread names another. */
+	while (t > last && !HP_CAS(&last_utc, &last, t))
+		;
+	if (t >= last) {
+		HP_STORE(&behind, 0);
 		return t;
 	}
-	if (!behind) {
+	if (!HP_XCHG(&behind, 1)) {
 		char was[32], is[32];
-		hp_fmt_utc(was, last_utc, 0, 1);
+		hp_fmt_utc(was, last, 0, 1);
 		hp_fmt_utc(is, t, 0, 1);
 		hp_log(HP_LOG_WARN, "the clock stepped back (%s, after a dump named %s): dump names keep "
 		       "%s until it catches up, so that they sort in the order they were written", is, was, was);
-		behind = 1;
 	}
-	return last_utc;
+	return last;
 }
 
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap)

@@ -29,8 +29,8 @@ int hp_dumpname_mkdirs(const char *path);
 
 /* Builds the next name for trigger letter into out.  Its time never goes
  * back: after the clock steps back, names keep the last name's time
- * (one warning) until the clock catches up.  Under the dump lock.
- * Returns 0, or ENAMETOOLONG. */
+ * (one warning) until the clock catches up.  Thread-safe.  Returns 0, or
+ * ENAMETOOLONG. */
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
 
 /* Applies dump_keep and dump_keep_bytes to the prefix's directory; never
