@@ -29,7 +29,11 @@ extern void *__libc_memalign(size_t, size_t);
 
 /* ---- bootstrap pool ------------------------------------------------- */
 
-#define POOL_SIZE (256u << 10)
+/* What dlsym and the loader allocate before the next allocator is known:
+ * nothing with glibc 2.36 (also stacked over jemalloc, tcmalloc and
+ * mimalloc), a dlerror buffer with older ones.  64 KiB: every process
+ * maps it at load, and under a 4 MiB RLIMIT_AS each 64 KiB counts. */
+#define POOL_SIZE (64u << 10)
 #define POOL_HDR  16u
 
 static char pool[POOL_SIZE] __attribute__((aligned(4096)));
