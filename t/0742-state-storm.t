@@ -21,11 +21,16 @@ is "$(count)" 0 "children that _exit or exit leave nothing behind"
 # The storm: 300 children, a third SIGKILLed after 0 to 2 ms.
 storm 150 0
 storm 150 2000
+# And a request the heapprof command left for a process that died.
+true &
+gone=$!
+wait $gone
+: >run/ctl.$gone.dump
 before=$(count)
 diag "after the storm: $before files in the runtime directory"
 ok $([ "$before" -gt 0 ]; echo $?) "killed children leave files behind ($before)"
 timeout 20 env HEAPPROF_CONF=prof_prefix:x LD_PRELOAD=$LIB "$TP/gate" clean >/dev/null 2>err
-is "$(count)" 0 "the next profiled program's start-up removes every one of them"
+is "$(count)" 0 "the next profiled program's start-up removes every one of them, control files included"
 is "$(cat err)" "" "silently"
 
 storm 150 1000

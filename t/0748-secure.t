@@ -11,7 +11,7 @@
 plan 16
 
 cp "$LIB" libheapprof.so
-cc -o secure "$SRC/t/prog/secure.c" -L"$T_DIR" -Wl,--no-as-needed -lheapprof -Wl,-rpath,"$T_DIR" ||
+cc -I"$SRC/include" -o secure "$SRC/t/prog/secure.c" -L"$T_DIR" -Wl,--no-as-needed -lheapprof -Wl,-rpath,"$T_DIR" ||
 	echo "Bail out! cannot build the setuid test program"
 chmod 755 "$T_DIR"
 chmod 4755 secure

@@ -107,24 +107,30 @@ static unsigned long long start_of(int pid)
 	return v;
 }
 
-/* The pid a name in the directory belongs to: "<pid>", or a temporary
- * of hp_file's, ".<pid>.<writer pid>.<n>.tmp".  0: neither. */
+/* The pid a name in the directory belongs to: "<pid>", a temporary of
+ * hp_file's, ".<pid>.<writer pid>.<n>.tmp", or a control file the
+ * heapprof command left, "ctl.<pid>.<request>".  0: none of these. */
 static int owner_of(const char *name, int *is_tmp)
 {
-	int pid = 0, k = 0;
-	const char *p = name;
+	int pid = 0, k = 0, ctl = !strncmp(name, "ctl.", 4);
+	const char *p = ctl ? name + 4 : name;
 
-	*is_tmp = *p == '.';
+	*is_tmp = !ctl && *p == '.';
 	if (*is_tmp)
 		p++;
 	for (; *p >= '0' && *p <= '9' && k < 9; p++, k++)
 		pid = pid * 10 + (*p - '0');
-	if (!k || (!*is_tmp && *p) || (*is_tmp && (*p != '.' || !strstr(p, ".tmp"))))
+	if (!k)
+		return 0;
+	if (ctl)
+		return *p == '.' ? pid : 0;
+	if ((!*is_tmp && *p) || (*is_tmp && (*p != '.' || !strstr(p, ".tmp"))))
 		return 0;
 	return pid;
 }
 
-/* Is this a dead process's file?  Its pid is gone; or, for a temporary,
+/* Is this a dead process's file?  Its pid is gone (a control file of a
+ * live process is a request still to be taken); or, for a temporary,
  * it has not been touched for a minute (writers hold one for
  * microseconds).  One kill(2) per file: every profiled program pays for
  * this at start-up.  A pid reused by a later process is told by the start

@@ -25,8 +25,9 @@
  * The runtime dir is $HEAPPROF_RUNTIME_DIR (ignored in a secure-exec
  * process), or /tmp/heapprof-<uid>, created mode 0700 and used only if it
  * is a directory we own that no one else can write to (else one warning).
- * At start-up the files of dead processes there are removed: a state file
- * or temporary whose pid is gone, a temporary untouched for a minute.
+ * At start-up the files of dead processes there are removed: a state
+ * file, temporary or control file (control/remote.c) whose pid is gone, a
+ * temporary untouched for a minute.
  * heapprof ps also removes a file whose pid now belongs to a process that
  * started later than starttime says.  See heapprof(1), "heapprof ps".
  */
