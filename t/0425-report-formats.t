@@ -28,8 +28,8 @@ objs=$(go tool pprof -top -sample_index=inuse_objects seed.pb.gz 2>/dev/null)
 like "$objs" '^ *80 .* do_something$' "inuse_objects: do_something 80"
 raw=$(go tool pprof -raw seed.pb.gz 2>/dev/null)
 like "$raw" '^inuse_objects/count inuse_space/bytes\[dflt\]$' "two sample types without cumulative counts"
-like "$raw" ': 0x[0-9a-f]+ M=[0-9]+ do_something /.*t/prog/seed\.c:15 s=0$' \
-	"locations carry address, mapping, function, file and line"
+like "$raw" ': 0x[0-9a-f]+ M=[0-9]+ do_something /.*t/prog/seed\.c:15 s=13$' \
+	"locations carry address, mapping, function, file, line and the function's first line"
 like "$raw" "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TP/seed  \\[FN\\]\\[FL\\]\\[LN\\]\$" \
 	"and the mapping of the executable"
 

@@ -35,6 +35,7 @@ enum {
 	LOCATION_ID = 1, LOCATION_MAPPING_ID, LOCATION_ADDRESS, LOCATION_LINE,
 	LINE_FUNCTION_ID = 1, LINE_LINE,
 	FUNCTION_ID = 1, FUNCTION_NAME, FUNCTION_SYSTEM_NAME, FUNCTION_FILENAME,
+	FUNCTION_START_LINE,
 };
 
 /* ---- protobuf -------------------------------------------------------- */
@@ -232,6 +233,10 @@ static void functions(struct encoder *e)
 		pb_uint(&e->msg, FUNCTION_NAME, str_id(&e->str, f->name));
 		pb_uint(&e->msg, FUNCTION_SYSTEM_NAME, str_id(&e->str, f->sys));
 		pb_uint(&e->msg, FUNCTION_FILENAME, str_id(&e->str, f->file));
+		/* Where it starts, for go tool pprof -list: only in the file
+		 * named above. */
+		if (f->decl_line > 0 && f->decl_file == f->file)
+			pb_uint(&e->msg, FUNCTION_START_LINE, (uint64_t)f->decl_line);
 		pb_msg(&e->out, PROFILE_FUNCTION, &e->msg);
 	}
 }

@@ -227,8 +227,15 @@ static void module_frames(struct hp_profile *p, struct hp_module *mod, uint64_t 
 
 	if (!err && hp_module_vaddr(mod, off, &vaddr) == 0)
 		n = hp_symbolize_lookup(p->sym, mod, vaddr, r);
-	for (size_t i = 0; i < n; i++)
-		add_frame(p, func_get(p, r[i].name, 1, r[i].file), r[i].file, r[i].line);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t func = func_get(p, r[i].name, 1, r[i].file);
+		struct hp_func *f = &p->funcs[func];
+		if (!f->decl_line && r[i].decl_line) {
+			f->decl_file = r[i].decl_file;
+			f->decl_line = r[i].decl_line;
+		}
+		add_frame(p, func, r[i].file, r[i].line);
+	}
 	if (!n)
 		add_named_frame(p, mod->base, off);
 	if (loc->mapping) {

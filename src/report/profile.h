@@ -44,6 +44,8 @@ struct hp_func {
 	const char *full;	/* demangled, or as in the binary */
 	const char *sys;	/* as in the binary (mangled) */
 	const char *file;	/* a source file of the function, or NULL */
+	const char *decl_file;	/* where its definition starts, or NULL */
+	int decl_line;		/* ... and on which line, or 0 */
 	uint32_t node;		/* its node without --lines */
 	unsigned alloc : 1;	/* an allocator function: trimmed */
 	unsigned focus : 1, ignore : 1;	/* matches --focus / --ignore */

@@ -349,6 +349,15 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 		r->name = name ? hp_strtab_intern_clean(s->strs, name) : NULL;
 		r->file = file;
 		r->line = lineno;
+		/* Where the function starts, for report --list: the
+		 * subprogram's or (for an inlined one) its origin's. */
+		int dl = 0;
+		r->decl_file = NULL;
+		r->decl_line = 0;
+		if (dwarf_decl_line(&chain[i], &dl) == 0 && dl > 0) {
+			r->decl_line = dl;
+			r->decl_file = source(s, &cudie, dwarf_decl_file(&chain[i]));
+		}
 		if (i > 0) {
 			Dwarf_Attribute mem;
 			Dwarf_Word cf = 0, cl = 0;
@@ -394,5 +403,7 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	out[0].name = hp_strtab_intern_clean(s->strs, name);
 	out[0].file = NULL;
 	out[0].line = 0;
+	out[0].decl_file = NULL;
+	out[0].decl_line = 0;
 	return 1;
 }

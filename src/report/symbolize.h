@@ -15,11 +15,15 @@
 #define HP_SYMBOLIZE_INLINE_MAX 32
 
 /* One frame at an address.  name is as the binary spells it (mangled for
- * C++), interned; file is interned or NULL; line is 0 when unknown. */
+ * C++), interned; file is interned or NULL; line is 0 when unknown.
+ * decl_file and decl_line are where the function's definition starts
+ * (NULL and 0 when unknown). */
 struct hp_symres {
 	const char *name;
 	const char *file;
 	int line;
+	const char *decl_file;
+	int decl_line;
 };
 
 struct hp_symbolizer;
