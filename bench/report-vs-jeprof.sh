@@ -43,9 +43,10 @@ run() {
 	report-lines) "$B/heapprof" report --lines "$DUMP" ;;
 	report-svg) "$B/heapprof" report --svg "$DUMP" ;;
 	report-pprof) "$B/heapprof" report --pprof "$DUMP" ;;
+	report-html) "$B/heapprof" report --html "$DUMP" ;;
 	esac
 }
-CMDS="jeprof-text report-text report-lines report-svg report-pprof"
+CMDS="jeprof-text report-text report-lines report-svg report-pprof report-html"
 
 # Same answer first: the total and the top function.
 run jeprof-text 2>/dev/null | sed -n 1,2p >je.top

@@ -24,7 +24,9 @@ static const char usage_text[] =
 	"  --text             functions by flat value, like jeprof --text (default)\n"
 	"  --tree             call paths to the functions with the largest flat values\n"
 	"  --collapsed        one 'root;...;leaf value' line per call path (flamegraph.pl)\n"
-	"  --svg              a flame graph in one self-contained SVG file\n"
+	"  --svg              a flame graph in one self-contained SVG image\n"
+	"  --html             a flame graph to explore in a browser: zoom, search,\n"
+	"                     flame or icicle; one self-contained HTML file\n"
 	"  --pprof            gzipped profile.proto for go tool pprof\n"
 	"  --json             everything as JSON, for scripts\n"
 	"Value, one of:\n"
@@ -32,10 +34,13 @@ static const char usage_text[] =
 	"  --inuse-objects    live objects\n"
 	"  --alloc-space      bytes allocated since start (dumps with prof_accum:true)\n"
 	"  --alloc-objects    objects allocated since start (same)\n"
+	"Flame graphs:\n"
+	"  --icicle           flame graphs top-down, the root at the top\n"
 	"Selection and names:\n"
 	"  --leaks            the leak dump of each DUMP's process instead (written at\n"
 	"                     exit with leak_check:reachable): exactly the leaks\n"
-	"  --base OLD         subtract the dump OLD (repeatable): what grew since OLD\n"
+	"  --base OLD         subtract the dump OLD (repeatable): what grew since OLD;\n"
+	"                     --svg and --html draw a diff: red grew, blue shrank\n"
 	"  --focus RE         keep stacks with a function matching RE (extended regex)\n"
 	"  --ignore RE        drop stacks with a function matching RE\n"
 	"  --lines            function and file:line instead of functions\n"
@@ -55,6 +60,8 @@ static const struct option longopts[] = {
 	{ "pprof", no_argument, NULL, HP_ROPTS_OPT_PPROF },
 	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
 	{ "base", required_argument, NULL, HP_ROPTS_OPT_BASE },
+	{ "html", no_argument, NULL, HP_ROPTS_OPT_HTML },
+	{ "icicle", no_argument, NULL, HP_ROPTS_OPT_ICICLE },
 	{ "leaks", no_argument, NULL, 'L' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -75,6 +82,11 @@ static int usage_error(const char *fmt, const char *arg)
 static int report_option(struct hp_ropts *o, int c, const char *arg)
 {
 	switch (c) {
+	case HP_ROPTS_OPT_HTML:
+		return hp_ropts_format(o, HP_ROPTS_FMT_HTML);
+	case HP_ROPTS_OPT_ICICLE:
+		o->icicle = 1;
+		return 0;
 	case HP_ROPTS_OPT_TEXT:
 		return hp_ropts_format(o, HP_ROPTS_FMT_TEXT);
 	case HP_ROPTS_OPT_TREE:

@@ -22,6 +22,8 @@ struct hp_render {
 	const char *const *bases;
 	size_t nbases;
 	const char *focus, *ignore;	/* the expressions, for titles */
+	int icicle;		/* flame graphs: the root at the top */
+	int diff;		/* flame graphs: a series profile, slot 1 the bases */
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
@@ -61,5 +63,6 @@ void hp_collapsed_render(const struct hp_profile *p, const struct hp_render *r,
 void hp_svg_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 
 #endif

@@ -33,13 +33,14 @@ void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)
 			    o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
 }
 
-static void add_file(struct hp_profile *p, const struct hp_ropts *o, const char *path, int sign)
+static void add_file(struct hp_profile *p, const struct hp_ropts *o, const char *path, int sign,
+		     uint32_t slot)
 {
 	struct hp_input in = { 0 };
 
 	hp_input_read(&in, path, &p->strs);
 	hp_report_need_accum(o, &in);
-	hp_profile_add(p, &in, sign, 0);
+	hp_profile_add(p, &in, sign, slot);
 	hp_input_release(&in);
 }
 
@@ -56,14 +57,19 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		.ndumps = n,
 		.bases = o->base,
 		.nbases = o->nbase,
+		.icicle = o->icicle,
 	};
 
 	hp_report_shape(o, &shape);
+	/* A flame graph diff keeps both sides apart (flame.h): the dumps in
+	 * slot 0, the bases in slot 1, each added as they are. */
+	r.diff = o->nbase && (o->format == HP_ROPTS_FMT_SVG || o->format == HP_ROPTS_FMT_HTML);
+	shape.series = r.diff;
 	hp_profile_init(&p, &shape);
 	for (size_t i = 0; i < n; i++)
-		add_file(&p, o, dumps[i], 1);
+		add_file(&p, o, dumps[i], 1, 0);
 	for (size_t i = 0; i < o->nbase; i++)
-		add_file(&p, o, o->base[i], -1);
+		add_file(&p, o, o->base[i], r.diff ? 1 : -1, 1);
 	hp_profile_finish(&p);
 
 	r.focus = o->focus_text;
@@ -86,6 +92,9 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		break;
 	case HP_ROPTS_FMT_JSON:
 		hp_json_render(&p, &r, &out);
+		break;
+	case HP_ROPTS_FMT_HTML:
+		hp_html_render(&p, &r, &out);
 		break;
 	}
 	hp_util_write_output(o->output, out.p, out.len);

@@ -13,7 +13,7 @@
 #include <regex.h>
 #include <stddef.h>
 
-/* The output formats: report's six; trend has text and --svg. */
+/* The output formats: report's seven; trend has text and --svg. */
 enum hp_ropts_format {
 	HP_ROPTS_FMT_TEXT,
 	HP_ROPTS_FMT_TREE,
@@ -21,6 +21,7 @@ enum hp_ropts_format {
 	HP_ROPTS_FMT_SVG,
 	HP_ROPTS_FMT_PPROF,
 	HP_ROPTS_FMT_JSON,
+	HP_ROPTS_FMT_HTML,	/* the flame graph explorer */
 };
 
 /* getopt_long codes of the long-only options (both subcommands). */
@@ -44,6 +45,8 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_PPROF,
 	HP_ROPTS_OPT_JSON,
 	HP_ROPTS_OPT_BASE,
+	HP_ROPTS_OPT_HTML,
+	HP_ROPTS_OPT_ICICLE,
 	/* trend only */
 	HP_ROPTS_OPT_FUNCTIONS,
 };
@@ -86,6 +89,7 @@ struct hp_ropts {
 	size_t ndebug_dirs;
 	const char **base;	/* report --base */
 	size_t nbase;
+	int icicle;		/* report --icicle: flame graphs top-down */
 	int functions;		/* trend --functions */
 };
 
