@@ -44,9 +44,10 @@ run() {
 	report-svg) "$B/heapprof" report --svg "$DUMP" ;;
 	report-pprof) "$B/heapprof" report --pprof "$DUMP" ;;
 	report-html) "$B/heapprof" report --html "$DUMP" ;;
+	report-graph) "$B/heapprof" report --graph "$DUMP" ;;
 	esac
 }
-CMDS="jeprof-text report-text report-lines report-svg report-pprof report-html"
+CMDS="jeprof-text report-text report-lines report-svg report-pprof report-html report-graph"
 
 # Same answer first: the total and the top function.
 run jeprof-text 2>/dev/null | sed -n 1,2p >je.top

@@ -5,6 +5,7 @@
  * Exit status: 0 ok, 1 unreadable input or output (the engine dies with
  * one "heapprof: ..." line), 2 usage errors.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <glob.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"  --svg              a flame graph in one self-contained SVG image\n"
 	"  --html             a flame graph to explore in a browser: zoom, search,\n"
 	"                     flame or icicle; one self-contained HTML file\n"
+	"  --graph            the call graph in Graphviz dot, like jeprof --dot;\n"
+	"                     with --svg, drawn by Graphviz's dot as SVG\n"
 	"  --pprof            gzipped profile.proto for go tool pprof\n"
 	"  --json             everything as JSON, for scripts\n"
 	"Value, one of:\n"
@@ -34,8 +37,13 @@ static const char usage_text[] =
 	"  --inuse-objects    live objects\n"
 	"  --alloc-space      bytes allocated since start (dumps with prof_accum:true)\n"
 	"  --alloc-objects    objects allocated since start (same)\n"
-	"Flame graphs:\n"
+	"Flame and call graphs:\n"
 	"  --icicle           flame graphs top-down, the root at the top\n"
+	"  --node-fraction F  --graph: leave out functions under F of the total\n"
+	"                     (default 0.005)\n"
+	"  --edge-fraction F  --graph: leave out calls under F of the total\n"
+	"                     (default 0.001)\n"
+	"  --node-count N     --graph: at most N functions (default 80)\n"
 	"Selection and names:\n"
 	"  --leaks            the leak dump of each DUMP's process instead (written at\n"
 	"                     exit with leak_check:reachable): exactly the leaks\n"
@@ -61,7 +69,15 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
 	{ "base", required_argument, NULL, HP_ROPTS_OPT_BASE },
 	{ "html", no_argument, NULL, HP_ROPTS_OPT_HTML },
+	{ "graph", no_argument, NULL, HP_ROPTS_OPT_GRAPH },
 	{ "icicle", no_argument, NULL, HP_ROPTS_OPT_ICICLE },
+	/* jeprof's spellings too */
+	{ "node-fraction", required_argument, NULL, HP_ROPTS_OPT_NODE_FRACTION },
+	{ "nodefraction", required_argument, NULL, HP_ROPTS_OPT_NODE_FRACTION },
+	{ "edge-fraction", required_argument, NULL, HP_ROPTS_OPT_EDGE_FRACTION },
+	{ "edgefraction", required_argument, NULL, HP_ROPTS_OPT_EDGE_FRACTION },
+	{ "node-count", required_argument, NULL, HP_ROPTS_OPT_NODE_COUNT },
+	{ "nodecount", required_argument, NULL, HP_ROPTS_OPT_NODE_COUNT },
 	{ "leaks", no_argument, NULL, 'L' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -78,6 +94,35 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
+/* A fraction of the total, 0 to 1, for opt; -1 (with a message) if not. */
+static int fraction(double *out, const char *opt, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	double f = strtod(arg, &end);
+	if (errno || end == arg || *end || !(f >= 0 && f <= 1)) {
+		fprintf(stderr, "heapprof: %s wants a fraction from 0 to 1, not '%s'\n", opt, arg);
+		return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+static int count(long *out, const char *opt, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	long n = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || n < 1) {
+		fprintf(stderr, "heapprof: %s wants a positive number, not '%s'\n", opt, arg);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
 /* Report-only options; -1 on a usage error. */
 static int report_option(struct hp_ropts *o, int c, const char *arg)
 {
@@ -87,6 +132,12 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	case HP_ROPTS_OPT_ICICLE:
 		o->icicle = 1;
 		return 0;
+	case HP_ROPTS_OPT_NODE_FRACTION:
+		return fraction(&o->node_fraction, "--node-fraction", arg);
+	case HP_ROPTS_OPT_EDGE_FRACTION:
+		return fraction(&o->edge_fraction, "--edge-fraction", arg);
+	case HP_ROPTS_OPT_NODE_COUNT:
+		return count(&o->node_count, "--node-count", arg);
 	case HP_ROPTS_OPT_TEXT:
 		return hp_ropts_format(o, HP_ROPTS_FMT_TEXT);
 	case HP_ROPTS_OPT_TREE:
@@ -148,7 +199,7 @@ static char *leak_dump_of(const char *dump)
 int hp_cmd_report(int argc, char **argv)
 {
 	struct hp_ropts o;
-	int c, leaks = 0;
+	int c, leaks = 0, graph = 0;
 
 	hp_ropts_init(&o);
 	opterr = 0;
@@ -166,11 +217,23 @@ int hp_cmd_report(int argc, char **argv)
 			leaks = 1;
 			continue;
 		}
+		if (c == HP_ROPTS_OPT_GRAPH) {
+			graph = 1;
+			continue;
+		}
 		int r = hp_ropts_common(&o, c, optarg);
 		if (r == 0)
 			r = report_option(&o, c, optarg) ? -1 : 1;
 		if (r < 0)
 			return usage_error(NULL, NULL);
+	}
+	/* --graph is an output, which --svg turns from dot into SVG. */
+	if (graph) {
+		if (o.format_set && o.format != HP_ROPTS_FMT_SVG)
+			return usage_error("--graph writes dot, or SVG with --svg: %s",
+					   "choose one output format");
+		o.graph_svg = o.format_set;
+		o.format = HP_ROPTS_FMT_GRAPH;
 	}
 	if (optind >= argc)
 		return usage_error("no dump given%s", "");

@@ -24,6 +24,9 @@ struct hp_render {
 	const char *focus, *ignore;	/* the expressions, for titles */
 	int icicle;		/* flame graphs: the root at the top */
 	int diff;		/* flame graphs: a series profile, slot 1 the bases */
+	double node_fraction;	/* --graph's cut-offs */
+	double edge_fraction;
+	long node_count;
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
@@ -64,5 +67,10 @@ void hp_svg_render(const struct hp_profile *p, const struct hp_render *r, struct
 void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_graph_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+
+/* Replaces the dot text in b by the SVG Graphviz's dot draws from it;
+ * dies with one line when dot cannot be run or fails. */
+void hp_graph_to_svg(struct hp_buf *b);
 
 #endif

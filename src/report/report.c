@@ -58,6 +58,9 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		.bases = o->base,
 		.nbases = o->nbase,
 		.icicle = o->icicle,
+		.node_fraction = o->node_fraction,
+		.edge_fraction = o->edge_fraction,
+		.node_count = o->node_count,
 	};
 
 	hp_report_shape(o, &shape);
@@ -95,6 +98,11 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		break;
 	case HP_ROPTS_FMT_HTML:
 		hp_html_render(&p, &r, &out);
+		break;
+	case HP_ROPTS_FMT_GRAPH:
+		hp_graph_render(&p, &r, &out);
+		if (o->graph_svg)
+			hp_graph_to_svg(&out);
 		break;
 	}
 	hp_util_write_output(o->output, out.p, out.len);

@@ -19,6 +19,10 @@ void hp_ropts_init(struct hp_ropts *o)
 	o->format = HP_ROPTS_FMT_TEXT;
 	o->value = HP_V_INUSE_SPACE;
 	o->top = -1;
+	/* jeprof's and pprof's defaults. */
+	o->node_fraction = 0.005;
+	o->edge_fraction = 0.001;
+	o->node_count = 80;
 }
 
 int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f)

@@ -13,7 +13,7 @@
 #include <regex.h>
 #include <stddef.h>
 
-/* The output formats: report's seven; trend has text and --svg. */
+/* The output formats: report's eight; trend has text and --svg. */
 enum hp_ropts_format {
 	HP_ROPTS_FMT_TEXT,
 	HP_ROPTS_FMT_TREE,
@@ -22,6 +22,7 @@ enum hp_ropts_format {
 	HP_ROPTS_FMT_PPROF,
 	HP_ROPTS_FMT_JSON,
 	HP_ROPTS_FMT_HTML,	/* the flame graph explorer */
+	HP_ROPTS_FMT_GRAPH,	/* the call graph: dot, or SVG through dot */
 };
 
 /* getopt_long codes of the long-only options (both subcommands). */
@@ -46,7 +47,11 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_JSON,
 	HP_ROPTS_OPT_BASE,
 	HP_ROPTS_OPT_HTML,
+	HP_ROPTS_OPT_GRAPH,
 	HP_ROPTS_OPT_ICICLE,
+	HP_ROPTS_OPT_NODE_FRACTION,
+	HP_ROPTS_OPT_EDGE_FRACTION,
+	HP_ROPTS_OPT_NODE_COUNT,
 	/* trend only */
 	HP_ROPTS_OPT_FUNCTIONS,
 };
@@ -90,6 +95,10 @@ struct hp_ropts {
 	const char **base;	/* report --base */
 	size_t nbase;
 	int icicle;		/* report --icicle: flame graphs top-down */
+	int graph_svg;		/* report --graph --svg */
+	double node_fraction;	/* report --graph's cut-offs */
+	double edge_fraction;
+	long node_count;
 	int functions;		/* trend --functions */
 };
 
