@@ -45,9 +45,10 @@ run() {
 	report-pprof) "$B/heapprof" report --pprof "$DUMP" ;;
 	report-html) "$B/heapprof" report --html "$DUMP" ;;
 	report-graph) "$B/heapprof" report --graph "$DUMP" ;;
+	report-list) "$B/heapprof" report --list grab "$DUMP" ;;
 	esac
 }
-CMDS="jeprof-text report-text report-lines report-svg report-pprof report-html report-graph"
+CMDS="jeprof-text report-text report-lines report-svg report-pprof report-html report-graph report-list"
 
 # Same answer first: the total and the top function.
 run jeprof-text 2>/dev/null | sed -n 1,2p >je.top

@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"                     flame or icicle; one self-contained HTML file\n"
 	"  --graph            the call graph in Graphviz dot, like jeprof --dot;\n"
 	"                     with --svg, drawn by Graphviz's dot as SVG\n"
+	"  --list RE          source lines of the functions matching RE (extended\n"
+	"                     regex) with flat and cumulative values per line\n"
 	"  --pprof            gzipped profile.proto for go tool pprof\n"
 	"  --json             everything as JSON, for scripts\n"
 	"Value, one of:\n"
@@ -70,6 +72,7 @@ static const struct option longopts[] = {
 	{ "base", required_argument, NULL, HP_ROPTS_OPT_BASE },
 	{ "html", no_argument, NULL, HP_ROPTS_OPT_HTML },
 	{ "graph", no_argument, NULL, HP_ROPTS_OPT_GRAPH },
+	{ "list", required_argument, NULL, HP_ROPTS_OPT_LIST },
 	{ "icicle", no_argument, NULL, HP_ROPTS_OPT_ICICLE },
 	/* jeprof's spellings too */
 	{ "node-fraction", required_argument, NULL, HP_ROPTS_OPT_NODE_FRACTION },
@@ -123,12 +126,33 @@ static int count(long *out, const char *opt, const char *arg)
 	return 0;
 }
 
+static int list_regex(struct hp_ropts *o, const char *arg)
+{
+	char msg[256];
+
+	if (o->list_text) {
+		fprintf(stderr, "heapprof: --list given twice (use one regular expression "
+				"with '|')\n");
+		return -1;
+	}
+	int err = regcomp(&o->list, arg, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, &o->list, msg, sizeof(msg));
+		fprintf(stderr, "heapprof: --list '%s': %s\n", arg, msg);
+		return -1;
+	}
+	o->list_text = arg;
+	return hp_ropts_format(o, HP_ROPTS_FMT_LIST);
+}
+
 /* Report-only options; -1 on a usage error. */
 static int report_option(struct hp_ropts *o, int c, const char *arg)
 {
 	switch (c) {
 	case HP_ROPTS_OPT_HTML:
 		return hp_ropts_format(o, HP_ROPTS_FMT_HTML);
+	case HP_ROPTS_OPT_LIST:
+		return list_regex(o, arg);
 	case HP_ROPTS_OPT_ICICLE:
 		o->icicle = 1;
 		return 0;

@@ -6,6 +6,7 @@
 #ifndef HP_REPORT_RENDER_H
 #define HP_REPORT_RENDER_H
 
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,8 @@ struct hp_render {
 	double node_fraction;	/* --graph's cut-offs */
 	double edge_fraction;
 	long node_count;
+	const regex_t *list;	/* --list's functions */
+	const char *list_text;
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
@@ -68,6 +71,7 @@ void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struc
 void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 void hp_graph_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
+void hp_list_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b);
 
 /* Replaces the dot text in b by the SVG Graphviz's dot draws from it;
  * dies with one line when dot cannot be run or fails. */

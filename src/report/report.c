@@ -61,6 +61,8 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		.node_fraction = o->node_fraction,
 		.edge_fraction = o->edge_fraction,
 		.node_count = o->node_count,
+		.list = o->list_text ? &o->list : NULL,
+		.list_text = o->list_text,
 	};
 
 	hp_report_shape(o, &shape);
@@ -103,6 +105,9 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		hp_graph_render(&p, &r, &out);
 		if (o->graph_svg)
 			hp_graph_to_svg(&out);
+		break;
+	case HP_ROPTS_FMT_LIST:
+		hp_list_render(&p, &r, &out);
 		break;
 	}
 	hp_util_write_output(o->output, out.p, out.len);

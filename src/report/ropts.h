@@ -13,7 +13,7 @@
 #include <regex.h>
 #include <stddef.h>
 
-/* The output formats: report's eight; trend has text and --svg. */
+/* The output formats: report's nine; trend has text and --svg. */
 enum hp_ropts_format {
 	HP_ROPTS_FMT_TEXT,
 	HP_ROPTS_FMT_TREE,
@@ -23,6 +23,7 @@ enum hp_ropts_format {
 	HP_ROPTS_FMT_JSON,
 	HP_ROPTS_FMT_HTML,	/* the flame graph explorer */
 	HP_ROPTS_FMT_GRAPH,	/* the call graph: dot, or SVG through dot */
+	HP_ROPTS_FMT_LIST,	/* source lines of functions */
 };
 
 /* getopt_long codes of the long-only options (both subcommands). */
@@ -48,6 +49,7 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_BASE,
 	HP_ROPTS_OPT_HTML,
 	HP_ROPTS_OPT_GRAPH,
+	HP_ROPTS_OPT_LIST,
 	HP_ROPTS_OPT_ICICLE,
 	HP_ROPTS_OPT_NODE_FRACTION,
 	HP_ROPTS_OPT_EDGE_FRACTION,
@@ -96,6 +98,8 @@ struct hp_ropts {
 	size_t nbase;
 	int icicle;		/* report --icicle: flame graphs top-down */
 	int graph_svg;		/* report --graph --svg */
+	regex_t list;		/* report --list */
+	const char *list_text;
 	double node_fraction;	/* report --graph's cut-offs */
 	double edge_fraction;
 	long node_count;
