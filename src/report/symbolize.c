@@ -279,9 +279,16 @@ static void inline_chain(Dwarf_Die *scope, uint64_t pc, Dwarf_Die *chain, size_t
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* A source file name, made absolute with the CU's compilation directory
+/*
+ * A source file name, made absolute with the CU's compilation directory
  * as addr2line does ("./libio/x.c" in "/build/glibc" -> "/build/glibc/
- * libio/x.c"). */
+ * libio/x.c").  But elfutils has already put the directory in front of a
+ * name from the line table's directory 0, which is the compilation
+ * directory: when that is relative itself (built with
+ * -fdebug-prefix-map=...=.), the name starts with it ("./libio" and
+ * "./libio/filedoalloc.c") and must not get it twice, as addr2line gives
+ * it ("./libio/libio/filedoalloc.c").
+ */
 static const char *source(struct hp_symbolizer *s, Dwarf_Die *cudie, const char *f)
 {
 	if (!f)
@@ -291,6 +298,11 @@ static const char *source(struct hp_symbolizer *s, Dwarf_Die *cudie, const char 
 	Dwarf_Attribute mem;
 	const char *dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &mem));
 	if (!dir || !*dir)
+		return hp_strtab_intern_clean(s->strs, f);
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (!strncmp(f, dir, dl) && f[dl] == '/')
 		return hp_strtab_intern_clean(s->strs, f);
 	while (f[0] == '.' && f[1] == '/')
 		f += 2;
