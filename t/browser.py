@@ -160,7 +160,7 @@ class Browser:
     def centre(self, css):
         q = json.dumps(css)
         box = self.eval("(() => { const e = document.querySelector(%s); if (!e) return null;"
-                        " e.scrollIntoView({block: 'nearest', inline: 'nearest'});"
+                        " e.scrollIntoView({block: 'center', inline: 'nearest'});"
                         " const r = e.getBoundingClientRect();"
                         " return [r.left + r.width / 2, r.top + r.height / 2]; })()" % q)
         if box is None:
