@@ -13,6 +13,8 @@
  * its callers as full-width dimmed rows, frames narrower than half a pixel
  * left out; rows from the bottom (flame) or from the top (icicle).  It
  * redraws everything on each change: a redraw is a few thousand elements.
+ * The view (zoom, search, orientation, widths) is kept in the address's
+ * fragment, #z=..&s=..&o=..&w=.., and read back on load.
  */
 (function () {
 	"use strict";
