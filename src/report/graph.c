@@ -31,7 +31,7 @@
 
 extern char **environ;
 
-struct edge {
+struct graph_edge {
 	uint32_t from, to;	/* kept node numbers, 1-based */
 	int64_t w;
 	size_t last;		/* the last stack counted, + 1 */
@@ -47,7 +47,7 @@ struct graph {
 	uint32_t *kept;		/* kept profile nodes by number - 1 */
 	size_t nkept;
 	uint32_t *loc_of;	/* per frame: its location */
-	struct edge *e;
+	struct graph_edge *e;
 	size_t ne, cap;
 	struct hp_index ix;
 	int64_t total;		/* for shares: the sum, or after --base the sum
@@ -136,11 +136,11 @@ static void add_edge(struct graph *g, uint32_t from, uint32_t to, int64_t w, siz
 
 	if (i < 0) {
 		hp_util_grow(&g->e, &g->cap, g->ne + 1, sizeof(*g->e));
-		g->e[g->ne] = (struct edge){ .from = from, .to = to };
+		g->e[g->ne] = (struct graph_edge){ .from = from, .to = to };
 		hp_index_add(&g->ix, h, (uint32_t)g->ne);
 		i = (int64_t)g->ne++;
 	}
-	struct edge *e = &g->e[i];
+	struct graph_edge *e = &g->e[i];
 	e->direct |= direct;
 	e->called |= !inlined;
 	/* Recursion: a call counts once per stack, as a node does. */
@@ -185,7 +185,7 @@ static void edges(struct graph *g)
 
 static int edge_cmp(const void *a, const void *b)
 {
-	const struct edge *x = a, *y = b;
+	const struct graph_edge *x = a, *y = b;
 
 	if (mag(x->w) != mag(y->w))
 		return mag(x->w) > mag(y->w) ? -1 : 1;
@@ -319,7 +319,7 @@ static void node(struct graph *g, struct hp_buf *b, uint32_t k, int64_t maxflat)
 	hp_buf_printf(b, " (%s)\" color=\"%s\" fillcolor=\"%s\"]\n", c, line, fillc);
 }
 
-static void edge(struct graph *g, struct hp_buf *b, const struct edge *e)
+static void edge(struct graph *g, struct hp_buf *b, const struct graph_edge *e)
 {
 	const struct hp_render *r = g->r;
 	char w[32], line[8];

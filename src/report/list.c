@@ -31,7 +31,7 @@
  * pprof shows them (before: unless the function's first line is known). */
 #define MARGIN 5
 
-struct entry {
+struct list_entry {
 	uint32_t node;		/* the function's node (its display name) */
 	const char *file;	/* NULL: no line information */
 	int line;
@@ -42,14 +42,14 @@ struct entry {
 struct listing {
 	const struct hp_profile *p;
 	const struct hp_render *r;
-	struct entry *e;
+	struct list_entry *e;
 	size_t ne, cap;
 	struct hp_index ix;
 	unsigned char *match;	/* per function */
 	int64_t total;
 };
 
-struct key {
+struct list_key {
 	uint32_t node;
 	const char *file;
 	int line;
@@ -58,22 +58,22 @@ struct key {
 static int entry_eq(const void *ctx, uint32_t item, const void *key)
 {
 	const struct listing *l = ctx;
-	const struct key *k = key;
-	const struct entry *e = &l->e[item];
+	const struct list_key *k = key;
+	const struct list_entry *e = &l->e[item];
 
 	return e->node == k->node && e->file == k->file && e->line == k->line;
 }
 
-static struct entry *entry(struct listing *l, const struct hp_frame *fr)
+static struct list_entry *entry(struct listing *l, const struct hp_frame *fr)
 {
-	struct key k = { l->p->funcs[fr->func].node, fr->file, fr->file ? fr->line : 0 };
+	struct list_key k = { l->p->funcs[fr->func].node, fr->file, fr->file ? fr->line : 0 };
 	uint64_t h = hp_index_hash_u64(hp_index_hash_u64((uint64_t)k.node << 32 | (uint32_t)k.line) ^
 				       (uintptr_t)k.file);
 	int64_t i = hp_index_find(&l->ix, h, entry_eq, l, &k);
 
 	if (i < 0) {
 		hp_util_grow(&l->e, &l->cap, l->ne + 1, sizeof(*l->e));
-		l->e[l->ne] = (struct entry){ .node = k.node, .file = k.file, .line = k.line };
+		l->e[l->ne] = (struct list_entry){ .node = k.node, .file = k.file, .line = k.line };
 		hp_index_add(&l->ix, h, (uint32_t)l->ne);
 		i = (int64_t)l->ne++;
 	}
@@ -94,7 +94,7 @@ static void collect(struct listing *l)
 			const struct hp_frame *fr = &p->frames[p->sframes[st->f0 + i]];
 			if (!l->match[fr->func])
 				continue;
-			struct entry *e = entry(l, fr);
+			struct list_entry *e = entry(l, fr);
 			if (i == 0)
 				e->flat = hp_util_sat_add(e->flat, v);
 			/* Recursion: a line counts once per stack. */
@@ -111,7 +111,7 @@ static const struct hp_profile *sort_p;
 /* By function name, then file (none last), then line. */
 static int entry_cmp(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct list_entry *x = a, *y = b;
 	int c = x->node == y->node ? 0 : strcmp(sort_p->nodes[x->node], sort_p->nodes[y->node]);
 
 	if (c)
@@ -126,7 +126,7 @@ static int entry_cmp(const void *a, const void *b)
 
 /* ---- source files ---------------------------------------------------- */
 
-struct source {
+struct list_source {
 	char *text;		/* NULL when it could not be read */
 	const char **line;	/* line[i] is line i + 1, not terminated */
 	size_t *len;
@@ -134,7 +134,7 @@ struct source {
 	int err;
 };
 
-static void source_read(struct source *src, const char *path)
+static void source_read(struct list_source *src, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	struct hp_buf b = { 0 };
@@ -170,7 +170,7 @@ static void source_read(struct source *src, const char *path)
 	}
 }
 
-static void source_release(struct source *src)
+static void source_release(struct list_source *src)
 {
 	free(src->text);
 	free(src->line);
@@ -188,7 +188,7 @@ static void val(const struct listing *l, char *buf, size_t n, int64_t v)
 }
 
 /* One function in one file: the entries e[0..n), sorted by line. */
-static void routine(struct listing *l, struct hp_buf *b, const struct entry *e, size_t n)
+static void routine(struct listing *l, struct hp_buf *b, const struct list_entry *e, size_t n)
 {
 	const struct hp_profile *p = l->p;
 	const char *name = p->nodes[e[0].node], *file = e[0].file;
@@ -223,7 +223,7 @@ static void routine(struct listing *l, struct hp_buf *b, const struct entry *e, 
 		start = decl;
 	if (start < 1)
 		start = 1;
-	struct source src;
+	struct list_source src;
 	source_read(&src, file);
 	if (!src.text) {
 		hp_buf_printf(b, "    cannot read %s: %s; the lines with values:\n", file,
