@@ -30,6 +30,7 @@ import base64
 import json
 import os
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -221,6 +222,8 @@ def main(argv):
     url = args[0]
     if "://" not in url:
         url = "file://" + os.path.abspath(url)
+    # timeout(1) sends SIGTERM: close Chromium on the way out all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     b = Browser(width, height, time.monotonic() + timeout)
     status = 0
     try:
