@@ -1,0 +1,188 @@
+/*
+ * ask.c -- asking a running process for a dump or a change of sampling
+ * (see ask.h).
+ *
+ * Owns nothing but the control files it makes, which it removes when the
+ * request is not taken.  It refuses another user's process (unless the
+ * caller may ask any user's) and a process without heapprof.  A process
+ * whose state file names signal_control is asked through a control file
+ * in its runtime directory, woken by that real-time signal when
+ * heapprof's handler holds it (see the library's control/remote.h):
+ * SIGUSR1 and SIGUSR2, which the program may own, are never used.  An
+ * older library's process is sent signal_dump or signal_toggle, after
+ * checking that heapprof's handler is in place: those signals terminate
+ * a process that does not handle them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ask.h"
+
+double hp_ask_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void hp_ask_pause_ms(int ms)
+{
+	struct timespec ts = { 0, ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static enum hp_ask_status denied(struct hp_ask *a)
+{
+	unsigned uid;
+	char who[48] = "another user";
+
+	if (hp_proc_owner(a->pid, &uid))
+		snprintf(who, sizeof(who), "user %u", uid);
+	snprintf(a->msg, sizeof(a->msg), "process %d (%s) belongs to %s: permission denied (only its "
+		 "owner or root may ask it)", (int)a->pid, a->prog, who);
+	return HP_ASK_DENIED;
+}
+
+enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user)
+{
+	unsigned uid;
+
+	a->pid = pid;
+	a->ctl[0] = a->msg[0] = '\0';
+	snprintf(a->prog, sizeof(a->prog), "?");
+	if (kill(pid, 0) != 0 && errno == ESRCH) {
+		snprintf(a->msg, sizeof(a->msg), "no process %d", (int)pid);
+		return HP_ASK_NO_PROCESS;
+	}
+	hp_proc_program(pid, a->prog, sizeof(a->prog));
+	if (!any_user && ((kill(pid, 0) != 0 && errno == EPERM) ||
+			  (hp_proc_owner(pid, &uid) && uid != geteuid())))
+		return denied(a);
+	if (!hp_proc_has_heapprof(pid)) {
+		if (errno == EACCES || errno == EPERM)
+			return denied(a);
+		snprintf(a->msg, sizeof(a->msg), "process %d (%s) does not have heapprof loaded; not "
+			 "signalling it (the signal would terminate it)", (int)pid, a->prog);
+		return HP_ASK_NOT_LOADED;
+	}
+	if (!hp_proc_read_state(pid, &a->st)) {
+		snprintf(a->msg, sizeof(a->msg), "process %d (%s) publishes no state (see "
+			 "HEAPPROF_RUNTIME_DIR in heapprof(7)); not signalling it", (int)pid, a->prog);
+		return HP_ASK_CANNOT;
+	}
+	return HP_ASK_OK;
+}
+
+/* The control file's path for request what ("dump", "pause", "resume"). */
+static void ctl_path(const struct hp_proc_state *st, const char *what, char *buf, size_t cap)
+{
+	const char *slash = strrchr(st->path, '/');
+	int dlen = slash ? (int)(slash - st->path) : 1;
+
+	snprintf(buf, cap, "%.*s/ctl.%d.%s", dlen, slash ? st->path : ".", (int)st->pid, what);
+}
+
+enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig, const char *opt)
+{
+	const struct hp_proc_state *st = &a->st;
+	pid_t pid = a->pid;
+
+	a->ctl[0] = '\0';
+	if (!st->has_control) {
+		if (!which_sig || !hp_proc_catches(pid, which_sig)) {
+			snprintf(a->msg, sizeof(a->msg), "process %d (%s) has no %s signal (%s is none, or "
+				 "the program handles that signal itself); not signalling it", (int)pid,
+				 a->prog, !strcmp(opt, "signal_dump") ? "dump" : "toggle", opt);
+			return HP_ASK_CANNOT;
+		}
+		if (kill(pid, which_sig) != 0)
+			goto fail;
+		return HP_ASK_OK;
+	}
+	if (!strcmp(what, "pause") || !strcmp(what, "resume")) {
+		char other[PATH_MAX];
+		ctl_path(st, !strcmp(what, "pause") ? "resume" : "pause", other, sizeof(other));
+		unlink(other);   /* the newer request wins anyway; this one is stale */
+	}
+	ctl_path(st, what, a->ctl, sizeof(a->ctl));
+	int fd = open(a->ctl, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+	if (fd < 0) {
+		int err = errno;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s", a->ctl);
+		a->ctl[0] = '\0';
+		if (err == EACCES || err == EPERM)
+			return denied(a);
+		snprintf(a->msg, sizeof(a->msg), "cannot ask process %d: %s: %s", (int)pid, path,
+			 strerror(err));
+		return HP_ASK_FAILED;
+	}
+	close(fd);
+	/* Wake it now, when the signal cannot reach anything but heapprof's
+	 * handler; otherwise its helper thread finds the file within a
+	 * second. */
+	int sig = st->signal_control;
+	if (sig > 0 && hp_proc_catches(pid, sig) && !hp_proc_blocked_everywhere(pid, sig) &&
+	    kill(pid, sig) != 0 && errno != ESRCH)
+		goto fail;
+	return HP_ASK_OK;
+fail:;
+	int err = errno;
+	hp_ask_withdraw(a);
+	if (err == EPERM)
+		return denied(a);
+	snprintf(a->msg, sizeof(a->msg), "cannot signal process %d: %s", (int)pid, strerror(err));
+	return HP_ASK_FAILED;
+}
+
+void hp_ask_withdraw(struct hp_ask *a)
+{
+	if (a->ctl[0])
+		unlink(a->ctl);
+	a->ctl[0] = '\0';
+}
+
+enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
+			       char *path, size_t cap)
+{
+	struct hp_proc_state now_st;
+	enum hp_ask_status r;
+
+	if (!a->st.prefix[0]) {
+		snprintf(a->msg, sizeof(a->msg), "process %d has an empty prof_prefix: it writes no dumps",
+			 (int)a->pid);
+		return HP_ASK_CANNOT;
+	}
+	if ((r = hp_ask_send(a, "dump", a->st.signal_dump, "signal_dump")) != HP_ASK_OK)
+		return r;
+	double deadline = hp_ask_now() + timeout;
+	while (hp_ask_now() < deadline) {
+		if (hp_proc_read_state(a->pid, &now_st) && now_st.dumps > a->st.dumps &&
+		    now_st.last_dump[0]) {
+			/* The library renames the dump into place before it
+			 * counts it: the file is complete. */
+			snprintf(path, cap, "%s", now_st.last_dump);
+			return HP_ASK_OK;
+		}
+		if (kill(a->pid, 0) != 0 && errno == ESRCH) {
+			hp_ask_withdraw(a);
+			snprintf(a->msg, sizeof(a->msg), "process %d exited before dumping", (int)a->pid);
+			return HP_ASK_EXITED;
+		}
+		if (stop && *stop) {
+			hp_ask_withdraw(a);
+			snprintf(a->msg, sizeof(a->msg), "stopped before process %d dumped", (int)a->pid);
+			return HP_ASK_STOPPED;
+		}
+		hp_ask_pause_ms(10);
+	}
+	hp_ask_withdraw(a);
+	snprintf(a->msg, sizeof(a->msg), "no dump from process %d within %g s", (int)a->pid, timeout);
+	return HP_ASK_TIMEOUT;
+}

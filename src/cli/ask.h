@@ -1,0 +1,85 @@
+/*
+ * ask.h -- asking a running process for a dump or a change of sampling:
+ * the checks before asking, the request itself (a control file in the
+ * process's runtime directory woken by heapprof's real-time signal, or an
+ * older library's signal) and the wait for the dump.  Shared by heapprof
+ * dump, toggle, pause and resume (cmd_ctl.c) and heapprof serve
+ * (cmd_serve.c).
+ *
+ * Nothing here prints: each step says why it failed in a->msg, one line
+ * without the "heapprof: " prefix, and returns a status the caller turns
+ * into its own (an exit status, an HTTP status).
+ */
+#ifndef HP_CLI_ASK_H
+#define HP_CLI_ASK_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "proc.h"
+
+enum hp_ask_status {
+	HP_ASK_OK,
+	HP_ASK_NO_PROCESS,	/* no such process */
+	HP_ASK_DENIED,		/* another user's (or the request was refused) */
+	HP_ASK_NOT_LOADED,	/* heapprof is not loaded into it */
+	HP_ASK_CANNOT,		/* loaded, but cannot be asked: no state, no
+				 * dump signal, an empty prof_prefix */
+	HP_ASK_FAILED,		/* the control file or the signal failed */
+	HP_ASK_EXITED,		/* it exited before answering */
+	HP_ASK_TIMEOUT,		/* no answer in time */
+	HP_ASK_STOPPED,		/* the caller's stop flag was raised */
+};
+
+/* One request to one process, from the checks to the answer. */
+struct hp_ask {
+	pid_t pid;
+	struct hp_proc_state st;	/* the state read before asking */
+	char prog[PATH_MAX];		/* its program, for messages */
+	char ctl[PATH_MAX];		/* the control file made; "" for none */
+	char msg[PATH_MAX + 256];	/* why, when a step did not return OK */
+};
+
+/*
+ * The checks before asking pid: it exists, it is this user's (any
+ * user's when any_user: root), heapprof is loaded and its state file is
+ * readable.  Fills a->pid, a->prog and a->st.  Returns HP_ASK_OK,
+ * HP_ASK_NO_PROCESS, HP_ASK_DENIED, HP_ASK_NOT_LOADED or HP_ASK_CANNOT.
+ */
+enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user);
+
+/*
+ * Asks the checked process for what ("dump", "pause", "resume"): through
+ * its control file when it reads them, else with the older library's
+ * signal which_sig (the state's signal_dump or signal_toggle, named opt
+ * in messages) when heapprof's handler holds it.  Returns HP_ASK_OK (a->ctl
+ * names the control file, or is empty after a signal), HP_ASK_CANNOT,
+ * HP_ASK_DENIED or HP_ASK_FAILED.
+ */
+enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig, const char *opt);
+
+/* Withdraws a request not taken (after a failure or a time-out): removes
+ * the control file, if any.  The process would otherwise act on it
+ * within a second. */
+void hp_ask_withdraw(struct hp_ask *a);
+
+/*
+ * A fresh dump of the checked process: asks for it and waits until the
+ * state file counts a new dump, at most timeout seconds, or until *stop
+ * (when stop is not NULL) becomes non-zero.  The dump's path, as the
+ * process wrote it (relative to its working directory when prof_prefix
+ * is relative), goes to path.  Returns HP_ASK_OK, HP_ASK_CANNOT (an empty
+ * prof_prefix), what hp_ask_send returns, HP_ASK_EXITED, HP_ASK_TIMEOUT or
+ * HP_ASK_STOPPED; the request is withdrawn unless it was answered.
+ */
+enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
+			       char *path, size_t cap);
+
+/* Seconds on the monotonic clock, and a pause of ms milliseconds. */
+double hp_ask_now(void);
+void hp_ask_pause_ms(int ms);
+
+#endif
