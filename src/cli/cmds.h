@@ -18,6 +18,9 @@ int hp_cmd_toggle(int argc, char **argv);
 int hp_cmd_report(int argc, char **argv);
 int hp_cmd_trend(int argc, char **argv);
 
+/* The heap profiles of running processes over HTTP (cmd_serve.c). */
+int hp_cmd_serve(int argc, char **argv);
+
 /* A tree of processes under the leak check (cmd_check.c). */
 int hp_cmd_check(int argc, char **argv);
 

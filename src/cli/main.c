@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 			return hp_cmd_report(argc - 1, argv + 1);
 		if (!strcmp(c, "trend"))
 			return hp_cmd_trend(argc - 1, argv + 1);
+		if (!strcmp(c, "serve")) return hp_cmd_serve(argc - 1, argv + 1);
 	}
 	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("heapprof %s\n", HEAPPROF_VERSION);

@@ -1,0 +1,833 @@
+/*
+ * cmd_serve.c -- heapprof serve: a pull endpoint for fleet tools.  Each
+ * profiled process of the user (those heapprof ps lists) is served as
+ * /debug/pprof/heap?pid=N, a fresh dump converted to profile.proto, which
+ * go tool pprof and Parca's pprof scraping read; / and /debug/pprof/ list
+ * the processes (HTML, or JSON with ?format=json) and /targets lists them
+ * for Prometheus-style HTTP service discovery (Parca's http_sd_configs).
+ *
+ * Owns the routes and the policy: the server's own user's processes only,
+ * every user's when root asks with --all-users (each request then runs as
+ * the process's user).  The HTTP server is httpd.c; asking for the dump,
+ * ask.c; the conversion, the report engine's pprof writer (run in a
+ * process of its own, as heapprof report --pprof would: it dies with one
+ * line on bad input, which becomes the 500's text).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../report/report.h"
+#include "../report/ropts.h"
+#include "ask.h"
+#include "cmds.h"
+#include "httpd.h"
+#include "proc.h"
+
+/* How long converting a dump may take (symbolizing large binaries). */
+#define CONVERT_SECONDS 60
+
+static const char usage_text[] =
+	"usage: heapprof serve [--listen ADDRESS:PORT] [options]\n"
+	"Serves the heap profiles of this user's profiled processes over HTTP, for\n"
+	"go tool pprof, Parca and other pprof scrapers:\n"
+	"  /debug/pprof/heap?pid=N   a fresh dump of process N as profile.proto\n"
+	"  /, /debug/pprof/          the processes (HTML; ?format=json for JSON)\n"
+	"  /targets                  the processes for Prometheus HTTP service\n"
+	"                            discovery (Parca's http_sd_configs)\n"
+	"\n"
+	"  --listen ADDR:PORT   where to listen (default 127.0.0.1:6060; port 0 picks\n"
+	"                       a free one); an address that is not loopback is\n"
+	"                       served with a warning: there is no authentication\n"
+	"  --all-users          as root: every user's processes (default: root's)\n"
+	"  --timeout SECONDS    how long to wait for a process's dump (default 10)\n"
+	"  --client-timeout SECONDS\n"
+	"                       how long a client may take to send its request or\n"
+	"                       to take the answer (default 10)\n"
+	"  -q, --quiet          no log line per request on standard error\n"
+	"  -h, --help           show this help\n"
+	"Stops on SIGINT or SIGTERM.  See heapprof(1).\n";
+
+struct serve {
+	bool all_users;
+	double timeout;		/* for a dump */
+	uid_t uid;		/* the server's effective user */
+	pid_t self;		/* the server */
+	const struct hp_httpd *h;
+};
+
+/* ---- processes --------------------------------------------------------- */
+
+/* What /proc/pid/status says of pid's users and parent. */
+struct ids {
+	unsigned uid[4], gid[4];	/* real, effective, saved, file system */
+	pid_t ppid;
+};
+
+static bool read_ids(pid_t pid, struct ids *ids)
+{
+	char path[64], line[512];
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned *v = !strncmp(line, "Uid:", 4) ? ids->uid : !strncmp(line, "Gid:", 4) ? ids->gid : NULL;
+		if (v && sscanf(line + 4, "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4)
+			found++;
+		else if (!strncmp(line, "PPid:", 5) && sscanf(line + 5, "%d", &ids->ppid) == 1)
+			found++;
+	}
+	fclose(f);
+	return found == 3;
+}
+
+/* Whether the server may serve a process of these users: its own user's
+ * (every one of the process's user IDs), or anyone's with --all-users. */
+static bool allowed(const struct serve *s, const struct ids *ids)
+{
+	if (s->all_users)
+		return true;
+	for (int i = 0; i < 4; i++)
+		if (ids->uid[i] != s->uid)
+			return false;
+	return true;
+}
+
+struct entry {
+	pid_t pid;
+	unsigned uid;
+	bool has_state;
+	struct hp_proc_state st;
+	char prog[PATH_MAX];
+};
+
+struct listing {
+	struct entry *e;
+	size_t n, cap;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The processes served: the user's with heapprof loaded, as heapprof ps
+ * finds them, but for the server and its workers. */
+static void list_processes(const struct serve *s, struct listing *l)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	memset(l, 0, sizeof(*l));
+	while (d && (de = readdir(d))) {
+		struct ids ids;
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid == s->self || !read_ids(pid, &ids) || ids.ppid == s->self || !allowed(s, &ids) ||
+		    !hp_proc_has_heapprof(pid))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct entry *e = realloc(l->e, cap * sizeof(*e));
+			if (!e)
+				break;
+			l->e = e;
+			l->cap = cap;
+		}
+		struct entry *e = &l->e[l->n++];
+		e->pid = pid;
+		e->uid = ids.uid[1];
+		e->has_state = hp_proc_read_state(pid, &e->st);
+		if (e->has_state && e->st.program[0])
+			snprintf(e->prog, sizeof(e->prog), "%s", e->st.program);
+		else
+			hp_proc_program(pid, e->prog, sizeof(e->prog));
+	}
+	if (d)
+		closedir(d);
+	if (l->n > 1)
+		qsort(l->e, l->n, sizeof(*l->e), by_pid);
+}
+
+/* ---- text, HTML and JSON ----------------------------------------------- */
+
+/* A growable string (malloc'd; a failed allocation leaves it short). */
+struct str {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void add(struct str *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int round = 0; round < 2 && !b->failed; round++) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		int k = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? room : 0, fmt, ap);
+		va_end(ap);
+		if (k < 0)
+			return;
+		if ((size_t)k < room) {
+			b->len += (size_t)k;
+			return;
+		}
+		size_t cap = b->cap ? b->cap : 1024;
+		while (cap <= b->len + (size_t)k)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+}
+
+static void add_html(struct str *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': add(b, "&lt;"); break;
+		case '>': add(b, "&gt;"); break;
+		case '&': add(b, "&amp;"); break;
+		case '"': add(b, "&quot;"); break;
+		case '\'': add(b, "&#39;"); break;
+		default: add(b, "%c", *s);
+		}
+	}
+}
+
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+
+	if (s[0] > 0xf4)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* s as a JSON string: escapes, and U+FFFD for bytes that are not UTF-8
+ * (a program's path may hold anything; JSON and label values may not). */
+static void add_json(struct str *b, const char *s)
+{
+	add(b, "\"");
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			add(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			add(b, "\\u%04x", *p);
+		else if (*p < 0x80)
+			add(b, "%c", *p);
+		else {
+			int n = utf8_len(p);
+			if (n) {
+				add(b, "%.*s", n, (const char *)p);
+				p += n - 1;
+			} else {
+				add(b, "\\ufffd");
+			}
+		}
+	}
+	add(b, "\"");
+}
+
+static void human(long long v, char *buf, size_t cap)
+{
+	const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double x = (double)v;
+	int i = 0;
+
+	while (x >= 1024 && i < 4) {
+		x /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, cap, "%lld B", v);
+	else
+		snprintf(buf, cap, "%.1f %s", x, u[i]);
+}
+
+/* The server as the client named it (the Host header, when it looks like
+ * one), else the address it listens on. */
+static const char *host_of(const struct serve *s, const struct hp_httpd_req *req)
+{
+	size_t n = strlen(req->host);
+
+	if (n && n < 256 && strspn(req->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789.-:[]") == n)
+		return req->host;
+	return s->h->addr;
+}
+
+static const char *sampling(const struct entry *e)
+{
+	if (!e->has_state)
+		return NULL;
+	return e->st.active == 1 ? "active" : e->st.active == 0 ? "paused" : NULL;
+}
+
+static void give(struct hp_httpd_resp *resp, struct str *b, const char *type)
+{
+	if (b->failed) {
+		hp_httpd_text(resp, 500, "out of memory");
+	} else {
+		resp->status = 200;
+		resp->type = type;
+		resp->body = b->p;
+		resp->len = b->len;
+		b->p = NULL;
+	}
+	free(b->p);
+}
+
+static void whose(const struct serve *s, char *buf, size_t cap)
+{
+	if (s->all_users)
+		snprintf(buf, cap, "every user");
+	else
+		snprintf(buf, cap, "user %u", (unsigned)s->uid);
+}
+
+static void index_html(const struct serve *s, const struct hp_httpd_req *req, const struct listing *l,
+		       struct hp_httpd_resp *resp)
+{
+	struct str b = { 0 };
+	char host[256] = "", who[64], live[32];
+
+	gethostname(host, sizeof(host) - 1);
+	whose(s, who, sizeof(who));
+	add(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<title>heapprof serve: ");
+	add_html(&b, host);
+	add(&b, "</title>\n<style>\n"
+	    "body { font-family: sans-serif; margin: 2em; }\n"
+	    "table { border-collapse: collapse; }\n"
+	    "th, td { padding: 0.25em 0.8em; text-align: left; border-bottom: 1px solid #ddd; }\n"
+	    "td.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
+	    "code { background: #f4f4f4; padding: 0.1em 0.3em; }\n"
+	    "</style>\n</head>\n<body>\n<h1>heapprof serve</h1>\n<p>");
+	add(&b, "%zu profiled process%s of %s on ", l->n, l->n == 1 ? "" : "es", who);
+	add_html(&b, host);
+	add(&b, ".  Each profile link asks the process for a fresh dump and answers it as "
+	    "profile.proto (gzip).</p>\n");
+	if (l->n) {
+		add(&b, "<table>\n<tr><th>PID</th><th>user</th><th>sampling</th><th>dumps</th>"
+		    "<th>live</th><th>program</th><th>profile</th></tr>\n");
+		for (size_t i = 0; i < l->n; i++) {
+			const struct entry *e = &l->e[i];
+			const char *smp = sampling(e);
+			if (e->has_state)
+				human(e->st.live_bytes, live, sizeof(live));
+			add(&b, "<tr><td class=\"n\">%d</td><td class=\"n\">%u</td><td>%s</td>",
+			    (int)e->pid, e->uid, smp ? smp : "?");
+			if (e->has_state)
+				add(&b, "<td class=\"n\">%u</td><td class=\"n\">%s</td>", e->st.dumps, live);
+			else
+				add(&b, "<td class=\"n\">?</td><td class=\"n\">?</td>");
+			add(&b, "<td>");
+			add_html(&b, e->prog);
+			add(&b, "</td><td><a href=\"/debug/pprof/heap?pid=%d\">heap</a></td></tr>\n",
+			    (int)e->pid);
+		}
+		add(&b, "</table>\n<p>From a shell: <code>go tool pprof http://");
+		add_html(&b, host_of(s, req));
+		add(&b, "/debug/pprof/heap?pid=%d</code></p>\n", (int)l->e[0].pid);
+	}
+	add(&b, "<p>For programs: <a href=\"/?format=json\">this list in JSON</a>; "
+	    "<a href=\"/targets\">targets</a> for Prometheus HTTP service discovery "
+	    "(Parca's <code>http_sd_configs</code>).</p>\n</body>\n</html>\n");
+	give(resp, &b, "text/html; charset=utf-8");
+}
+
+static void index_json(const struct serve *s, const struct listing *l, struct hp_httpd_resp *resp)
+{
+	struct str b = { 0 };
+
+	add(&b, "{\"all_users\":%s,\"uid\":%u,\"processes\":[", s->all_users ? "true" : "false",
+	    (unsigned)s->uid);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct entry *e = &l->e[i];
+		const char *smp = sampling(e);
+		add(&b, "%s\n{\"pid\":%d,\"uid\":%u,\"program\":", i ? "," : "", (int)e->pid, e->uid);
+		add_json(&b, e->prog);
+		add(&b, ",\"profile\":\"/debug/pprof/heap?pid=%d\",\"sampling\":", (int)e->pid);
+		if (smp)
+			add(&b, "\"%s\"", smp);
+		else
+			add(&b, "null");
+		if (e->has_state) {
+			add(&b, ",\"dumps\":%u,\"live_bytes\":%lld,\"prefix\":", e->st.dumps, e->st.live_bytes);
+			add_json(&b, e->st.prefix);
+		} else {
+			add(&b, ",\"dumps\":null,\"live_bytes\":null,\"prefix\":null");
+		}
+		add(&b, "}");
+	}
+	add(&b, "]}\n");
+	give(resp, &b, "application/json");
+}
+
+/* ---- the routes -------------------------------------------------------- */
+
+static void work_index(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+		       volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	struct listing l;
+	char fmt[16] = "";
+
+	(void)stop;
+	hp_httpd_query(req->query, "format", fmt, sizeof(fmt));
+	list_processes(s, &l);
+	if (!strcmp(fmt, "json"))
+		index_json(s, &l, resp);
+	else
+		index_html(s, req, &l, resp);
+	free(l.e);
+}
+
+/* Prometheus HTTP service discovery: one target group per process, whose
+ * __param_pid label becomes the scrape's ?pid=N. */
+static void work_targets(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			 volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	struct listing l;
+	struct str b = { 0 };
+
+	(void)stop;
+	list_processes(s, &l);
+	add(&b, "[");
+	for (size_t i = 0; i < l.n; i++) {
+		add(&b, "%s\n{\"targets\":[", i ? "," : "");
+		add_json(&b, host_of(s, req));
+		add(&b, "],\"labels\":{\"__param_pid\":\"%d\",\"pid\":\"%d\",\"program\":", (int)l.e[i].pid,
+		    (int)l.e[i].pid);
+		add_json(&b, l.e[i].prog);
+		add(&b, "}}");
+	}
+	add(&b, "]\n");
+	give(resp, &b, "application/json");
+	free(l.e);
+}
+
+/* /debug/pprof/heap without a pid: the one process there is (a redirect,
+ * which pprof clients follow), or the choice. */
+static void heap_choose(const struct serve *s, const struct hp_httpd_req *req,
+			struct hp_httpd_resp *resp)
+{
+	struct listing l;
+	char who[64], loc[64];
+
+	list_processes(s, &l);
+	whose(s, who, sizeof(who));
+	if (l.n == 0) {
+		hp_httpd_text(resp, 404, "no profiled process of %s", who);
+	} else if (l.n == 1) {
+		snprintf(loc, sizeof(loc), "/debug/pprof/heap?pid=%d", (int)l.e[0].pid);
+		hp_httpd_text(resp, 302, "the only profiled process of %s is %d", who, (int)l.e[0].pid);
+		hp_httpd_header(resp, "Location", loc);
+	} else {
+		struct str b = { 0 };
+		add(&b, "%zu profiled processes of %s; choose one with ?pid=N:\n", l.n, who);
+		for (size_t i = 0; i < l.n; i++)
+			add(&b, "/debug/pprof/heap?pid=%d %s\n", (int)l.e[i].pid, l.e[i].prog);
+		snprintf(resp->note, sizeof(resp->note), "%zu processes to choose from", l.n);
+		give(resp, &b, "text/plain; charset=utf-8");
+		if (resp->status == 200)
+			resp->status = 300;
+		hp_httpd_header(resp, "X-Go-Pprof", "1");
+	}
+	(void)req;
+	free(l.e);
+}
+
+/* Becomes the process's user (root serving another user's process):
+ * what follows (its runtime directory, its dump, the conversion) is
+ * done with no more rights than it has. */
+static int become(const struct ids *ids)
+{
+	uid_t u = ids->uid[1];
+	gid_t g = ids->gid[1];
+
+	if (geteuid() != 0 || u == 0)
+		return 0;
+	if (setgroups(0, NULL) != 0 || setresgid(g, g, g) != 0 || setresuid(u, u, u) != 0)
+		return -1;
+	return 0;
+}
+
+/* Converts dump to gzipped profile.proto with the report engine, in a
+ * process of its own (its errors are fatal there).  Returns 0 with the
+ * bytes in *out, or -1 with one line in err. */
+static int convert(const char *dump, char **out, size_t *len, char *err, size_t cap,
+		   volatile sig_atomic_t *stop)
+{
+	char msg[4096];
+	size_t mlen = 0;
+	int ep[2], st = 0;
+	int mfd = memfd_create("heapprof-serve", MFD_CLOEXEC);
+
+	if (mfd < 0 || pipe2(ep, O_CLOEXEC) != 0) {
+		snprintf(err, cap, "cannot convert the dump: %s", strerror(errno));
+		if (mfd >= 0)
+			close(mfd);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct hp_ropts o;
+		char *dumps[] = { (char *)dump };
+		dup2(mfd, 1);
+		dup2(ep[1], 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		hp_ropts_init(&o);
+		hp_ropts_format(&o, HP_ROPTS_FMT_PPROF);
+		exit(hp_report_run(&o, dumps, 1));
+	}
+	close(ep[1]);
+	if (pid < 0) {
+		snprintf(err, cap, "cannot convert the dump: %s", strerror(errno));
+		close(ep[0]);
+		close(mfd);
+		return -1;
+	}
+	/* Its messages, until it closes its end: the last line is why. */
+	double deadline = hp_ask_now() + CONVERT_SECONDS;
+	bool late = false;
+	for (;;) {
+		struct pollfd p = { .fd = ep[0], .events = POLLIN };
+		double left = deadline - hp_ask_now();
+		if (left <= 0 || *stop) {
+			late = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		int r = poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		if (mlen == sizeof(msg) - 1)
+			mlen = 0;   /* keep the end */
+		ssize_t k = read(ep[0], msg + mlen, sizeof(msg) - 1 - mlen);
+		if (k <= 0 && !(k < 0 && errno == EINTR))
+			break;
+		if (k > 0)
+			mlen += (size_t)k;
+	}
+	close(ep[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	msg[mlen] = '\0';
+	if (!late && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		struct stat sb;
+		if (fstat(mfd, &sb) == 0 && (*out = malloc(sb.st_size ? (size_t)sb.st_size : 1)) &&
+		    pread(mfd, *out, (size_t)sb.st_size, 0) == sb.st_size) {
+			*len = (size_t)sb.st_size;
+			close(mfd);
+			return 0;
+		}
+		snprintf(err, cap, "cannot read the converted dump: %s", strerror(errno));
+		close(mfd);
+		return -1;
+	}
+	close(mfd);
+	/* The last non-empty line, without its "heapprof: ". */
+	while (mlen && msg[mlen - 1] == '\n')
+		msg[--mlen] = '\0';
+	char *last = strrchr(msg, '\n');
+	last = last ? last + 1 : msg;
+	if (!strncmp(last, "heapprof: ", 10))
+		last += 10;
+	if (late && *stop)
+		snprintf(err, cap, "heapprof serve is shutting down");
+	else if (late)
+		snprintf(err, cap, "converting the dump took longer than %d s", CONVERT_SECONDS);
+	else if (*last)
+		snprintf(err, cap, "%.*s", (int)cap - 1, last);
+	else
+		snprintf(err, cap, "converting the dump failed (status %d)", WIFEXITED(st) ?
+			 WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return -1;
+}
+
+static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+		      volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	static struct hp_ask a;
+	struct ids ids;
+	char pidv[32], prog[PATH_MAX], who[64], dump[PATH_MAX], path[PATH_MAX + 64], err[1024];
+
+	if (hp_httpd_query(req->query, "pid", pidv, sizeof(pidv)) != 1) {
+		heap_choose(s, req, resp);
+		return;
+	}
+	pid_t pid = (pid_t)atoi(pidv);   /* checked by the handler */
+	if (!read_ids(pid, &ids)) {
+		hp_httpd_text(resp, 404, "no process %d", (int)pid);
+		return;
+	}
+	hp_proc_program(pid, prog, sizeof(prog));
+	if (!allowed(s, &ids)) {
+		whose(s, who, sizeof(who));
+		hp_httpd_text(resp, 403, "process %d (%s) belongs to user %u: this server serves the "
+			      "processes of %s only%s", (int)pid, prog, ids.uid[1], who,
+			      s->uid == 0 ? " (--all-users serves every user's)" : "");
+		return;
+	}
+	if (become(&ids) != 0) {
+		hp_httpd_text(resp, 500, "cannot take the user of process %d: %s", (int)pid,
+			      strerror(errno));
+		return;
+	}
+	switch (hp_ask_check(&a, pid, true)) {
+	case HP_ASK_OK:
+		break;
+	case HP_ASK_NO_PROCESS:
+		hp_httpd_text(resp, 404, "%s", a.msg);
+		return;
+	case HP_ASK_NOT_LOADED:
+		hp_httpd_text(resp, 404, "process %d (%s) is not profiled: heapprof is not loaded into it",
+			      (int)pid, a.prog);
+		return;
+	case HP_ASK_DENIED:
+		hp_httpd_text(resp, 403, "%s", a.msg);
+		return;
+	default:
+		hp_httpd_text(resp, 409, "%s", a.msg);
+		return;
+	}
+	if (req->head) {
+		/* Whether a GET would be answered, without asking for a dump. */
+		resp->status = 200;
+		resp->type = "application/octet-stream";
+		resp->no_length = 1;
+		return;
+	}
+	switch (hp_ask_dump(&a, s->timeout, stop, dump, sizeof(dump))) {
+	case HP_ASK_OK:
+		break;
+	case HP_ASK_EXITED:
+	case HP_ASK_NO_PROCESS:
+		hp_httpd_text(resp, 404, "%s", a.msg);
+		return;
+	case HP_ASK_DENIED:
+		hp_httpd_text(resp, 403, "%s", a.msg);
+		return;
+	case HP_ASK_CANNOT:
+		hp_httpd_text(resp, 409, "%s", a.msg);
+		return;
+	case HP_ASK_TIMEOUT:
+		hp_httpd_text(resp, 504, "%s", a.msg);
+		return;
+	case HP_ASK_STOPPED:
+		hp_httpd_text(resp, 503, "heapprof serve is shutting down");
+		return;
+	default:
+		hp_httpd_text(resp, 500, "%s", a.msg);
+		return;
+	}
+	/* A relative name is relative to the process's working directory. */
+	if (dump[0] == '/')
+		snprintf(path, sizeof(path), "%s", dump);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/cwd/%s", (int)pid, dump);
+	char *body = NULL;
+	size_t len = 0;
+	if (convert(path, &body, &len, err, sizeof(err), stop) != 0) {
+		hp_httpd_text(resp, *stop ? 503 : 500, "%s", err);
+		return;
+	}
+	resp->status = 200;
+	resp->type = "application/octet-stream";
+	resp->body = body;
+	resp->len = len;
+	char disp[96];
+	snprintf(disp, sizeof(disp), "attachment; filename=\"heap.%d.pb.gz\"", (int)pid);
+	hp_httpd_header(resp, "Content-Disposition", disp);
+	hp_httpd_header(resp, "X-Heapprof-Dump", dump);
+	snprintf(resp->note, sizeof(resp->note), "%.*s", (int)sizeof(resp->note) - 1, dump);
+}
+
+/* In the server: routes, and checks the query (a bad one is answered at
+ * once); the answers that read /proc or ask a process run in a worker. */
+static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg)
+{
+	const char *p = req->path;
+	char v[64];
+
+	(void)arg;
+	if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
+		int r = hp_httpd_query(req->query, "format", v, sizeof(v));
+		if (r < 0 || (r == 1 && strcmp(v, "json") && strcmp(v, "html"))) {
+			hp_httpd_text(resp, 400, "format: html (the default) or json");
+			return;
+		}
+		resp->work = work_index;
+	} else if (!strcmp(p, "/targets")) {
+		resp->work = work_targets;
+	} else if (!strcmp(p, "/debug/pprof/heap")) {
+		if (hp_httpd_query(req->query, "format", v, sizeof(v))) {
+			if (strcmp(v, "json")) {
+				hp_httpd_text(resp, 400, "format: json, the processes to choose from");
+				return;
+			}
+			resp->work = work_index;
+			return;
+		}
+		int r = hp_httpd_query(req->query, "pid", v, sizeof(v));
+		char *end = NULL;
+		long pid = r == 1 ? strtol(v, &end, 10) : 0;
+		if (r < 0 || (r == 1 && (!isdigit((unsigned char)v[0]) || *end || pid <= 0 ||
+					 pid > INT_MAX))) {
+			hp_httpd_text(resp, 400, "pid: want a process ID, as in ?pid=4242");
+			return;
+		}
+		if (hp_httpd_query(req->query, "seconds", v, sizeof(v))) {
+			hp_httpd_text(resp, 400, "seconds: heapprof serve has no delta profiles; ask twice "
+				      "and use go tool pprof -diff_base");
+			return;
+		}
+		if (hp_httpd_query(req->query, "debug", v, sizeof(v)) == 1 && strcmp(v, "0")) {
+			hp_httpd_text(resp, 400, "debug: heapprof serve answers profile.proto only (debug=0)");
+			return;
+		}
+		resp->work = work_heap;
+	} else if (!strncmp(p, "/debug/pprof/", 13)) {
+		hp_httpd_text(resp, 404, "%s: heapprof serve has the heap profile only, "
+			      "/debug/pprof/heap?pid=N", p);
+	} else {
+		hp_httpd_text(resp, 404, "%s: not found; the processes are listed at /", p);
+	}
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("heapprof serve: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\ntry 'heapprof serve --help'\n", stderr);
+	return 2;
+}
+
+static int seconds(double *out, const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0 && v <= 86400)) {
+		fprintf(stderr, "heapprof serve: %s wants seconds, more than 0, not '%s'\n"
+			"try 'heapprof serve --help'\n", opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+enum { OPT_LISTEN = 256, OPT_ALL_USERS, OPT_TIMEOUT, OPT_CLIENT_TIMEOUT };
+
+int hp_cmd_serve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "all-users", no_argument, NULL, OPT_ALL_USERS },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hp_httpd h = { .fd = -1, .client_timeout = 10 };
+	struct serve s = { .timeout = 10, .uid = geteuid(), .self = getpid(), .h = &h };
+	const char *listen = "127.0.0.1:6060";
+	char err[512];
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'q':
+			h.quiet = true;
+			break;
+		case OPT_LISTEN:
+			listen = optarg;
+			break;
+		case OPT_ALL_USERS:
+			s.all_users = true;
+			break;
+		case OPT_TIMEOUT:
+			if (seconds(&s.timeout, "--timeout", optarg))
+				return 2;
+			break;
+		case OPT_CLIENT_TIMEOUT:
+			if (seconds(&h.client_timeout, "--client-timeout", optarg))
+				return 2;
+			break;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (s.all_users && s.uid != 0)
+		return usage_error("--all-users is for root%s (every user's processes)", "");
+	int r = hp_httpd_listen(&h, listen, err, sizeof(err));
+	if (r == 2)
+		return usage_error("%s", err);
+	if (r) {
+		fprintf(stderr, "heapprof serve: %s\n", err);
+		return 1;
+	}
+	/* A worker asks (timeout), converts, and sends (client timeout);
+	 * past all of that with a margin, the server kills it. */
+	h.worker_limit = s.timeout + CONVERT_SECONDS + h.client_timeout + 2 + 10;
+	h.handler = handle;
+	h.arg = &s;
+	if (!h.loopback)
+		fprintf(stderr, "heapprof serve: warning: %s is not a loopback address and the endpoint "
+			"has no authentication: whoever reaches it can read the heap profiles of %s\n",
+			h.addr, s.all_users ? "every user's processes" : "your processes");
+	printf("heapprof serve: listening on http://%s/\n", h.addr);
+	fflush(stdout);
+	return hp_httpd_run(&h);
+}
