@@ -674,6 +674,15 @@ static void conn_read(const struct hp_httpd *h, struct conn *c, const sigset_t *
 	}
 	c->inlen += (size_t)k;
 	c->in[c->inlen] = '\0';
+	if (c->in[0] == 0x16) {
+		/* A TLS handshake record: it would wait for an answer in
+		 * TLS, and never send a whole HTTP request. */
+		struct hp_httpd_resp resp;
+		memset(&resp, 0, sizeof(resp));
+		hp_httpd_text(&resp, 400, "heapprof serve speaks HTTP, not HTTPS");
+		conn_answer(h, c, "(TLS handshake)", 0, &resp);
+		return;
+	}
 	size_t end = request_end(c->in, c->inlen);
 	if (end) {
 		dispatch(h, c, end, mask, sfd);
