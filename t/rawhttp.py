@@ -71,8 +71,8 @@ def main():
         if first is None:
             first = out
     if verbose and first:
-        sys.stdout.write(first.decode('latin-1'))
-        sys.stdout.write('\n')
+        text = first.decode('latin-1')
+        sys.stdout.write(text if text.endswith('\n') else text + '\n')
 
 
 main()
