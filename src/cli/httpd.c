@@ -489,21 +489,28 @@ static int nworkers(void)
 }
 
 /* In the worker: sends all of buf (blocking, each send bounded by the
- * socket's timeout), then lingers for the client's close. */
-static void worker_send(int fd, const char *buf, size_t n)
+ * socket's timeout).  Returns 0 when all was sent. */
+static int worker_send(int fd, const char *buf, size_t n)
 {
 	while (n) {
 		ssize_t k = send(fd, buf, n, MSG_NOSIGNAL);
 		if (k < 0 && errno == EINTR && !worker_stop)
 			continue;
 		if (k <= 0)
-			return;
+			return -1;
 		buf += k;
 		n -= (size_t)k;
 	}
-	shutdown(fd, SHUT_WR);
+	return 0;
+}
+
+/* In the worker: lingers for the client to close first. */
+static void worker_linger(int fd)
+{
 	char scratch[4096];
 	double until = now() + DRAIN_SECONDS;
+
+	shutdown(fd, SHUT_WR);
 	while (now() < until && recv(fd, scratch, sizeof(scratch), 0) > 0)
 		;
 }
@@ -552,9 +559,10 @@ static int spawn(const struct hp_httpd *h, struct conn *c, const char *line,
 			hp_httpd_text(resp, 503, "heapprof serve is shutting down");
 		size_t n = 0;
 		char *out = render(resp, req->head, &n);
-		if (out)
-			worker_send(c->fd, out, n);
+		int sent = out ? worker_send(c->fd, out, n) : -1;
 		log_request(h, c->peer, line, resp, req->head ? 0 : resp->len, c->start);
+		if (sent == 0)
+			worker_linger(c->fd);
 		close(c->fd);
 		exit(0);
 	}
@@ -845,13 +853,14 @@ int hp_httpd_run(struct hp_httpd *h)
 	}
 	/* Shutting down: no new connections, none kept, workers stopped. */
 	if (!h->quiet)
-		fprintf(stderr, "heapprof serve: %s: shutting down\n", strsignal(stop ? stop : SIGTERM));
+		fprintf(stderr, "heapprof serve: %s: shutting down\n", stop == SIGINT ? "SIGINT" : "SIGTERM");
 	close(h->fd);
 	for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++)
 		conn_close(&conns[i]);
 	stop_workers(sfd);
+	/* SIGINT and SIGTERM stay blocked: another may be on its way (timeout(1)
+	 * signals its whole process group too), and the caller exits. */
 	close(sfd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 

@@ -89,8 +89,9 @@ struct hp_httpd {
 int hp_httpd_listen(struct hp_httpd *h, const char *spec, char *err, size_t cap);
 
 /* Serves until SIGINT or SIGTERM, then stops accepting, stops the
- * workers (SIGTERM, SIGKILL after 5 s) and returns 0.  Logs one line per
- * answered request on stderr unless h->quiet. */
+ * workers (SIGTERM, SIGKILL after 5 s) and returns 0, with SIGINT,
+ * SIGTERM and SIGCHLD still blocked: the caller is to exit.  Logs one line
+ * per answered request on stderr unless h->quiet. */
 int hp_httpd_run(struct hp_httpd *h);
 
 /* A one-line text/plain answer, the line in the log too.  Marked for go
