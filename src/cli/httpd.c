@@ -712,14 +712,15 @@ static void conn_read(const struct hp_httpd *h, struct conn *c, const sigset_t *
 }
 
 /* Connections past their deadline: a request not sent in time is
- * answered 408; an answer not taken, or a linger, ends. */
+ * answered 408 (a connection that sent nothing, a port probe, is closed
+ * without a word); an answer not taken, or a linger, ends. */
 static void expire(const struct hp_httpd *h, double t)
 {
 	for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++) {
 		struct conn *c = &conns[i];
 		if (c->state == C_FREE || t < c->deadline)
 			continue;
-		if (c->state == C_READ) {
+		if (c->state == C_READ && c->inlen) {
 			struct hp_httpd_resp resp;
 			char line[1024];
 			memset(&resp, 0, sizeof(resp));
