@@ -73,12 +73,12 @@ struct serve {
 /* ---- processes --------------------------------------------------------- */
 
 /* What /proc/pid/status says of pid's users and parent. */
-struct ids {
+struct serve_ids {
 	unsigned uid[4], gid[4];	/* real, effective, saved, file system */
 	pid_t ppid;
 };
 
-static bool read_ids(pid_t pid, struct ids *ids)
+static bool read_ids(pid_t pid, struct serve_ids *ids)
 {
 	char path[64], line[512];
 	int found = 0;
@@ -100,7 +100,7 @@ static bool read_ids(pid_t pid, struct ids *ids)
 
 /* Whether the server may serve a process of these users: its own user's
  * (every one of the process's user IDs), or anyone's with --all-users. */
-static bool allowed(const struct serve *s, const struct ids *ids)
+static bool allowed(const struct serve *s, const struct serve_ids *ids)
 {
 	if (s->all_users)
 		return true;
@@ -110,7 +110,7 @@ static bool allowed(const struct serve *s, const struct ids *ids)
 	return true;
 }
 
-struct entry {
+struct serve_proc {
 	pid_t pid;
 	unsigned uid;
 	bool has_state;
@@ -118,28 +118,28 @@ struct entry {
 	char prog[PATH_MAX];
 };
 
-struct listing {
-	struct entry *e;
+struct serve_list {
+	struct serve_proc *e;
 	size_t n, cap;
 };
 
 static int by_pid(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct serve_proc *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
 /* The processes served: the user's with heapprof loaded, as heapprof ps
  * finds them, but for the server and its workers. */
-static void list_processes(const struct serve *s, struct listing *l)
+static void list_processes(const struct serve *s, struct serve_list *l)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
 
 	memset(l, 0, sizeof(*l));
 	while (d && (de = readdir(d))) {
-		struct ids ids;
+		struct serve_ids ids;
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid_t pid = (pid_t)atoi(de->d_name);
@@ -148,13 +148,13 @@ static void list_processes(const struct serve *s, struct listing *l)
 			continue;
 		if (l->n == l->cap) {
 			size_t cap = l->cap ? 2 * l->cap : 16;
-			struct entry *e = realloc(l->e, cap * sizeof(*e));
+			struct serve_proc *e = realloc(l->e, cap * sizeof(*e));
 			if (!e)
 				break;
 			l->e = e;
 			l->cap = cap;
 		}
-		struct entry *e = &l->e[l->n++];
+		struct serve_proc *e = &l->e[l->n++];
 		e->pid = pid;
 		e->uid = ids.uid[1];
 		e->has_state = hp_proc_read_state(pid, &e->st);
@@ -172,14 +172,14 @@ static void list_processes(const struct serve *s, struct listing *l)
 /* ---- text, HTML and JSON ----------------------------------------------- */
 
 /* A growable string (malloc'd; a failed allocation leaves it short). */
-struct str {
+struct serve_str {
 	char *p;
 	size_t len, cap;
 	bool failed;
 };
 
 __attribute__((format(printf, 2, 3)))
-static void add(struct str *b, const char *fmt, ...)
+static void add(struct serve_str *b, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -207,7 +207,7 @@ static void add(struct str *b, const char *fmt, ...)
 	}
 }
 
-static void add_html(struct str *b, const char *s)
+static void add_html(struct serve_str *b, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -236,7 +236,7 @@ static int utf8_len(const unsigned char *s)
 
 /* s as a JSON string: escapes, and U+FFFD for bytes that are not UTF-8
  * (a program's path may hold anything; JSON and label values may not). */
-static void add_json(struct str *b, const char *s)
+static void add_json(struct serve_str *b, const char *s)
 {
 	add(b, "\"");
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -287,14 +287,14 @@ static const char *host_of(const struct serve *s, const struct hp_httpd_req *req
 	return s->h->addr;
 }
 
-static const char *sampling(const struct entry *e)
+static const char *sampling(const struct serve_proc *e)
 {
 	if (!e->has_state)
 		return NULL;
 	return e->st.active == 1 ? "active" : e->st.active == 0 ? "paused" : NULL;
 }
 
-static void give(struct hp_httpd_resp *resp, struct str *b, const char *type)
+static void give(struct hp_httpd_resp *resp, struct serve_str *b, const char *type)
 {
 	if (b->failed) {
 		hp_httpd_text(resp, 500, "out of memory");
@@ -316,10 +316,10 @@ static void whose(const struct serve *s, char *buf, size_t cap)
 		snprintf(buf, cap, "user %u", (unsigned)s->uid);
 }
 
-static void index_html(const struct serve *s, const struct hp_httpd_req *req, const struct listing *l,
+static void index_html(const struct serve *s, const struct hp_httpd_req *req, const struct serve_list *l,
 		       struct hp_httpd_resp *resp)
 {
-	struct str b = { 0 };
+	struct serve_str b = { 0 };
 	char host[256] = "", who[64], live[32];
 
 	gethostname(host, sizeof(host) - 1);
@@ -342,7 +342,7 @@ static void index_html(const struct serve *s, const struct hp_httpd_req *req, co
 		add(&b, "<table>\n<tr><th>PID</th><th>user</th><th>sampling</th><th>dumps</th>"
 		    "<th>live</th><th>program</th><th>profile</th></tr>\n");
 		for (size_t i = 0; i < l->n; i++) {
-			const struct entry *e = &l->e[i];
+			const struct serve_proc *e = &l->e[i];
 			const char *smp = sampling(e);
 			if (e->has_state)
 				human(e->st.live_bytes, live, sizeof(live));
@@ -367,14 +367,14 @@ static void index_html(const struct serve *s, const struct hp_httpd_req *req, co
 	give(resp, &b, "text/html; charset=utf-8");
 }
 
-static void index_json(const struct serve *s, const struct listing *l, struct hp_httpd_resp *resp)
+static void index_json(const struct serve *s, const struct serve_list *l, struct hp_httpd_resp *resp)
 {
-	struct str b = { 0 };
+	struct serve_str b = { 0 };
 
 	add(&b, "{\"all_users\":%s,\"uid\":%u,\"processes\":[", s->all_users ? "true" : "false",
 	    (unsigned)s->uid);
 	for (size_t i = 0; i < l->n; i++) {
-		const struct entry *e = &l->e[i];
+		const struct serve_proc *e = &l->e[i];
 		const char *smp = sampling(e);
 		add(&b, "%s\n{\"pid\":%d,\"uid\":%u,\"program\":", i ? "," : "", (int)e->pid, e->uid);
 		add_json(&b, e->prog);
@@ -401,7 +401,7 @@ static void work_index(const struct hp_httpd_req *req, struct hp_httpd_resp *res
 		       volatile sig_atomic_t *stop)
 {
 	const struct serve *s = arg;
-	struct listing l;
+	struct serve_list l;
 	char fmt[16] = "";
 
 	(void)stop;
@@ -420,8 +420,8 @@ static void work_targets(const struct hp_httpd_req *req, struct hp_httpd_resp *r
 			 volatile sig_atomic_t *stop)
 {
 	const struct serve *s = arg;
-	struct listing l;
-	struct str b = { 0 };
+	struct serve_list l;
+	struct serve_str b = { 0 };
 
 	(void)stop;
 	list_processes(s, &l);
@@ -444,7 +444,7 @@ static void work_targets(const struct hp_httpd_req *req, struct hp_httpd_resp *r
 static void heap_choose(const struct serve *s, const struct hp_httpd_req *req,
 			struct hp_httpd_resp *resp)
 {
-	struct listing l;
+	struct serve_list l;
 	char who[64], loc[64];
 
 	list_processes(s, &l);
@@ -456,7 +456,7 @@ static void heap_choose(const struct serve *s, const struct hp_httpd_req *req,
 		hp_httpd_text(resp, 302, "the only profiled process of %s is %d", who, (int)l.e[0].pid);
 		hp_httpd_header(resp, "Location", loc);
 	} else {
-		struct str b = { 0 };
+		struct serve_str b = { 0 };
 		add(&b, "%zu profiled processes of %s; choose one with ?pid=N:\n", l.n, who);
 		for (size_t i = 0; i < l.n; i++)
 			add(&b, "/debug/pprof/heap?pid=%d %s\n", (int)l.e[i].pid, l.e[i].prog);
@@ -473,7 +473,7 @@ static void heap_choose(const struct serve *s, const struct hp_httpd_req *req,
 /* Becomes the process's user (root serving another user's process):
  * what follows (its runtime directory, its dump, the conversion) is
  * done with no more rights than it has. */
-static int become(const struct ids *ids)
+static int become(const struct serve_ids *ids)
 {
 	uid_t u = ids->uid[1];
 	gid_t g = ids->gid[1];
@@ -586,7 +586,7 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 {
 	const struct serve *s = arg;
 	static struct hp_ask a;
-	struct ids ids;
+	struct serve_ids ids;
 	char pidv[32], prog[PATH_MAX], who[64], dump[PATH_MAX], path[PATH_MAX + 64], err[1024];
 
 	if (hp_httpd_query(req->query, "pid", pidv, sizeof(pidv)) != 1) {
@@ -758,15 +758,15 @@ static int seconds(double *out, const char *opt, const char *arg)
 	return 0;
 }
 
-enum { OPT_LISTEN = 256, OPT_ALL_USERS, OPT_TIMEOUT, OPT_CLIENT_TIMEOUT };
+enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT };
 
 int hp_cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "all-users", no_argument, NULL, OPT_ALL_USERS },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT },
+		{ "listen", required_argument, NULL, SERVE_OPT_LISTEN },
+		{ "all-users", no_argument, NULL, SERVE_OPT_ALL_USERS },
+		{ "timeout", required_argument, NULL, SERVE_OPT_TIMEOUT },
+		{ "client-timeout", required_argument, NULL, SERVE_OPT_CLIENT_TIMEOUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -787,17 +787,17 @@ int hp_cmd_serve(int argc, char **argv)
 		case 'q':
 			h.quiet = true;
 			break;
-		case OPT_LISTEN:
+		case SERVE_OPT_LISTEN:
 			listen = optarg;
 			break;
-		case OPT_ALL_USERS:
+		case SERVE_OPT_ALL_USERS:
 			s.all_users = true;
 			break;
-		case OPT_TIMEOUT:
+		case SERVE_OPT_TIMEOUT:
 			if (seconds(&s.timeout, "--timeout", optarg))
 				return 2;
 			break;
-		case OPT_CLIENT_TIMEOUT:
+		case SERVE_OPT_CLIENT_TIMEOUT:
 			if (seconds(&h.client_timeout, "--client-timeout", optarg))
 				return 2;
 			break;

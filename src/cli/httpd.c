@@ -29,11 +29,11 @@
 #include "../version.h"
 #include "httpd.h"
 
-enum conn_state { C_FREE, C_READ, C_WRITE, C_DRAIN };
+enum httpd_state { HTTPD_FREE, HTTPD_READ, HTTPD_WRITE, HTTPD_DRAIN };
 
 /* One connection, from accept to close. */
-struct conn {
-	enum conn_state state;
+struct httpd_conn {
+	enum httpd_state state;
 	int fd;
 	double start;		/* accepted */
 	double deadline;	/* of the current state */
@@ -44,14 +44,14 @@ struct conn {
 	size_t outlen, outoff;
 };
 
-struct worker {
+struct httpd_worker {
 	pid_t pid;		/* 0: a free slot */
 	double deadline;	/* killed after it */
 	int killed;
 };
 
-static struct conn conns[HP_HTTPD_MAX_CONNS];
-static struct worker workers[HP_HTTPD_MAX_WORKERS];
+static struct httpd_conn conns[HP_HTTPD_MAX_CONNS];
+static struct httpd_worker workers[HP_HTTPD_MAX_WORKERS];
 static volatile sig_atomic_t worker_stop;
 
 /* How long a connection may linger after its answer, for the client to
@@ -289,7 +289,7 @@ static size_t request_end(const char *in, size_t n)
 
 /* Parses the request in c->in (end bytes long) in place.  Returns 0, or
  * fills resp with the error. */
-static int parse(struct conn *c, size_t end, struct hp_httpd_req *req, struct hp_httpd_resp *resp)
+static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, struct hp_httpd_resp *resp)
 {
 	char *p = c->in, *stop = c->in + end;
 	int hosts = 0;
@@ -418,19 +418,19 @@ static int parse(struct conn *c, size_t end, struct hp_httpd_req *req, struct hp
 
 /* ---- connections and workers ------------------------------------------- */
 
-static void conn_close(struct conn *c)
+static void conn_close(struct httpd_conn *c)
 {
-	if (c->state == C_FREE)
+	if (c->state == HTTPD_FREE)
 		return;
 	close(c->fd);
 	free(c->out);
 	c->out = NULL;
-	c->state = C_FREE;
+	c->state = HTTPD_FREE;
 }
 
 /* Writes what the socket takes of c's answer; when all is written, the
  * connection lingers for the client to close first. */
-static void conn_write(const struct hp_httpd *h, struct conn *c)
+static void conn_write(const struct hp_httpd *h, struct httpd_conn *c)
 {
 	while (c->outoff < c->outlen) {
 		ssize_t k = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
@@ -447,12 +447,12 @@ static void conn_write(const struct hp_httpd *h, struct conn *c)
 	shutdown(c->fd, SHUT_WR);
 	free(c->out);
 	c->out = NULL;
-	c->state = C_DRAIN;
+	c->state = HTTPD_DRAIN;
 	c->deadline = now() + (h->client_timeout < DRAIN_SECONDS ? h->client_timeout : DRAIN_SECONDS);
 }
 
 /* Queues resp on c, logs it, and starts writing. */
-static void conn_answer(const struct hp_httpd *h, struct conn *c, const char *line, int head,
+static void conn_answer(const struct hp_httpd *h, struct httpd_conn *c, const char *line, int head,
 			struct hp_httpd_resp *resp)
 {
 	size_t n = 0;
@@ -468,7 +468,7 @@ static void conn_answer(const struct hp_httpd *h, struct conn *c, const char *li
 	}
 	c->outlen = n;
 	c->outoff = 0;
-	c->state = C_WRITE;
+	c->state = HTTPD_WRITE;
 	c->deadline = now() + h->client_timeout;
 	conn_write(h, c);
 }
@@ -517,7 +517,7 @@ static void worker_linger(int fd)
 
 /* Forks a worker for resp->work on c.  Returns 0 when it runs (c is the
  * worker's now), -1 when it cannot (resp then holds a 503). */
-static int spawn(const struct hp_httpd *h, struct conn *c, const char *line,
+static int spawn(const struct hp_httpd *h, struct httpd_conn *c, const char *line,
 		 const struct hp_httpd_req *req, struct hp_httpd_resp *resp,
 		 const sigset_t *mask, int sfd)
 {
@@ -545,7 +545,7 @@ static int spawn(const struct hp_httpd *h, struct conn *c, const char *line,
 		close(h->fd);
 		close(sfd);
 		for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++)
-			if (&conns[i] != c && conns[i].state != C_FREE)
+			if (&conns[i] != c && conns[i].state != HTTPD_FREE)
 				close(conns[i].fd);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
@@ -570,12 +570,12 @@ static int spawn(const struct hp_httpd *h, struct conn *c, const char *line,
 	workers[slot].deadline = now() + h->worker_limit;
 	workers[slot].killed = 0;
 	close(c->fd);
-	c->state = C_FREE;
+	c->state = HTTPD_FREE;
 	return 0;
 }
 
 /* A complete request on c: parse, route, answer or hand to a worker. */
-static void dispatch(const struct hp_httpd *h, struct conn *c, size_t end, const sigset_t *mask,
+static void dispatch(const struct hp_httpd *h, struct httpd_conn *c, size_t end, const sigset_t *mask,
 		     int sfd)
 {
 	struct hp_httpd_req req;
@@ -596,14 +596,14 @@ static void dispatch(const struct hp_httpd *h, struct conn *c, size_t end, const
 
 /* A connection slot for a new client: a free one, else the oldest still
  * sending its request (a slow client gives way), else none. */
-static struct conn *conn_slot(void)
+static struct httpd_conn *conn_slot(void)
 {
-	struct conn *oldest = NULL;
+	struct httpd_conn *oldest = NULL;
 
 	for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++) {
-		if (conns[i].state == C_FREE)
+		if (conns[i].state == HTTPD_FREE)
 			return &conns[i];
-		if (conns[i].state == C_READ && (!oldest || conns[i].start < oldest->start))
+		if (conns[i].state == HTTPD_READ && (!oldest || conns[i].start < oldest->start))
 			oldest = &conns[i];
 	}
 	if (oldest)
@@ -632,7 +632,7 @@ static void accept_all(const struct hp_httpd *h)
 		int fd = accept4(h->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		struct conn *c = conn_slot();
+		struct httpd_conn *c = conn_slot();
 		if (!c) {
 			/* Every slot is answering: say so if the socket takes
 			 * it at once, and close. */
@@ -652,8 +652,8 @@ static void accept_all(const struct hp_httpd *h)
 			close(fd);
 			continue;
 		}
-		memset(c, 0, offsetof(struct conn, in));
-		c->state = C_READ;
+		memset(c, 0, offsetof(struct httpd_conn, in));
+		c->state = HTTPD_READ;
 		c->fd = fd;
 		c->start = now();
 		c->deadline = c->start + h->client_timeout;
@@ -664,9 +664,9 @@ static void accept_all(const struct hp_httpd *h)
 
 /* Reads what c sent; a complete request is dispatched, one too long is
  * answered 414 (its request line) or 431 (its headers). */
-static void conn_read(const struct hp_httpd *h, struct conn *c, const sigset_t *mask, int sfd)
+static void conn_read(const struct hp_httpd *h, struct httpd_conn *c, const sigset_t *mask, int sfd)
 {
-	if (c->state == C_DRAIN) {
+	if (c->state == HTTPD_DRAIN) {
 		char scratch[4096];
 		ssize_t k = recv(c->fd, scratch, sizeof(scratch), 0);
 		if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
@@ -717,10 +717,10 @@ static void conn_read(const struct hp_httpd *h, struct conn *c, const sigset_t *
 static void expire(const struct hp_httpd *h, double t)
 {
 	for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++) {
-		struct conn *c = &conns[i];
-		if (c->state == C_FREE || t < c->deadline)
+		struct httpd_conn *c = &conns[i];
+		if (c->state == HTTPD_FREE || t < c->deadline)
 			continue;
-		if (c->state == C_READ && c->inlen) {
+		if (c->state == HTTPD_READ && c->inlen) {
 			struct hp_httpd_resp resp;
 			char line[1024];
 			memset(&resp, 0, sizeof(resp));
@@ -730,7 +730,7 @@ static void expire(const struct hp_httpd *h, double t)
 			conn_answer(h, c, line, 0, &resp);
 			/* Whatever the socket did not take at once is dropped
 			 * with the client. */
-			if (c->state == C_WRITE)
+			if (c->state == HTTPD_WRITE)
 				conn_close(c);
 		} else {
 			conn_close(c);
@@ -800,7 +800,7 @@ int hp_httpd_run(struct hp_httpd *h)
 {
 	sigset_t set, old;
 	struct pollfd p[2 + HP_HTTPD_MAX_CONNS];
-	struct conn *pc[2 + HP_HTTPD_MAX_CONNS];
+	struct httpd_conn *pc[2 + HP_HTTPD_MAX_CONNS];
 	int stop = 0;
 
 	sigemptyset(&set);
@@ -820,12 +820,12 @@ int hp_httpd_run(struct hp_httpd *h)
 		p[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = h->fd, .events = POLLIN };
 		for (int i = 0; i < HP_HTTPD_MAX_CONNS; i++) {
-			struct conn *c = &conns[i];
-			if (c->state == C_FREE)
+			struct httpd_conn *c = &conns[i];
+			if (c->state == HTTPD_FREE)
 				continue;
 			pc[n] = c;
 			p[n++] = (struct pollfd){ .fd = c->fd,
-						  .events = c->state == C_WRITE ? POLLOUT : POLLIN };
+						  .events = c->state == HTTPD_WRITE ? POLLOUT : POLLIN };
 			if (c->deadline < next)
 				next = c->deadline;
 		}
@@ -840,10 +840,10 @@ int hp_httpd_run(struct hp_httpd *h)
 		if (stop)
 			break;
 		for (int i = 2; i < n; i++) {
-			struct conn *c = pc[i];
-			if (!p[i].revents || c->state == C_FREE || c->fd != p[i].fd)
+			struct httpd_conn *c = pc[i];
+			if (!p[i].revents || c->state == HTTPD_FREE || c->fd != p[i].fd)
 				continue;
-			if (c->state == C_WRITE)
+			if (c->state == HTTPD_WRITE)
 				conn_write(h, c);
 			else
 				conn_read(h, c, &old, sfd);
