@@ -403,8 +403,8 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 		hp_httpd_text(resp, 400, "a malformed request target");
 		return -1;
 	}
-	/* The path and the query, split in the copy that follows the request
-	 * line's last byte (the target itself stays whole for handlers). */
+	/* The path, in a copy (one request is parsed at a time), so that the
+	 * target stays whole; the query, in the target. */
 	static char path[HP_HTTPD_MAX_REQUEST + 1];
 	snprintf(path, sizeof(path), "%s", t);
 	char *q = strchr(path, '?');
