@@ -23,6 +23,7 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "control/settings.h"
+#include "record/peak.h"
 #include "record/sample.h"
 #include "record/threads.h"
 #include "record/tls.h"
@@ -103,6 +104,7 @@ static int ctl_reset(void *newp, size_t newlen)
 	/* A new generation: contexts of the old one drop out of dumps, and
 	 * frees of blocks sampled before the reset no longer count. */
 	HP_ADD(&hp_switches.gen, 1);
+	hp_peak_reset();
 	hp_switches_new_epoch();
 	return 0;
 }

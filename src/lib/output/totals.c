@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/pages.h"
+#include "record/peak.h"
 #include "record/sample.h"
 #include "output/totals.h"
 #include "record/stacktab.h"
@@ -26,6 +27,49 @@ static void counts_add(struct hp_counts *a, const struct hp_counts *b)
 	a->live_bytes += b->live_bytes;
 	a->accum_cnt += b->accum_cnt;
 	a->accum_bytes += b->accum_bytes;
+	a->tmp_cnt += b->tmp_cnt;
+	a->peak_cnt += b->peak_cnt;
+	a->peak_bytes += b->peak_bytes;
+}
+
+static void peak_add(struct hp_counts *a, const struct hp_counts *b)
+{
+	a->peak_cnt += b->peak_cnt;
+	a->peak_bytes += b->peak_bytes;
+}
+
+static void peak_clear(struct hp_counts *a)
+{
+	a->peak_cnt = a->peak_bytes = 0;
+}
+
+#define PEAK_READS 4
+
+/* The peak figures again, for the peak now: after a read during which
+ * the heap reached a new one.  Returns whether the peak held still. */
+static int reread_peak(struct hp_totals *s, const uint32_t *stack_of, uint32_t end)
+{
+	int64_t key = hp_peak_key();
+
+	for (uint32_t st = 0; st <= s->nstacks; st++)
+		peak_clear(&s->by_stack[st]);
+	for (uint32_t th = 0; th < s->nthreads; th++)
+		peak_clear(&s->by_thread[th]);
+	peak_clear(&s->total);
+	for (uint32_t id = 1; id < end; id++) {
+		if (!stack_of[id])
+			continue;
+		const struct hp_counters *c = hp_counters_at(id);
+		struct hp_counts k;
+		hp_counters_read(c, &k);
+		hp_peak_read(c, key, &k);
+		peak_add(&s->by_stack[stack_of[id]], &k);
+		if (c->thread < s->nthreads)
+			peak_add(&s->by_thread[c->thread], &k);
+		peak_add(&s->total, &k);
+	}
+	s->peak = key;
+	return hp_peak_key() == key;
 }
 
 int hp_totals_take(struct hp_totals *s)
@@ -59,6 +103,7 @@ int hp_totals_take(struct hp_totals *s)
 	s->first = (uint32_t *)m;
 
 	/* Pass 1: sums, and how many contexts each stack has. */
+	int64_t key = hp_peak_key();
 	for (uint32_t id = 1; id < end; id++) {
 		const struct hp_counters *c = hp_counters_at(id);
 		uint32_t st = c ? HP_LOAD_ACQ(&c->stack) : 0;
@@ -66,6 +111,7 @@ int hp_totals_take(struct hp_totals *s)
 			continue;
 		struct hp_counts k;
 		hp_counters_read(c, &k);
+		hp_peak_read(c, key, &k);
 		counts_add(&s->by_stack[st], &k);
 		if (c->thread < s->nthreads)
 			counts_add(&s->by_thread[c->thread], &k);
@@ -73,6 +119,10 @@ int hp_totals_take(struct hp_totals *s)
 		s->first[st + 1]++;
 		stack_of[id] = st;
 	}
+	s->peak = key;
+	s->peak_moving = hp_peak_key() != key;
+	for (int i = 1; i < PEAK_READS && s->peak_moving; i++)
+		s->peak_moving = !reread_peak(s, stack_of, end);
 	/* Pass 2: counting sort of context ids by stack. */
 	for (uint32_t st = 1; st <= s->nstacks; st++)
 		s->first[st + 1] += s->first[st];
@@ -86,6 +136,31 @@ int hp_totals_take(struct hp_totals *s)
 	s->first[1] = 0;
 	s->nctx = s->first[s->nstacks + 1];
 	return 0;
+}
+
+static void swap_peak(struct hp_counts *k)
+{
+	k->live_cnt = k->peak_cnt;
+	k->live_bytes = k->peak_bytes;
+}
+
+void hp_totals_at_peak(struct hp_totals *s)
+{
+	for (uint32_t st = 0; st <= s->nstacks; st++)
+		swap_peak(&s->by_stack[st]);
+	for (uint32_t th = 0; th < s->nthreads; th++)
+		swap_peak(&s->by_thread[th]);
+	swap_peak(&s->total);
+	s->at_peak = 1;
+}
+
+void hp_totals_read(const struct hp_totals *s, const struct hp_counters *c,
+		    struct hp_counts *out)
+{
+	hp_counters_read(c, out);
+	hp_peak_read(c, s->peak, out);
+	if (s->at_peak)
+		swap_peak(out);
 }
 
 void hp_totals_release(struct hp_totals *s)

@@ -153,6 +153,11 @@ void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int ow
 	}
 }
 
+void hp_counters_temporary(struct hp_counters *c, uint64_t cnt)
+{
+	own_add(&c->tmp_cnt, cnt);
+}
+
 void hp_counters_read(const struct hp_counters *c, struct hp_counts *out)
 {
 	uint64_t rc = HP_LOAD(&c->remote_free_cnt), rb = HP_LOAD(&c->remote_free_bytes);
@@ -167,6 +172,8 @@ void hp_counters_read(const struct hp_counters *c, struct hp_counts *out)
 		out->live_cnt = out->live_bytes = 0;
 	out->accum_cnt = ac;
 	out->accum_bytes = ab;
+	out->tmp_cnt = HP_LOAD(&c->tmp_cnt);
+	out->peak_cnt = out->peak_bytes = 0;
 }
 
 void hp_counters_prefork(void)

@@ -12,10 +12,18 @@
  * the live table stores with each block, and are never freed.  Dump
  * writers read them lock-free and may see a momentarily negative live
  * count, which they clamp.
+ *
+ * Each context also carries its part of the peak snapshot (record/peak.h:
+ * its live figures at the process's highest live total, saved before its
+ * first change after that peak) and its temporary allocations: blocks the
+ * allocating thread freed before it allocated anything else, which only
+ * the owner counts.  Two cache lines per context: the counts above in the
+ * first, the peak and temporary figures in the second.
  */
 #ifndef HP_COUNTERS_H
 #define HP_COUNTERS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -34,6 +42,12 @@ struct hp_counters {
 	uint64_t own_free_bytes;
 	uint64_t remote_free_cnt;
 	uint64_t remote_free_bytes;
+	/* The peak snapshot (record/peak.h): live figures at the peak
+	 * peak_at, valid while peak_at is the current peak. */
+	int64_t peak_at __attribute__((aligned(HP_CACHELINE)));
+	int64_t peak_cnt;
+	int64_t peak_bytes;
+	uint64_t tmp_cnt;      /* temporary allocations, fixed point (owner only) */
 } __attribute__((aligned(HP_CACHELINE)));
 
 /* The calling thread's context for (stack, lg, gen), created on first use.
@@ -55,17 +69,24 @@ HP_INLINE struct hp_counters *hp_counters_at(uint32_t id)
 uint32_t hp_counters_end(void);
 
 /* Counting.  add is called by the owning thread; sub by any thread, with
- * own = 1 when the caller is the owning thread. */
+ * own = 1 when the caller is the owning thread; temporary by the owning
+ * thread, after sub, for a block it freed before allocating again. */
 void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes);
 void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own);
+void hp_counters_temporary(struct hp_counters *c, uint64_t cnt);
 
-/* Snapshot of one context: live and cumulative, fixed-point counts. */
+/* Snapshot of one context: live and cumulative, fixed-point counts; the
+ * peak figures are filled in by record/peak.h's hp_peak_read. */
 struct hp_counts {
 	int64_t live_cnt;
 	int64_t live_bytes;
 	uint64_t accum_cnt;
 	uint64_t accum_bytes;
+	uint64_t tmp_cnt;
+	int64_t peak_cnt;
+	int64_t peak_bytes;
 };
+/* Fills in everything but the peak figures (0). */
 void hp_counters_read(const struct hp_counters *c, struct hp_counts *out);
 
 void hp_counters_prefork(void);

@@ -1,7 +1,17 @@
 /*
  * sampled.c -- sampled allocations and frees (see sampled.h).
  *
- * Owns the deferred frees.  Every function here runs
+ * Owns the deferred frees, and the test for temporary allocations: a
+ * recorded block whose free is the allocating thread's next allocation or
+ * free (heaptrack's "temporary", per thread).  Every allocation that
+ * reaches the slow path forgets the thread's last block; one that stays
+ * on the fast path moves the countdown, which the free compares with its
+ * value just after the block was recorded.  In exact mode every free
+ * reaches the slow path and forgets the last block too.  At a sampled
+ * rate most frees stay on the fast path, unseen, and the few that do not
+ * are those of blocks that happen to share a page with a sampled one:
+ * there only allocations count, so that the figure does not depend on
+ * where the allocator put things.  Every function here runs
  * on the host's threads inside malloc or free: it saves and restores
  * errno, does its bookkeeping inside the guard (so nothing it calls is
  * sampled or re-enters a lock it holds), takes at most one shard lock at a
@@ -15,6 +25,7 @@
 
 #include "next/nextcxx.h"
 #include "record/live.h"
+#include "record/peak.h"
 #include "record/sampled.h"
 #include "record/switches.h"
 #include "next/next.h"
@@ -45,6 +56,7 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	*lg = HP_LOAD(&hp_switches.lg_sample);
 	if (t->epoch != epoch) {
@@ -145,21 +157,49 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
+	int64_t key = hp_peak_key();
+	hp_peak_keep(c, key);
 	hp_counters_add(c, cnt, bytes);
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_counters_sub(c, cnt, bytes, 1);
 		HP_ADD(&hp_switches.dropped, 1);
 		HP_STORE(&hp_switches.missed, 1);
-	} else {
-		hp_trigger_note_live(t, (int64_t)bytes);
+		goto out;
 	}
+	hp_peak_grow((int64_t)bytes, key);
+	hp_trigger_note_live(t, (int64_t)bytes);
+	hp_sampled_leave(t);
+	/* The countdown as the next free will find it if this thread
+	 * allocates nothing before. */
+	t->last_inv = ~(uintptr_t)p;
+	t->last_mark = t->countdown;
+	*errp = saved_errno;
+	return;
 out:
 	hp_sampled_leave(t);
 	*errp = saved_errno;
 }
 
-/* Subtracts a removed record's weight from its context. */
-static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
+/* Whether p, about to be freed, is this thread's last recorded block with
+ * no allocation (in exact mode: no allocation or free) of the thread
+ * since.  Outside the guard (the guard parks
+ * the countdown); the owner check is account_free's. */
+HP_INLINE bool temporary(struct hp_tls *t, const void *p)
+{
+	return ~(uintptr_t)p == t->last_inv && t->countdown == t->last_mark;
+}
+
+/* A free: in exact mode (the countdown stays at 0), the thread's last
+ * block is no longer temporary. */
+HP_INLINE void forget_on_free(struct hp_tls *t)
+{
+	if (t->countdown == 0)
+		t->last_inv = 0;
+}
+
+/* Subtracts a removed record's weight from its context; tmp: it was the
+ * thread's last block (temporary(), taken before the guard). */
+static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
 {
 	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
@@ -167,7 +207,16 @@ static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid)
 	if (!c)
 		return;
 	weight(size, c->lg, &cnt, &bytes);
-	hp_counters_sub(c, cnt, bytes, t->thread && t->thread->uid == c->thread);
+	int own = t->thread && t->thread->uid == c->thread;
+	/* Contexts of an older reset generation are out of the peak. */
+	bool current = c->gen == HP_LOAD(&hp_switches.gen);
+	if (current)
+		hp_peak_keep(c, hp_peak_key());
+	hp_counters_sub(c, cnt, bytes, own);
+	if (tmp && own)
+		hp_counters_temporary(c, cnt);
+	if (current)
+		hp_peak_shrink((int64_t)bytes);
 	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 
@@ -263,10 +312,12 @@ void hp_sampled_free(void *p)
 
 	if (hp_next_pool_owns(p))
 		return;   /* bootstrap memory is never reused */
+	bool tmp = temporary(t, p);
+	forget_on_free(t);
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
-		account_free(t, size, cid);
+		account_free(t, size, cid, tmp);
 	hp_sampled_leave(t);
 	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
@@ -302,6 +353,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);
+	bool tmp = p && temporary(t, p);   /* before decide() forgets it */
 	bool sample = decide(t, n, &lg);
 
 	/* Take the old record out before the block can be freed and its
@@ -323,9 +375,9 @@ void *hp_sampled_realloc(void *p, size_t n)
 	if (r == HP_LIVE_REMOVED) {
 		hp_tls_guard_enter(t);
 		if (q || n == 0)
-			account_free(t, old_size, old_cid);   /* moved, or freed */
+			account_free(t, old_size, old_cid, tmp);   /* moved, or freed */
 		else if (!hp_live_insert(p, old_size, old_cid))
-			account_free(t, old_size, old_cid);   /* failed: p stays */
+			account_free(t, old_size, old_cid, false);   /* failed: p stays */
 		hp_sampled_leave(t);
 	}
 	if (sample && q)
@@ -386,11 +438,13 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 	int saved_errno = errno;
 	uint64_t size;
 	uint32_t cid;
+	bool tmp = temporary(t, p);
 
+	forget_on_free(t);
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
-		account_free(t, size, cid);
+		account_free(t, size, cid, tmp);
 	hp_sampled_leave(t);
 	errno = saved_errno;
 	if (r == HP_LIVE_BUSY) {

@@ -43,6 +43,13 @@ struct hp_tls {
 	uint64_t alloc_acc;         /* bytes allocated, not yet published */
 	int64_t live_acc;           /* estimated live bytes, not yet published */
 	struct hp_thread *thread;   /* created on the first sample */
+	/* The thread's last recorded block and its countdown just after it:
+	 * freed while both still hold, the block is temporary (no allocation
+	 * of this thread came between).  Slow paths only.  The address is
+	 * kept inverted: as a pointer, the leak scan would take it for a
+	 * reference that keeps the block reachable. */
+	uintptr_t last_inv;
+	uint64_t last_mark;
 	/* Sampled blocks freed by a signal handler while this thread held the
 	 * live-table shard they live in: freed when the guard is left. */
 	uint32_t npending;
