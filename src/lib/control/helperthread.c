@@ -10,6 +10,8 @@
  * and only when live bytes grew 5% (and at least one sampling interval)
  * past the last one, so prof_gdump cannot flood the disk as jemalloc's
  * does.  Requests that arrive while a dump is being written coalesce.
+ * Written late, a high-water dump still shows the heap at its peak
+ * (record/peak.h), never the lower heap of the moment.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +39,7 @@
 #include "control/settings.h"
 #include "control/signals.h"
 #include "output/statefile.h"
+#include "record/peak.h"
 #include "record/tls.h"
 #include "record/threads.h"
 #include "record/trigger.h"
@@ -229,7 +232,9 @@ static void on_gdump(struct helper *h)
 	}
 	h->gdump_pending = 0;
 	h->gdump_after = h->now_ms + GDUMP_MIN_MS;
-	h->gdump_dumped_at = hp_trigger_live();
+	/* The dump shows the peak: the next one is for a higher peak. */
+	int64_t live = hp_trigger_live(), peak = hp_peak_key();
+	h->gdump_dumped_at = peak > live ? peak : live;
 	dump('u');
 }
 

@@ -108,6 +108,64 @@ static void put_frames(struct hp_out *o, uint32_t stack_id)
 	hp_out_char(o, '\n');
 }
 
+/* ---- heapprof's own lines ------------------------------------------- */
+
+/* Objects, to the nearest one, from a fixed-point count. */
+static uint64_t objs_of(int64_t cnt_fp)
+{
+	return cnt_fp > 0 ? ((uint64_t)cnt_fp + HP_CNT_ONE / 2) >> HP_CNT_SHIFT : 0;
+}
+
+/* After the header: the process's peak and temporary allocations. */
+static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
+{
+	hp_out_str(o, "# heapprof peak: ");
+	hp_out_u64(o, objs_of(s->total.peak_cnt));
+	hp_out_str(o, ": ");
+	hp_out_u64(o, s->peak > 0 ? (uint64_t)s->peak : 0);
+	if (s->peak_moving)
+		hp_out_str(o, " moving");
+	hp_out_str(o, "\n# heapprof temporary: ");
+	hp_out_u64(o, objs_of((int64_t)s->total.tmp_cnt));
+	hp_out_str(o, ": ");
+	hp_out_u64(o, objs_of((int64_t)s->total.accum_cnt));
+	hp_out_char(o, '\n');
+}
+
+/* A stack's peak and temporary figures; frames when it has no row. */
+static void put_extra(struct hp_out *o, const struct hp_counts *k, uint32_t st, int frames)
+{
+	hp_out_str(o, "# peak: ");
+	hp_out_u64(o, objs_of(k->peak_cnt));
+	hp_out_str(o, ": ");
+	hp_out_u64(o, k->peak_bytes > 0 ? (uint64_t)k->peak_bytes : 0);
+	hp_out_str(o, " temporary: ");
+	hp_out_u64(o, objs_of((int64_t)k->tmp_cnt));
+	hp_out_str(o, ": ");
+	hp_out_u64(o, objs_of((int64_t)k->accum_cnt));
+	if (frames) {
+		hp_out_char(o, ' ');
+		put_frames(o, st);
+	} else {
+		hp_out_char(o, '\n');
+	}
+}
+
+/* The stacks that have no row but held part of the peak or made
+ * temporary allocations. */
+static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, double rate,
+			      int accum)
+{
+	struct row r;
+
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		const struct hp_counts *k = &s->by_stack[st];
+		row_of(k, rate, accum, &r);
+		if (row_empty(&r) && (k->peak_cnt > 0 || k->tmp_cnt > 0))
+			put_extra(o, k, st, 1);
+	}
+}
+
 static void put_chunk(const char *buf, size_t n, void *arg)
 {
 	hp_out_write(arg, buf, n);
@@ -145,6 +203,7 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 	hp_out_str(o, " @ heap_v2/");
 	hp_out_u64(o, (uint64_t)rate);
 	hp_out_char(o, '\n');
+	put_extra_header(o, s);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		row_of(&s->by_stack[st], rate, accum, &r);
 		if (row_empty(&r))
@@ -152,7 +211,9 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		put_counts(o, &r);
 		hp_out_char(o, ' ');
 		put_frames(o, st);
+		put_extra(o, &s->by_stack[st], st, 0);
 	}
+	put_extra_rowless(o, s, rate, accum);
 }
 
 /* Thread names go on the header rows; keep them on one printable line. */
@@ -200,12 +261,12 @@ static void put_stack_threads(struct hp_out *o, const struct hp_totals *s,
 			seen = hp_counters_at(s->ctx_sorted[j])->thread == c->thread;
 		if (seen)
 			continue;
-		struct hp_counts sum = { 0, 0, 0, 0 }, k;
+		struct hp_counts sum = { 0 }, k;
 		for (uint32_t j = i; j < hi; j++) {
 			const struct hp_counters *d = hp_counters_at(s->ctx_sorted[j]);
 			if (d->thread != c->thread)
 				continue;
-			hp_counters_read(d, &k);
+			hp_totals_read(s, d, &k);
 			sum.live_cnt += k.live_cnt;
 			sum.live_bytes += k.live_bytes;
 			sum.accum_cnt += k.accum_cnt;
@@ -241,6 +302,7 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 			put_name(o, t->name);
 		hp_out_char(o, '\n');
 	}
+	put_extra_header(o, s);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		row_of(&s->by_stack[st], rate, accum, &r);
 		if (row_empty(&r))
@@ -250,7 +312,9 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 		put_counts(o, &r);
 		hp_out_char(o, '\n');
 		put_stack_threads(o, s, st, rate, accum);
+		put_extra(o, &s->by_stack[st], st, 0);
 	}
+	put_extra_rowless(o, s, rate, accum);
 }
 
 int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
@@ -283,8 +347,9 @@ out:
 	return err;
 }
 
-/* Under the dump lock, inside the guard. */
-static int dump_locked(const char *path, struct hp_totals *keep)
+/* Under the dump lock, inside the guard.  A high-water dump ('u') shows
+ * the heap at its peak. */
+static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 {
 	struct hp_totals s;
 
@@ -292,6 +357,8 @@ static int dump_locked(const char *path, struct hp_totals *keep)
 	int err = hp_totals_take(&s);
 	if (err)
 		return err;
+	if (trigger == 'u')
+		hp_totals_at_peak(&s);
 	err = hp_dump_write(path, &s, hp_conf.dump_format, hp_conf.prof_accum);
 	if (!err && keep)
 		*keep = s;
@@ -318,7 +385,8 @@ void hp_dump_log(int level, const char *path, char trigger, const struct hp_tota
 {
 	char live[32], delta[40];
 	uint64_t contexts = 0;
-	int64_t bytes = s->total.live_bytes;
+	/* A high-water dump: the peak, exact in exact mode. */
+	int64_t bytes = s->at_peak ? s->peak : s->total.live_bytes;
 
 	for (uint32_t st = 1; st <= s->nstacks; st++)
 		contexts += s->by_stack[st].live_cnt > 0;
@@ -355,7 +423,7 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	if (!err)
 		err = hp_dumpname_mkdirs(path);
 	if (!err)
-		err = dump_locked(path, &s);
+		err = dump_locked(path, trigger, &s);
 	if (err) {
 		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger),
 		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
@@ -382,7 +450,7 @@ int hp_dump_path(const char *path)
 
 	hp_tls_guard_enter(t);
 	hp_dump_lock();
-	err = dump_locked(path, NULL);
+	err = dump_locked(path, 'm', NULL);
 	if (!err)
 		hp_statefile_note_dump(path);
 	hp_dump_unlock();

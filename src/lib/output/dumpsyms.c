@@ -289,15 +289,21 @@ void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
 	hp_pages_free(n, sizeof(*n));
 }
 
+/* Whether the dump writes the stack: a row, or a peak line (dump.c). */
+static int written(const struct hp_counts *k, int accum)
+{
+	return k->live_cnt > 0 || (accum && k->accum_cnt > 0) || k->peak_cnt > 0 ||
+	       k->tmp_cnt > 0;
+}
+
 int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 {
 	struct symtab t = { 0 };
 	size_t nkeys = 0, cap = 0;
 
-	/* Every key the written stacks need. */
+	/* Every key the written stacks need: rows and peak lines. */
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		const struct hp_counts *k = &s->by_stack[st];
-		if (k->live_cnt > 0 || (accum && k->accum_cnt > 0))
+		if (written(&s->by_stack[st], accum))
 			cap += hp_stacktab_get(st)->depth;
 	}
 	size_t keys_bytes = (cap + 1) * sizeof(uintptr_t);
@@ -307,8 +313,7 @@ int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 	if (!keys || !t.obj)
 		goto out;
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		const struct hp_counts *k = &s->by_stack[st];
-		if (!(k->live_cnt > 0 || (accum && k->accum_cnt > 0)))
+		if (!written(&s->by_stack[st], accum))
 			continue;
 		const struct hp_stack *stk = hp_stacktab_get(st);
 		for (uint32_t i = 0; i < stk->depth; i++)
