@@ -39,6 +39,10 @@ static const char usage_text[] =
 	"  --inuse-objects    live objects\n"
 	"  --alloc-space      bytes allocated since start (dumps with prof_accum:true)\n"
 	"  --alloc-objects    objects allocated since start (same)\n"
+	"  --peak             the in-use values at the process's peak of live bytes\n"
+	"                     (exact with lg_prof_sample:0)\n"
+	"  --temporary        temporary allocations (freed before the thread's next\n"
+	"                     allocation or free) per stack, with their share\n"
 	"Flame and call graphs:\n"
 	"  --icicle           flame graphs top-down, the root at the top\n"
 	"  --node-fraction F  --graph: leave out functions under F of the total\n"
@@ -82,6 +86,8 @@ static const struct option longopts[] = {
 	{ "node-count", required_argument, NULL, HP_ROPTS_OPT_NODE_COUNT },
 	{ "nodecount", required_argument, NULL, HP_ROPTS_OPT_NODE_COUNT },
 	{ "leaks", no_argument, NULL, 'L' },
+	{ "peak", no_argument, NULL, HP_ROPTS_OPT_PEAK },
+	{ "temporary", no_argument, NULL, HP_ROPTS_OPT_TEMPORARY },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -176,6 +182,12 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 		o->base = hp_util_xrealloc(o->base, (o->nbase + 1) * sizeof(*o->base));
 		o->base[o->nbase++] = arg;
 		return 0;
+	case HP_ROPTS_OPT_PEAK:
+		o->peak = 1;
+		return 0;
+	case HP_ROPTS_OPT_TEMPORARY:
+		o->temporary = 1;
+		return 0;
 	default:
 		return -1;
 	}
@@ -261,6 +273,14 @@ int hp_cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("no dump given%s", "");
+	if (o.peak && o.temporary)
+		return usage_error("choose one of --peak and --temporary%s", "");
+	if (o.temporary && o.value_set)
+		return usage_error("--temporary counts allocations: it takes no %s",
+				   "--inuse-* or --alloc-* value");
+	if (o.temporary && (o.nbase || o.format == HP_ROPTS_FMT_PPROF))
+		return usage_error("--temporary does not go with %s",
+				   o.nbase ? "--base" : "--pprof");
 	if (leaks)
 		for (int i = optind; i < argc; i++)
 			argv[i] = leak_dump_of(argv[i]);

@@ -29,6 +29,8 @@ struct reader {
 	size_t lineno;
 	struct hp_input *in;
 	struct hp_strtab *strs;
+	size_t last;		/* the stack of the last row, or SIZE_MAX */
+	int noted;		/* its "# peak:" line was read */
 };
 
 __attribute__((noreturn, format(printf, 2, 3)))
@@ -241,6 +243,99 @@ static void add_values(struct hp_in_stack *st, const int64_t v[HP_NVALUES])
 	}
 }
 
+/* ---- heapprof's comment lines ------------------------------------------ */
+
+static int is_comment(const struct reader *r)
+{
+	const char *p = r->line, *end = r->line + r->len;
+
+	skip_spaces(&p, end);
+	return p < end && *p == '#';
+}
+
+/* The literal w at *p, then spaces. */
+static int word(const char **p, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, w, n))
+		return 0;
+	*p += n;
+	skip_spaces(p, end);
+	return 1;
+}
+
+/* "<number>: <number>" */
+static int pair(const struct reader *r, const char **p, const char *end, uint64_t v[2])
+{
+	skip_spaces(p, end);
+	if (number(r, p, end, &v[0]) || lit(p, end, ':') || number(r, p, end, &v[1]))
+		return -1;
+	skip_spaces(p, end);
+	return 0;
+}
+
+static int64_t clamp_count(uint64_t v)
+{
+	return v > (uint64_t)HP_VALUE_MAX ? HP_VALUE_MAX : (int64_t)v;
+}
+
+/* A comment line (see input.h).  Returns 1 when it made a stack of its
+ * own (a stack with no row), else 0. */
+static int comment_line(struct reader *r)
+{
+	struct hp_input *in = r->in;
+	const char *p = r->line, *end = r->line + r->len;
+	uint64_t a[2], b[2];
+
+	skip_spaces(&p, end);
+	p++;
+	skip_spaces(&p, end);
+	if (word(&p, end, "heapprof peak:")) {
+		if (pair(r, &p, end, a))
+			bad(r, "expected '# heapprof peak: <objects>: <bytes>'");
+		in->peak_moving = word(&p, end, "moving");
+		if (p < end)
+			bad(r, "unexpected text after '# heapprof peak: <objects>: <bytes>'");
+		in->has_peak = 1;
+		in->peak_objects = clamp_count(a[0]);
+		in->peak_bytes = clamp_count(a[1]);
+		return 0;
+	}
+	if (word(&p, end, "heapprof temporary:")) {
+		if (pair(r, &p, end, a) || p < end)
+			bad(r, "expected '# heapprof temporary: <temporary>: <allocations>'");
+		in->has_temporary = 1;
+		in->temporary = clamp_count(a[0]);
+		in->allocations = clamp_count(a[1]);
+		return 0;
+	}
+	if (!word(&p, end, "peak:"))
+		return 0;   /* someone else's comment */
+	if (pair(r, &p, end, a) || !word(&p, end, "temporary:") || pair(r, &p, end, b))
+		bad(r, "expected '# peak: <objects>: <bytes> temporary: <temporary>: <allocations>'");
+	int own = 0;
+	if (p < end && *p == '@') {
+		if (p + 1 < end && !is_space(p[1]))
+			bad(r, "expected a space after '@'");
+		add_stack(r, p + 1, end);
+		r->last = in->nstacks - 1;
+		own = 1;
+	} else if (p < end) {
+		bad(r, "unexpected text after the temporary allocations (expected '@ <addresses>')");
+	} else if (r->last == SIZE_MAX || r->noted) {
+		bad(r, "'# peak:' line with no stack row before it");
+	}
+	r->noted = 1;
+	int64_t v[HP_NVALUES] = { 0 };
+	v[HP_V_PEAK_OBJECTS] = clamp_count(a[0]);
+	v[HP_V_PEAK_SPACE] = clamp_count(a[1]);
+	v[HP_V_TEMPORARY] = clamp_count(b[0]);
+	v[HP_V_ALLOCATIONS] = clamp_count(b[1]);
+	add_values(&in->stacks[r->last], v);
+	return own;
+}
+
 static int is_maps_marker(const struct reader *r)
 {
 	return starts(r, "MAPPED_LIBRARIES:") || starts(r, "--- Memory map:");
@@ -304,12 +399,18 @@ static void gperftools_body(struct reader *r)
 			continue;
 		if (is_maps_marker(r))
 			return;
+		if (is_comment(r)) {
+			comment_line(r);
+			continue;
+		}
 		const char *p = r->line, *end = r->line + r->len;
 		uint64_t c[4];
 		if (counts(r, &p, end, c) || p >= end || *p != '@' ||
 		    (p + 1 < end && !is_space(p[1])))
 			bad(r, "expected '<objects>: <bytes> [<objects>: <bytes>] @ <addresses>'");
 		struct hp_in_stack *st = add_stack(r, p + 1, end);
+		r->last = r->in->nstacks - 1;
+		r->noted = 0;
 		int64_t v[HP_NVALUES];
 		scale_row(r->in, c, v);
 		add_values(st, v);
@@ -355,12 +456,19 @@ static void jemalloc_body(struct reader *r)
 			continue;
 		if (is_maps_marker(r))
 			return;
+		if (is_comment(r)) {
+			if (comment_line(r))
+				cur = NULL;   /* a stack without rows */
+			continue;
+		}
 		const char *p = r->line, *end = r->line + r->len;
 		skip_spaces(&p, end);
 		if (*p == '@') {
 			if (p + 1 < end && !is_space(p[1]))
 				bad(r, "expected a space after '@'");
 			cur = add_stack(r, p + 1, end);
+			r->last = r->in->nstacks - 1;
+			r->noted = 0;
 			continue;
 		}
 		int star = thread_row(r, c);
@@ -541,7 +649,7 @@ static char *slurp(int fd, const char *path, size_t *len)
 
 void hp_input_read(struct hp_input *in, const char *path, struct hp_strtab *strs)
 {
-	struct reader r = { .path = path, .in = in, .strs = strs };
+	struct reader r = { .path = path, .in = in, .strs = strs, .last = SIZE_MAX };
 	struct stat st;
 	void *map = MAP_FAILED;
 	char *copy = NULL;

@@ -8,6 +8,16 @@
  * "--- symbol" section.  Counts are scaled for sampling exactly as jeprof
  * does (AdjustSamples), so the values here are estimates of real objects
  * and bytes.
+ *
+ * heapprof's own comment lines (jeprof and go tool pprof skip them; see
+ * heapprof(7), FILES) carry the peak snapshot and the temporary
+ * allocations, already estimates, never scaled:
+ *   # heapprof peak: <objects>: <bytes>[ moving]     the process, after the header
+ *   # heapprof temporary: <temporary>: <allocations>
+ *   # peak: <objects>: <bytes> temporary: <temporary>: <allocations>
+ *                                    after a stack's row(s): that stack
+ *   # peak: ... @ 0x<pc> ...         a stack with no row
+ * Other comment lines are skipped.
  */
 #ifndef HP_REPORT_INPUT_H
 #define HP_REPORT_INPUT_H
@@ -24,6 +34,10 @@ enum hp_value {
 	HP_V_INUSE_SPACE,
 	HP_V_ALLOC_OBJECTS,
 	HP_V_ALLOC_SPACE,
+	HP_V_PEAK_OBJECTS,	/* at the peak (heapprof's comment lines) */
+	HP_V_PEAK_SPACE,
+	HP_V_TEMPORARY,		/* temporary allocations (same) */
+	HP_V_ALLOCATIONS,	/* allocations, for the temporary share (same) */
 	HP_NVALUES
 };
 
@@ -76,6 +90,11 @@ struct hp_input {
 	double rate;
 	int has_accum;		/* some cumulative ([aobjs: abytes]) data */
 	int has_maps;		/* a MAPPED_LIBRARIES section was present */
+	int has_peak;		/* "# heapprof peak:" was present */
+	int peak_moving;	/* ... and said "moving" */
+	int has_temporary;	/* "# heapprof temporary:" was present */
+	int64_t peak_objects, peak_bytes;	/* the process at the peak */
+	int64_t temporary, allocations;		/* the process's */
 	uint64_t *frames;	/* program counters as written */
 	size_t nframes, cap_frames;
 	struct hp_in_stack *stacks;

@@ -142,6 +142,8 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 		if (p->has_accum)
 			hp_buf_printf(b, "\"alloc_objects\": %" PRId64 ", \"alloc_space\": %" PRId64
 					 ", ", st->v[HP_V_ALLOC_OBJECTS], st->v[HP_V_ALLOC_SPACE]);
+		if (r->vi == HP_V_TEMPORARY)
+			hp_buf_printf(b, "\"allocations\": %" PRId64 ", ", st->v[HP_V_ALLOCATIONS]);
 		stack_frames(p, st, b);
 		hp_buf_char(b, '}');
 	}
@@ -176,6 +178,11 @@ void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struc
 		hp_buf_str(b, "null");
 	hp_buf_printf(b, ",\n  \"has_alloc\": %s,\n", p->has_accum ? "true" : "false");
 	hp_buf_printf(b, "  \"total\": %" PRId64 ",\n  \"negative_stacks\": %zu,\n", total, neg);
+	if (r->peak)
+		hp_buf_str(b, "  \"at_peak\": true,\n");
+	if (r->vi == HP_V_TEMPORARY)
+		hp_buf_printf(b, "  \"process_temporary\": %" PRId64 ",\n  \"process_allocations\": %"
+				 PRId64 ",\n", r->temporary, r->allocations);
 	functions(p, r, b);
 	stacks(p, r, b);
 	hp_buf_str(b, "}\n");

@@ -17,13 +17,17 @@ const char *hp_render_value_name(int vi)
 		[HP_V_INUSE_SPACE] = "inuse_space",
 		[HP_V_ALLOC_OBJECTS] = "alloc_objects",
 		[HP_V_ALLOC_SPACE] = "alloc_space",
+		[HP_V_PEAK_OBJECTS] = "peak_objects",
+		[HP_V_PEAK_SPACE] = "peak_space",
+		[HP_V_TEMPORARY] = "temporary",
+		[HP_V_ALLOCATIONS] = "allocations",
 	};
 	return names[vi];
 }
 
 int hp_render_value_is_bytes(int vi)
 {
-	return vi == HP_V_INUSE_SPACE || vi == HP_V_ALLOC_SPACE;
+	return vi == HP_V_INUSE_SPACE || vi == HP_V_ALLOC_SPACE || vi == HP_V_PEAK_SPACE;
 }
 
 void hp_render_size(char *buf, size_t n, int64_t v)
@@ -92,9 +96,10 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 	int64_t total = hp_render_total(p, r->vi, NULL, &neg);
 
 	hp_render_value(v, sizeof(v), total, r->vi, r->show_bytes);
-	hp_buf_printf(b, "Total: %s%s%s (%s, %zu dump%s", r->nbases && total > 0 ? "+" : "", v,
+	hp_buf_printf(b, "Total: %s%s%s (%s%s, %zu dump%s", r->nbases && total > 0 ? "+" : "", v,
 		      hp_render_value_is_bytes(r->vi) && r->show_bytes ? " B" : "",
-		      hp_render_value_name(r->vi), r->ndumps, r->ndumps == 1 ? "" : "s");
+		      hp_render_value_name(r->vi), r->peak ? " at the peak" : "", r->ndumps,
+		      r->ndumps == 1 ? "" : "s");
 	if (r->nbases)
 		hp_buf_printf(b, " minus %zu base dump%s", r->nbases, r->nbases == 1 ? "" : "s");
 	if (r->focus)

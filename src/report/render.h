@@ -30,6 +30,9 @@ struct hp_render {
 	long node_count;
 	const regex_t *list;	/* --list's functions */
 	const char *list_text;
+	int peak;		/* --peak: the in-use values are the peak's */
+	/* --temporary: the dumps' own totals, for the whole processes */
+	int64_t temporary, allocations;
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */

@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "render.h"
 #include "report.h"
+#include "temporary.h"
 #include "util.h"
 
 void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
@@ -33,13 +34,38 @@ void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)
 			    o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
 }
 
-static void add_file(struct hp_profile *p, const struct hp_ropts *o, const char *path, int sign,
-		     uint32_t slot)
+/* --peak: the stacks' in-use values become their values at the peak. */
+static void at_peak(struct hp_input *in)
+{
+	if (!in->has_peak)
+		hp_util_die("'%s' has no peak figures (a dump of jemalloc, gperftools or an "
+			    "older heapprof)", in->path);
+	if (in->peak_moving)
+		hp_util_warn("note: '%s' was written while the heap reached new peaks: stacks that "
+			     "changed meanwhile show their values as read, not at the peak", in->path);
+	for (size_t s = 0; s < in->nstacks; s++) {
+		int64_t *v = in->stacks[s].v;
+		v[HP_V_INUSE_OBJECTS] = v[HP_V_PEAK_OBJECTS];
+		v[HP_V_INUSE_SPACE] = v[HP_V_PEAK_SPACE];
+	}
+}
+
+static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_render *r,
+		     const char *path, int sign, uint32_t slot)
 {
 	struct hp_input in = { 0 };
 
 	hp_input_read(&in, path, &p->strs);
 	hp_report_need_accum(o, &in);
+	if (o->peak)
+		at_peak(&in);
+	if (o->temporary) {
+		if (!in.has_temporary)
+			hp_util_die("'%s' has no counts of temporary allocations (a dump of "
+				    "jemalloc, gperftools or an older heapprof)", path);
+		r->temporary = hp_util_sat_add(r->temporary, in.temporary);
+		r->allocations = hp_util_sat_add(r->allocations, in.allocations);
+	}
 	hp_profile_add(p, &in, sign, slot);
 	hp_input_release(&in);
 }
@@ -63,6 +89,7 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		.node_count = o->node_count,
 		.list = o->list_text ? &o->list : NULL,
 		.list_text = o->list_text,
+		.peak = o->peak,
 	};
 
 	hp_report_shape(o, &shape);
@@ -71,17 +98,22 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	r.diff = o->nbase && (o->format == HP_ROPTS_FMT_SVG || o->format == HP_ROPTS_FMT_HTML);
 	shape.series = r.diff;
 	hp_profile_init(&p, &shape);
+	if (o->temporary)
+		r.vi = HP_V_TEMPORARY;
 	for (size_t i = 0; i < n; i++)
-		add_file(&p, o, dumps[i], 1, 0);
+		add_file(&p, o, &r, dumps[i], 1, 0);
 	for (size_t i = 0; i < o->nbase; i++)
-		add_file(&p, o, o->base[i], r.diff ? 1 : -1, 1);
+		add_file(&p, o, &r, o->base[i], r.diff ? 1 : -1, 1);
 	hp_profile_finish(&p);
 
 	r.focus = o->focus_text;
 	r.ignore = o->ignore_text;
 	switch (o->format) {
 	case HP_ROPTS_FMT_TEXT:
-		hp_text_render(&p, &r, &out);
+		if (o->temporary)
+			hp_temporary_render(&p, &r, &out);
+		else
+			hp_text_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_TREE:
 		hp_text_render_tree(&p, &r, &out);

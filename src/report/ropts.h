@@ -54,6 +54,8 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_NODE_FRACTION,
 	HP_ROPTS_OPT_EDGE_FRACTION,
 	HP_ROPTS_OPT_NODE_COUNT,
+	HP_ROPTS_OPT_PEAK,
+	HP_ROPTS_OPT_TEMPORARY,
 	/* trend only */
 	HP_ROPTS_OPT_FUNCTIONS,
 };
@@ -103,6 +105,8 @@ struct hp_ropts {
 	double node_fraction;	/* report --graph's cut-offs */
 	double edge_fraction;
 	long node_count;
+	int peak;		/* report --peak */
+	int temporary;		/* report --temporary */
 	int functions;		/* trend --functions */
 };
 
