@@ -168,13 +168,12 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	}
 	hp_peak_grow((int64_t)bytes, key);
 	hp_trigger_note_live(t, (int64_t)bytes);
-	hp_sampled_leave(t);
 	/* The countdown as the next free will find it if this thread
-	 * allocates nothing before. */
+	 * allocates nothing before: the one the guard gives back.  Set
+	 * inside the guard, so that what a signal handler allocates after
+	 * it is left counts as in between. */
 	t->last_inv = ~(uintptr_t)p;
-	t->last_mark = t->countdown;
-	*errp = saved_errno;
-	return;
+	t->last_mark = t->saved_countdown;
 out:
 	hp_sampled_leave(t);
 	*errp = saved_errno;
@@ -182,8 +181,8 @@ out:
 
 /* Whether p, about to be freed, is this thread's last recorded block with
  * no allocation (in exact mode: no allocation or free) of the thread
- * since.  Outside the guard (the guard parks
- * the countdown); the owner check is account_free's. */
+ * since.  Outside the guard, which parks the countdown; the owner check
+ * is account_free's. */
 HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 {
 	return ~(uintptr_t)p == t->last_inv && t->countdown == t->last_mark;
