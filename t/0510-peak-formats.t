@@ -6,7 +6,7 @@
 # option mixes that mean nothing; malformed lines are one clear error.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 23
+plan 27
 
 MiB=1048576
 tprof() {
@@ -42,6 +42,14 @@ fi
 # --- report --peak in every format ---------------------------------------
 tprof lg_prof_sample:0,prof_final:true,prof_prefix:ex basic 200 1024 >/dev/null 2>err
 d=$(ls ex.*.f.*.heap)
+# Without --peak or --temporary, heapprof report reads as without the lines
+# (the stacks that have only a peak line add nothing).
+grep -v '^ *#' "$d" >ex-plain.heap
+for fmt in --text --tree --collapsed; do
+	"$BIN" report $fmt --show-bytes "$d" >r1 2>&1
+	"$BIN" report $fmt --show-bytes ex-plain.heap 2>&1 | sed "s/ex-plain\.heap/$d/g" >r2
+	ok $(cmp -s r1 r2; echo $?) "heapprof report $fmt: the same as without the lines"
+done
 like "$("$BIN" report --peak --collapsed "$d")" ';main;f;touch 3145728$' "--collapsed: f's 3 MiB at the peak"
 like "$("$BIN" report --peak --tree --show-bytes "$d")" '^Total: [0-9]+ B \(inuse_space at the peak, 1 dump\)$' \
 	"--tree: the headline says at the peak"
@@ -107,3 +115,9 @@ $row
 # peak: 1: 10 temporary: 0: 1 @ 0x1234 0x5678" ok.heap
 "$BIN" report --peak --show-bytes ok.heap >out 2>e
 is "$?" 0 "other comments are skipped; a '# peak: ... @ frames' line is a stack of its own"
+mk "# heapprof peak: 1: 10 moving
+$row
+# peak: 1: 10 temporary: 0: 1" mv.heap
+"$BIN" report --peak mv.heap >out 2>e
+like "$?:$(cat e)" "^0:heapprof: note: 'mv.heap' was written while the heap reached new peaks" \
+	"a dump that caught no still peak: report --peak says so"
