@@ -8,7 +8,7 @@
 # weight.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 19
+plan 22
 
 MiB=1048576
 
@@ -55,6 +55,27 @@ is "$("$BIN" report --peak --show-bytes "$dj" | awk '$6 == "f" { print $4 }')" $
 jt=$(jeprof --text --show_bytes "$TP/peaktmp" "$dj" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')
 rt=$("$BIN" report --show-bytes "$dj" | sed -n 's/^Total: \([0-9]*\) B .*/\1/p')
 is "$jt" "$rt" "jeprof reads the jemalloc layout with the peak lines: the same total as heapprof report"
+
+# --- threads --------------------------------------------------------------
+# t/prog/threads: 4 threads keep 1000 blocks each (1,000,000 bytes in all,
+# from worker_alloc) and hand 10000 blocks of 64 bytes each to main, which
+# frees them after joining (2,560,000 bytes from handoff_alloc): the peak
+# is reached when the last thread is done.  With several threads
+# allocating at once, each other thread's one block in flight may fall on
+# either side of the snapshot: stacks within 4 blocks of the figure.
+timeout 20 env HEAPPROF_CONF=lg_prof_sample:0,prof_final:true,prof_prefix:th LD_PRELOAD="$LIB" \
+	"$TP/threads" >/dev/null 2>&1
+dt=$(ls th.*.f.*.heap)
+tp=$(sed -n 's/^# heapprof peak: [0-9]*: \([0-9]*\)$/\1/p' "$dt")
+tsum=$(sed -n 's/^# peak: [0-9]*: \([0-9]*\) temporary.*/\1/p' "$dt" | awk '{ s += $1 } END { print s + 0 }')
+ok $([ "${tp:-0}" -ge 3560000 ] && [ "${tp:-0}" -lt $((3560000 + 65536)) ] &&
+     [ $((tsum - tp)) -le 1600 ] && [ $((tp - tsum)) -le 1600 ]; echo $?) \
+	"4 threads: the peak is $tp bytes (3,560,000 and the runtime's), the stacks sum to $tsum"
+is "$("$BIN" report --peak --show-bytes "$dt" | awk '$6 == "worker_alloc" { print $4 }')" 1000000 \
+	"4 threads: worker_alloc held its 1,000,000 bytes at the peak"
+hb=$("$BIN" report --peak --show-bytes "$dt" | awk '$6 == "handoff_alloc" { print $4 }')
+ok $([ "${hb:-0}" -ge $((2560000 - 256)) ] && [ "${hb:-0}" -le $((2560000 + 256)) ]; echo $?) \
+	"4 threads: handoff_alloc held 2,560,000 bytes within 4 blocks in flight ($hb)"
 
 # --- high-water dumps -----------------------------------------------------
 # up() keeps 3 MiB; 200 ms later up2() keeps 3 more and frees 4 of the 6 at
