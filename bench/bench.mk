@@ -69,3 +69,9 @@ bench-leakscan: all $(B)/bench/bigheap
 .PHONY: bench-check
 bench-check: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/check-vs-valgrind.sh
+
+# What the peak snapshot and the temporary counts cost, in callgrind
+# instructions against the library before them (bench/peakcost.sh).
+.PHONY: bench-peakcost
+bench-peakcost: all $(B)/bench/churn
+	HP_BUILD=$(CURDIR)/$(B) sh bench/peakcost.sh
