@@ -31,7 +31,7 @@ make -s -C "$T/base" build/libheapprof.so >/dev/null 2>&1 || { echo "peakcost: c
 run() {
 	HEAPPROF_CONF=$3 valgrind --tool=callgrind --trace-children=yes \
 		--callgrind-out-file="$T/$1.%p" env LD_PRELOAD="$2" "$CHURN" $4 >/dev/null 2>"$T/$1.err"
-	f=$(ls "$T/$1".[0-9]* | tail -n 1)
+	f=$(ls "$T/$1".[0-9]*)
 	callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null | awk '
 		/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
 		/src\/lib\// {
@@ -56,9 +56,10 @@ for spec in "default rate, churn 2 1000000||2 1000000" \
 	    "exact mode, churn 2 200000|lg_prof_sample:0,prof_prefix:|2 200000"; do
 	name=${spec%%|*} rest=${spec#*|}
 	conf=${rest%%|*} args=${rest#*|}
-	set -- $(run base "$T/base/build/libheapprof.so" "$conf" "$args")
+	n=$((${n:-0} + 1))
+	set -- $(run base$n "$T/base/build/libheapprof.so" "$conf" "$args")
 	bt=$1 bo=$2 bf=$3
-	set -- $(run new "$LIB" "$conf" "$args")
+	set -- $(run new$n "$LIB" "$conf" "$args")
 	nt=$1 no=$2 nf=$3
 	echo "| $name | $(fmt $bt) | $(fmt $nt) | $(pct $bt $nt) | $(fmt $bo) | $(fmt $no) | $(pct $bo $no) | $(fmt $bf) | $(fmt $nf) |"
 done
