@@ -2,8 +2,8 @@
  * temporary.h -- `heapprof report --temporary`: the stacks that made
  * temporary allocations (freed by the allocating thread before its next
  * allocation or free, as heaptrack counts them), most first, with their
- * allocations and the temporary share.  The text view; --json, --tree,
- * --collapsed and --svg render the same profile with the value
+ * allocations and the temporary share.  The text view; the other
+ * outputs but --pprof render the same profile with the value
  * "temporary" (render.h).
  */
 #ifndef HP_REPORT_TEMPORARY_H
