@@ -33,6 +33,7 @@
 #include "next/sigview.h"
 #include "control/settings.h"
 #include "stack/stack.h"
+#include "stack/unwind.h"
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
@@ -55,6 +56,7 @@ static void prefork(void)
 	hp_tls_guard_enter(t);
 	if (!prefork_locked)
 		return;
+	hp_unwind_prefork();        /* its holder may take the pages' lock */
 	hp_threads_prefork();
 	hp_stacktab_prefork();
 	hp_counters_prefork();
@@ -74,6 +76,7 @@ static void postfork_parent(void)
 		hp_counters_postfork_parent();
 		hp_stacktab_postfork_parent();
 		hp_threads_postfork_parent();
+		hp_unwind_postfork_parent();
 	}
 	hp_sampled_leave(&hp_tls);
 }
@@ -87,6 +90,7 @@ static void postfork_child(void)
 	hp_counters_postfork_child();
 	hp_stacktab_postfork_child();
 	hp_threads_postfork_child();
+	hp_unwind_postfork_child();
 	hp_dump_postfork_child();
 	hp_settings_postfork_child();
 	hp_statefile_postfork_child();

@@ -136,6 +136,21 @@ out:
 	hp_spin_unlock(&cache_lock);
 }
 
+void hp_unwind_prefork(void)
+{
+	hp_spin_lock(&cache_lock);
+}
+
+void hp_unwind_postfork_parent(void)
+{
+	hp_spin_unlock(&cache_lock);
+}
+
+void hp_unwind_postfork_child(void)
+{
+	hp_spin_reset(&cache_lock);
+}
+
 /* ---- reading .eh_frame ----------------------------------------------- */
 
 struct cursor {

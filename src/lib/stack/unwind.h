@@ -44,6 +44,13 @@ struct hp_unwind_stats {
 void hp_unwind_stats(struct hp_unwind_stats *out);
 void hp_unwind_count_libunwind(void);
 
+/* fork(): the rule cache's lock is taken before (first: its holder takes
+ * no other lock of ours but the pages'), released after; the child resets
+ * it, since a thread that held it does not exist there. */
+void hp_unwind_prefork(void);
+void hp_unwind_postfork_parent(void);
+void hp_unwind_postfork_child(void);
+
 #pragma GCC visibility pop
 
 #endif
