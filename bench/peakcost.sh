@@ -2,8 +2,8 @@
 # bench/peakcost.sh -- what the peak snapshot and the temporary counts
 # (record/peak.h, record/sampled.c) cost, in instructions under callgrind:
 # bench/churn (2 threads over a ring of 1000 live blocks) under this
-# library and under the library of BASE_REV, the commit before them (both
-# built here), the same runs.  Exact mode is where every allocation takes
+# library and under the library of BASE_REV, the commit before them (built
+# here from git), the same runs.  Exact mode is where every allocation takes
 # the sampled path; at the default rate the unsampled fast path must not
 # change at all.
 #
@@ -15,7 +15,8 @@ set -u
 B=${HP_BUILD:-build}
 LIB=$B/libheapprof.so
 CHURN=$B/bench/churn
-BASE_REV=${BASE_REV:-07db097}
+# The parent of the commit that brought them in, unless given.
+BASE_REV=${BASE_REV:-$(git log -1 --format=%h --grep='^lib: the peak snapshot and temporary allocations')^}
 [ -x "$CHURN" ] && [ -e "$LIB" ] || { echo "peakcost: make bench-peakcost builds what it needs" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "peakcost: needs valgrind (make deps)" >&2; exit 1; }
 T=$(mktemp -d)
