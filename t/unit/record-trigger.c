@@ -1,14 +1,16 @@
 /*
  * record-trigger.c -- unit tests of record/trigger: counters published in
  * steps, thresholds that raise a request once per crossing, the request
- * word, toggles, and the byte that wakes the helper thread.
+ * word, toggles, and the futex wake-up of the helper thread.
  *
  * The module's state is global: the tests run in order and each starts
  * from what the previous one left (taken requests, disarmed thresholds).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/tls.h"
@@ -97,35 +99,69 @@ static void test_requests(void)
 	ok(hp_trigger_take_toggles() == 3 && hp_trigger_take_toggles() == 0, "toggles: counted, taken once");
 }
 
+static int64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *sleeper(void *arg)
+{
+	int64_t *slept = arg;
+	int64_t t0 = ms_now();
+
+	hp_trigger_wait(10000);
+	*slept = ms_now() - t0;
+	return NULL;
+}
+
 static void test_wake(void)
 {
 	struct hp_tls t = { 0 };
-	int p[2];
-	char buf[8];
+	pthread_t th;
+	int64_t slept = -1;
 
-	ok(pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0, "wake: a pipe");
-	hp_trigger_set_wake_fd(p[1]);
 	hp_trigger_request(HP_REQ_TOGGLE);
-	ok(read(p[0], buf, sizeof(buf)) == 1 && buf[0] == 1, "wake: a request writes one byte");
+	int64_t t0 = ms_now();
+	hp_trigger_wait(10000);
+	ok(ms_now() - t0 < 1000, "wake: a waiting request: the wait returns at once");
+	is_int(hp_trigger_take(), HP_REQ_TOGGLE, "wake: and the request is still there to take");
+	t0 = ms_now();
+	hp_trigger_wait(150);
+	int64_t waited = ms_now() - t0;
+	ok(waited >= 100 && waited < 5000, "wake: no request: the wait ends at its timeout (%lld ms)", (long long)waited);
+	hp_trigger_wait(0);
+	ok(hp_trigger_take() == 0, "wake: a zero timeout does not wait");
+
+	/* A sleeping helper is woken by a request... */
+	pthread_create(&th, NULL, sleeper, &slept);
+	usleep(100 * 1000);
+	errno = EBADF;
+	hp_trigger_request(HP_REQ_STATE);
+	ok(errno == EBADF, "wake: a request leaves errno alone (signal handlers)");
+	pthread_join(th, NULL);
+	ok(slept >= 0 && slept < 5000, "wake: a request wakes the sleeping thread (%lld ms)", (long long)slept);
+	is_int(hp_trigger_take(), HP_REQ_STATE, "wake: which then takes it");
+	/* ... and by a threshold crossing. */
+	slept = -1;
+	pthread_create(&th, NULL, sleeper, &slept);
+	usleep(100 * 1000);
 	hp_trigger_arm_interval(hp_trigger_allocated() + 1);
 	hp_trigger_note_alloc(&t, AS);
-	ok(read(p[0], buf, sizeof(buf)) == 1, "wake: so does a threshold crossing");
-	is_int(hp_trigger_take(), HP_REQ_TOGGLE | HP_REQ_INTERVAL, "wake: both requests are in the word");
-	hp_trigger_set_wake_fd(-1);
+	pthread_join(th, NULL);
+	ok(slept >= 0 && slept < 5000, "wake: so does a threshold crossing (%lld ms)", (long long)slept);
+	is_int(hp_trigger_take(), HP_REQ_INTERVAL, "wake: the crossing's request is in the word");
+	/* No descriptor is involved: the program can close every one. */
+	int fds_before = 0;
+	for (int fd = 0; fd < 64; fd++)
+		fds_before += fcntl(fd, F_GETFD) >= 0;
 	hp_trigger_request(HP_REQ_STATE);
-	errno = 0;
-	ok(read(p[0], buf, sizeof(buf)) == -1 && errno == EAGAIN && hp_trigger_take() == HP_REQ_STATE,
-	   "wake: no descriptor, no byte; the request still stands");
-	/* A full pipe: the writer must not block (the helper is awake). */
-	hp_trigger_set_wake_fd(p[1]);
-	int full = 0;
-	while (write(p[1], buf, 1) == 1)
-		full++;
-	hp_trigger_request(HP_REQ_STATE);
-	ok(full > 0 && hp_trigger_take() == HP_REQ_STATE, "wake: a full pipe does not block the request");
-	hp_trigger_set_wake_fd(-1);
-	close(p[0]);
-	close(p[1]);
+	int fds_after = 0;
+	for (int fd = 0; fd < 64; fd++)
+		fds_after += fcntl(fd, F_GETFD) >= 0;
+	ok(fds_before == fds_after && hp_trigger_take() == HP_REQ_STATE, "wake: no descriptor opened or used");
 }
 
 int main(void)

@@ -2,9 +2,11 @@
  * helperthread.c -- the helper thread (see helperthread.h): signal and trigger
  * dumps, the toggle, profiler.ini's live edits, the state file.
  *
- * Owns the wake pipe, the inotify watch and the triggers' re-arming.
- * Signal handlers and allocating threads only set request bits and write
- * a byte to the pipe; everything that takes time happens here.
+ * Owns the thread, the watch on profiler.ini and the triggers'
+ * re-arming.  Signal handlers and allocating threads only set request
+ * bits and wake it through the request word's futex (record/trigger.h);
+ * everything that takes time happens here.  It holds no file descriptor
+ * between its tasks.
  *
  * Rate limits: a high-water ('u') dump is written at most once a second
  * and only when live bytes grew 5% (and at least one sampling interval)
@@ -14,14 +16,12 @@
  * (record/peak.h), never the lower heap of the moment.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,7 +29,6 @@
 #include "control/cgroup.h"
 #include "conf/conf.h"
 #include "output/dump.h"
-#include "base/file.h"
 #include "base/fmt.h"
 #include "control/helperthread.h"
 #include "control/remote.h"
@@ -46,15 +45,13 @@
 #include "record/switches.h"
 #include "base/banned.h"
 
-#define HOUSEKEEPING_MS   1000   /* signal handler check, ini polling */
+#define HOUSEKEEPING_MS   1000   /* signal handler check, profiler.ini's look */
 #define INI_SETTLE_MS     100    /* let an editor finish writing */
 #define GDUMP_MIN_MS      1000
 #define CGROUP_POLL_MS    100
 #define CGROUP_NEAR_MS    10     /* within 10 points of the threshold */
 
-static int wake_fd[2] = { -1, -1 };
 static pthread_t thread;
-static struct helper *current;   /* the thread started last */
 
 /* The helper's own view of time and of the triggers it re-arms. */
 struct helper {
@@ -71,9 +68,7 @@ struct helper {
 	struct hp_cgroup cg;
 	int cg_looked, cg_armed;
 	int64_t next_cgroup;
-	int ino_fd, ino_wd;
-	char ini_dir[PATH_MAX], ini_base[256];
-	struct stat ini_st;           /* for polling without inotify */
+	struct stat ini_st;           /* profiler.ini at the last look */
 	int64_t ini_reload_at;        /* 0: nothing pending */
 };
 
@@ -83,14 +78,6 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void drain(int fd)
-{
-	char buf[256];
-
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 }
 
 static void dump(char trigger)
@@ -118,51 +105,20 @@ static bool ini_changed(struct helper *h)
 	return changed;
 }
 
+/* profiler.ini is looked at once a second (a stat(2), no descriptor): an
+ * inotify descriptor would be one the program can see, count against its
+ * limit, close or dup2 over.  An edit is applied INI_SETTLE_MS after it
+ * is seen, so that an editor has finished writing. */
 static void watch_ini(struct helper *h)
 {
-	bool explicit;
-	const char *path = hp_inifile_path(&explicit);
-	const char *slash = strrchr(path, '/');
-
-	if (slash) {
-		hp_fmt(h->ini_dir, sizeof(h->ini_dir), "%.*s", (int)(slash - path + (slash == path)), path);
-		hp_fmt(h->ini_base, sizeof(h->ini_base), "%s", slash + 1);
-	} else {
-		hp_fmt(h->ini_dir, sizeof(h->ini_dir), ".");
-		hp_fmt(h->ini_base, sizeof(h->ini_base), "%s", path);
-	}
-	/* Watch the directory: editors replace files by renaming. */
-	h->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	h->ino_wd = -1;
-	if (h->ino_fd >= 0)
-		h->ino_wd = inotify_add_watch(h->ino_fd, h->ini_dir,
-					      IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE |
-					      IN_MOVED_FROM | IN_ATTRIB | IN_MODIFY);
-	/* An edit made between start-up, which read the file, and this
-	 * watch is an edit too: compare with the file as it was read. */
+	/* An edit made between start-up, which read the file, and the
+	 * first look is an edit too: compare with the file as it was read. */
 	h->ini_st = hp_sources_ini.st;
 	if (ini_changed(h))
 		h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
 }
 
-static void read_inotify(struct helper *h)
-{
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	ssize_t n;
-
-	while ((n = read(h->ino_fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
-			if (ev->len && !strcmp(ev->name, h->ini_base))
-				h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
-			p += sizeof(*ev) + ev->len;
-		}
-	}
-}
-
-/* Without inotify (or for files inotify misses, such as over NFS):
- * compare the file's identity and times every second. */
-static void poll_ini(struct helper *h)
+static void look_at_ini(struct helper *h)
 {
 	if (ini_changed(h) && !h->ini_reload_at)
 		h->ini_reload_at = h->now_ms + INI_SETTLE_MS;
@@ -296,6 +252,7 @@ static void *helper_main(void *arg)
 
 	/* Everything this thread does is the profiler's own work. */
 	hp_tls_guard_enter(t);
+	prctl(PR_SET_NAME, "heapprof", 0, 0, 0);   /* no /proc file opened */
 	hp_threads_own_add();
 	HP_STORE_REL(&h->registered, 1);
 	h->now_ms = now_ms();
@@ -307,7 +264,12 @@ static void *helper_main(void *arg)
 	if (hp_conf.dump_at_cgroup_pct > 0)
 		cgroup_due = h->now_ms + check_cgroup(h);
 	arm(h);
-	hp_statefile_publish();
+	/* The state file was just written, by the constructor or the fork
+	 * handler: no need for another now, when a daemon or a fork child
+	 * about to exec is likely closing every descriptor (close_range
+	 * from 3) while this thread would have one open.  The first
+	 * refresh comes with the first housekeeping, a second from now. */
+	unsigned early = hp_trigger_take() & ~(unsigned)HP_REQ_STATE;
 	for (;;) {
 		int64_t deadline = h->next_housekeeping;
 		deadline = deadline_min(deadline, h->next_timer);
@@ -316,19 +278,12 @@ static void *helper_main(void *arg)
 			deadline = deadline_min(deadline, h->gdump_after);
 		if (hp_conf.dump_at_cgroup_pct > 0)
 			deadline = deadline_min(deadline, cgroup_due);
-		int timeout = deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0;
-		struct pollfd pfd[2] = {
-			{ .fd = wake_fd[0], .events = POLLIN },
-			{ .fd = h->ino_wd >= 0 ? h->ino_fd : -1, .events = POLLIN },
-		};
-		poll(pfd, 2, timeout);
+		if (!early)
+			hp_trigger_wait(deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0);
 		h->now_ms = now_ms();
-		if (pfd[0].revents & POLLIN)
-			drain(wake_fd[0]);
-		if (pfd[1].revents & POLLIN)
-			read_inotify(h);
 
-		unsigned req = hp_trigger_take();
+		unsigned req = hp_trigger_take() | early;
+		early = 0;
 		/* heapprof dump and toggle: woken by the control signal, or
 		 * found at the housekeeping look (signals blocked everywhere). */
 		if ((req & HP_REQ_CONTROL) || h->now_ms >= h->next_housekeeping)
@@ -364,8 +319,7 @@ static void *helper_main(void *arg)
 		if (h->now_ms >= h->next_housekeeping) {
 			h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
 			hp_signals_check();
-			if (h->ino_wd < 0)
-				poll_ini(h);
+			look_at_ini(h);
 			req |= HP_REQ_STATE;
 		}
 		arm(h);
@@ -381,16 +335,7 @@ static int start_thread(void)
 	pthread_attr_t attr;
 	sigset_t all, old;
 
-	if (current && current->ino_fd >= 0)
-		close(current->ino_fd);   /* a fork child's copy of the parent's */
 	memset(&h, 0, sizeof(h));
-	h.ino_fd = -1;
-	current = &h;
-	if (pipe2(wake_fd, O_NONBLOCK | O_CLOEXEC) != 0)
-		return errno;
-	wake_fd[0] = hp_file_fd_above_stdio(wake_fd[0]);
-	wake_fd[1] = hp_file_fd_above_stdio(wake_fd[1]);
-	hp_trigger_set_wake_fd(wake_fd[1]);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 1 << 20);
@@ -401,7 +346,6 @@ static int start_thread(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (!err) {
-		pthread_setname_np(thread, "heapprof");
 		/* Until it has said it is heapprof's own, a leak scan at an
 		 * early exit would take it for a thread of the program's that
 		 * blocks signals (a second at the most). */
@@ -418,16 +362,6 @@ int hp_helperthread_start(void)
 
 void hp_helperthread_postfork_child(void)
 {
-	/* The parent's pipe is shared with the parent: make our own. */
-	int r = HP_LOAD(&wake_fd[0]), w = HP_LOAD(&wake_fd[1]);
-
-	hp_trigger_set_wake_fd(-1);
-	wake_fd[1] = -1;
-	if (r >= 0)
-		close(r);
-	if (w >= 0)
-		close(w);
-	wake_fd[0] = -1;
 	int err = start_thread();
 	if (err)
 		hp_log(HP_LOG_ERROR, "no helper thread in the child process: %s", strerrordesc_np(err));

@@ -96,7 +96,7 @@ static void postfork_child(void)
 	hp_statefile_postfork_child();
 	hp_remote_forget();
 	hp_leak_set_owner();
-	/* The child keeps profiling: its own pipe, helper thread and state. */
+	/* The child keeps profiling: its own helper thread and state. */
 	hp_helperthread_postfork_child();
 	hp_statefile_publish();
 	hp_sampled_leave(&hp_tls);

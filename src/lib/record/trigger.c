@@ -1,20 +1,21 @@
 /*
  * trigger.c -- dump requests and the counters behind them (see trigger.h).
  *
- * Owns the request word, the published counters and the number of the
- * descriptor that wakes the helper thread (the helper thread owns the
- * pipe itself).  Called from signal handlers (request only), the
- * allocation slow path and the helper thread.
+ * Owns the request word, which is also the futex the helper thread sleeps
+ * on, and the published counters.  Called from signal handlers (request
+ * only), the allocation slow path and the helper thread.
  */
+#include <errno.h>
 #include <limits.h>
-
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/trigger.h"
 #include "base/banned.h"
 
 static unsigned requests;
-static int wake_fd = -1;
 static unsigned toggles;
 
 static uint64_t allocated;
@@ -26,19 +27,24 @@ static int64_t next_cgroup = INT64_MAX;
 
 void hp_trigger_request(unsigned reqs)
 {
-	char c = 1;
+	int saved = errno;
 
 	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
-	int fd = HP_LOAD(&wake_fd);
-	if (fd >= 0) {
-		ssize_t r = write(fd, &c, 1);   /* EAGAIN: already awake */
-		(void)r;
-	}
+	/* A system call, but no descriptor: nothing the program can close or
+	 * reuse, and nothing to wake when the helper thread is not asleep. */
+	syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	errno = saved;
 }
 
-void hp_trigger_set_wake_fd(int fd)
+void hp_trigger_wait(int timeout_ms)
 {
-	HP_STORE(&wake_fd, fd);
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000 };
+
+	/* Returns at once when a request is already there: the kernel
+	 * compares the word with 0 under its own lock, so a request made
+	 * between the caller's last look and this call is not missed. */
+	if (timeout_ms > 0 && !HP_LOAD_ACQ(&requests))
+		syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
 unsigned hp_trigger_take(void)

@@ -1,10 +1,14 @@
 /*
  * trigger.h -- what asks for a dump, and the counters the triggers watch.
  *
- * Requests are bits ORed into one word and a byte written to the helper
- * thread's pipe: async-signal-safe, so the signal handler and the
- * allocation slow path both use hp_trigger_request().  The helper thread
- * takes them with hp_trigger_take() and does the work.
+ * Requests are bits ORed into one word, which is also a futex: the helper
+ * thread sleeps on it (hp_trigger_wait) and a request wakes it with
+ * FUTEX_WAKE.  Both are async-signal-safe and use no file descriptor, so
+ * the signal handler and the allocation slow path both use
+ * hp_trigger_request(), and nothing the program does to its descriptors
+ * (closing them all, dup2 over any number) can lose or misdirect a
+ * wake-up.  The helper thread takes the requests with hp_trigger_take()
+ * and does the work.
  *
  * Counters: bytes allocated (for lg_prof_interval) and estimated live
  * bytes (for prof_gdump, dump_at_bytes and the cgroup check) are kept per
@@ -33,11 +37,12 @@ enum hp_request {
 };
 
 /* Asks the helper thread for work: ORs reqs into the request word and
- * writes one byte to the wake descriptor.  Async-signal-safe. */
+ * wakes the thread sleeping on it.  Async-signal-safe; errno is kept. */
 void hp_trigger_request(unsigned reqs);
-/* The write end of the helper thread's wake pipe (-1: none), set by the
- * helper thread when it makes its pipe and before it closes it. */
-void hp_trigger_set_wake_fd(int fd);
+/* The helper thread sleeps until a request is made or timeout_ms pass
+ * (at once when a request is waiting or timeout_ms <= 0).  It may also
+ * return early (a signal, a spurious wake-up): callers look again. */
+void hp_trigger_wait(int timeout_ms);
 /* The helper takes what was asked since it last looked. */
 unsigned hp_trigger_take(void);
 /* Toggle signals received (the helper flips prof_active once per odd). */
