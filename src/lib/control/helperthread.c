@@ -2,11 +2,11 @@
  * helperthread.c -- the helper thread (see helperthread.h): signal and trigger
  * dumps, the toggle, profiler.ini's live edits, the state file.
  *
- * Owns the thread, the watch on profiler.ini and the triggers'
- * re-arming.  Signal handlers and allocating threads only set request
- * bits and wake it through the request word's futex (record/trigger.h);
- * everything that takes time happens here.  It holds no file descriptor
- * between its tasks.
+ * Owns the thread, its place in glibc's count of threads, the watch on
+ * profiler.ini and the triggers' re-arming.  Signal handlers and
+ * allocating threads only set request bits and wake it through the
+ * request word's futex (record/trigger.h); everything that takes time
+ * happens here.  It holds no file descriptor between its tasks.
  *
  * Rate limits: a high-water ('u') dump is written at most once a second
  * and only when live bytes grew 5% (and at least one sampling interval)
@@ -16,6 +16,7 @@
  * (record/peak.h), never the lower heap of the moment.
  */
 #include <errno.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -329,23 +330,65 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
+/* glibc's count of the threads pthread_create started, main's included
+ * (GLIBC_PRIVATE, there since NPTL began: libthread_db reads it).  The
+ * thread that takes it to zero, by returning from its start routine or
+ * by pthread_exit, main's too, calls exit(0): that is how a process whose
+ * main called pthread_exit ends when its last thread does.  The helper
+ * thread never ends, so it must not be counted: otherwise the process
+ * lives on with only the helper, which blocks every signal, and only
+ * SIGKILL ends it.  NULL when the C library has no such count. */
+static unsigned *glibc_thread_count(void)
+{
+	static unsigned *count;
+	static int looked;
+
+	if (!looked) {
+		looked = 1;
+		count = dlsym(RTLD_DEFAULT, "__nptl_nthreads");
+		if (!count)
+			hp_log(HP_LOG_DEBUG, "no __nptl_nthreads in the C library: the helper thread "
+			       "keeps a process whose last thread calls pthread_exit");
+	}
+	return count;
+}
+
+/* Takes the helper out of glibc's count, once it is running.  The thread
+ * that started it is alive and counted, so the count stays >= 1: no
+ * thread can see it reach zero here without calling exit. */
+static void uncount(void)
+{
+	unsigned *count = glibc_thread_count();
+
+	if (count && HP_LOAD(count) >= 2)
+		__atomic_fetch_sub(count, 1, __ATOMIC_ACQ_REL);
+}
+
 static int start_thread(void)
 {
 	static struct helper h;
 	pthread_attr_t attr;
 	sigset_t all, old;
 
+	glibc_thread_count();   /* dlsym before the thread, not in a fork child */
 	memset(&h, 0, sizeof(h));
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 1 << 20);
-	/* Created with every signal blocked: it must never take the host's. */
+	/* Created with every signal blocked: it never takes one of the
+	 * program's signals (glibc keeps its own SIGCANCEL and SIGSETXID
+	 * open, so setuid() still reaches it).  Uncounted, it never outlives
+	 * the program's threads, so there is always a thread of the
+	 * program's to take a signal whenever the process would take one
+	 * bare: the helper never keeps a process alive, never holds up a
+	 * signal that would end it, and never runs the program's handlers. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int err = pthread_create(&thread, &attr, helper_main, &h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (!err) {
+		uncount();
 		/* Until it has said it is heapprof's own, a leak scan at an
 		 * early exit would take it for a thread of the program's that
 		 * blocks signals (a second at the most). */
@@ -362,6 +405,8 @@ int hp_helperthread_start(void)
 
 void hp_helperthread_postfork_child(void)
 {
+	/* glibc has set its count to 1, the forking thread, whichever thread
+	 * of the parent's that was: its return ends the child. */
 	int err = start_thread();
 	if (err)
 		hp_log(HP_LOG_ERROR, "no helper thread in the child process: %s", strerrordesc_np(err));
