@@ -34,6 +34,7 @@
 #include "control/settings.h"
 #include "stack/stack.h"
 #include "stack/unwind.h"
+#include "stack/unwpipe.h"
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
@@ -86,6 +87,7 @@ static void postfork_child(void)
 	hp_sigview_postfork_child(prefork_locked);
 	hp_pages_postfork_child();
 	hp_nextmaps_postfork_child();
+	hp_unwpipe_postfork_child();
 	hp_live_postfork_child();
 	hp_counters_postfork_child();
 	hp_stacktab_postfork_child();

@@ -20,6 +20,7 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "stack/stack.h"
+#include "stack/unwpipe.h"
 #include "base/banned.h"
 
 uintptr_t hp_stack_self_lo = UINTPTR_MAX, hp_stack_self_hi;
@@ -43,9 +44,11 @@ void hp_stack_log_stats(void)
 	struct hp_unwind_stats u;
 
 	hp_unwind_stats(&u);
-	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), %llu rules cached",
+	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), "
+	       "%llu left unwalked (libunwind's descriptors taken), %llu rules cached",
 	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
-	       (unsigned long long)u.fallback, (unsigned long long)u.rules);
+	       (unsigned long long)u.fallback, (unsigned long long)hp_unwpipe_refused(),
+	       (unsigned long long)u.rules);
 	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
 		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
 		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),
@@ -145,20 +148,37 @@ void hp_stack_init(void)
 	if (dladdr((void *)hp_stack_init, &info))
 		dl_iterate_phdr(find_self, info.dli_fbase);
 	hp_stack_set_unwinder(HP_LOAD(&hp_stack_unwinder));
-	if (HP_LOAD(&hp_stack_unwinder) != HP_UNWIND_FAST) {
-		unw_backtrace(warm, (int)HP_ARRAY_LEN(warm));
+	/* Its validation pipe is open for the walk only (stack/unwpipe.h). */
+	if (!hp_unwpipe_enter()) {
+		hp_unwpipe_leave();
 		return;
 	}
-	/* The fast unwinder takes most stacks: initialize libunwind for
-	 * the rest with a cursor walk, which leaves out unw_backtrace's
-	 * per-thread trace cache (256 KiB, created by a thread's first
-	 * unw_backtrace, so only in threads that ever fall back). */
-	unw_context_t uc;
-	unw_cursor_t c;
-	unw_getcontext(&uc);
-	if (unw_init_local(&c, &uc) == 0)
-		for (int i = 0; i < (int)HP_ARRAY_LEN(warm) && unw_step(&c) > 0; i++)
-			;
+	if (HP_LOAD(&hp_stack_unwinder) != HP_UNWIND_FAST) {
+		unw_backtrace(warm, (int)HP_ARRAY_LEN(warm));
+	} else {
+		/* The fast unwinder takes most stacks: initialize libunwind
+		 * for the rest with a cursor walk, which leaves out
+		 * unw_backtrace's per-thread trace cache (256 KiB, created by
+		 * a thread's first unw_backtrace, so only in threads that
+		 * ever fall back). */
+		unw_context_t uc;
+		unw_cursor_t c;
+		unw_getcontext(&uc);
+		if (unw_init_local(&c, &uc) == 0)
+			for (int i = 0; i < (int)HP_ARRAY_LEN(warm) && unw_step(&c) > 0; i++)
+				;
+	}
+	hp_unwpipe_leave();
+}
+
+HP_COLD int hp_stack_libunwind(uintptr_t *buf, int max)
+{
+	int n = -1;
+
+	if (hp_unwpipe_enter())
+		n = unw_backtrace((void **)buf, max);
+	hp_unwpipe_leave();
+	return n;
 }
 
 /* libunwind's cache: per thread (256 KiB each, touched whole) when it
@@ -173,6 +193,11 @@ void hp_stack_set_unwinder(int how)
 	HP_STORE(&hp_stack_unwinder, how);
 	if (want != policy) {
 		policy = want;
+		/* The first call into libunwind opens its validation pipe. */
+		if (!hp_unwpipe_hi)
+			hp_unwpipe_init();
+		hp_unwpipe_enter();
 		unw_set_caching_policy(unw_local_addr_space, want);
+		hp_unwpipe_leave();
 	}
 }

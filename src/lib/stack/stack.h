@@ -68,6 +68,11 @@ void hp_stack_set_unwinder(int how);
  * mismatches.  Cold. */
 void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max);
 
+/* libunwind's walk of the calling thread's stack into buf (at most max
+ * frames, ours included), its validation pipe open meanwhile
+ * (stack/unwpipe.h).  -1 when libunwind must not run. */
+int hp_stack_libunwind(uintptr_t *buf, int max);
+
 /* Captures at most max frames of the calling thread, whose stack is
  * [stack_lo, stack_hi) (0, 0 when unknown: libunwind then walks it), into
  * buf, which must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
@@ -90,7 +95,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 				   (uintptr_t)fp + 16, fp[0]);
 	}
 	if (n < 0) {
-		n = unw_backtrace((void **)buf, max + HP_BT_SLACK);
+		n = hp_stack_libunwind(buf, max + HP_BT_SLACK);
 		if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 			hp_unwind_count_libunwind();
 	}

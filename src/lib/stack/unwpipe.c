@@ -1,0 +1,180 @@
+/*
+ * unwpipe.c -- libunwind's validation pipe (see unwpipe.h).
+ *
+ * Owns the count of threads walking with libunwind, the pipes libunwind
+ * opened during those walks, and the numbers it holds.  Runs inside the
+ * guard on the sampled slow path (only when the fast unwinder gives a
+ * stack up, or with prof_unwinder:libunwind or check), at init and in a
+ * fork child.  Takes no lock: walkers are counted with atomics, and each
+ * recorded pipe is one word, taken by whoever closes it.
+ *
+ * libunwind 1.6 keeps one pipe for the process; later versions keep one
+ * per thread.  Both are handled: the numbers are remembered process-wide
+ * and per thread, and every pipe opened during a walk is recorded.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "base/log.h"
+#include "stack/unwpipe.h"
+#include "base/banned.h"
+
+#define TOP_MAX 1024   /* the pipe goes just below min(soft limit, this) */
+#define SLOTS   16
+
+uintptr_t hp_unwpipe_lo, hp_unwpipe_hi;
+__thread int hp_unwpipe_walking;
+
+static int walkers;
+/* Open pipes, read end << 32 | write end; EMPTY when free. */
+#define EMPTY UINT64_MAX
+static uint64_t slots[SLOTS] = { [0 ... SLOTS - 1] = EMPTY };
+/* The numbers libunwind holds: its one pipe's (1.6), and this thread's
+ * (later versions).  -1: none known. */
+static int last[2] = { -1, -1 };
+static __thread int mine[2] = { -1, -1 };
+static uint64_t refused;
+static int told;
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if ((const void *)info->dlpi_addr != arg)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (!hp_unwpipe_lo || lo < hp_unwpipe_lo)
+			hp_unwpipe_lo = lo;
+		if (hi > hp_unwpipe_hi)
+			hp_unwpipe_hi = hi;
+	}
+	return 1;
+}
+
+void hp_unwpipe_init(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)unw_backtrace, &info) && info.dli_fbase)
+		dl_iterate_phdr(find_text, info.dli_fbase);
+}
+
+/* Whether fd is open and is not a pipe of ours: the program's, then. */
+static int programs(int fd)
+{
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+		return 0;   /* closed: libunwind will open a new pipe */
+	for (int i = 0; i < SLOTS; i++) {
+		uint64_t v = HP_LOAD_ACQ(&slots[i]);
+		if (v != EMPTY && ((int)(v >> 32) == fd || (int)(uint32_t)v == fd))
+			return 0;
+	}
+	return 1;
+}
+
+int hp_unwpipe_enter(void)
+{
+	HP_ADD(&walkers, 1);
+	hp_unwpipe_walking = 1;
+	int a = HP_LOAD(&last[0]), b = HP_LOAD(&last[1]);
+	if (!programs(a) && !programs(b) && !programs(mine[0]) && !programs(mine[1]))
+		return 1;
+	HP_ADD(&refused, 1);
+	if (!HP_XCHG(&told, 1))
+		hp_log(HP_LOG_WARN, "the program has taken descriptor %d or %d, where libunwind checks "
+		       "addresses: stacks the fast unwinder cannot walk are recorded as heapprof_unwind_failed",
+		       a >= 0 ? a : mine[0], b >= 0 ? b : mine[1]);
+	return 0;
+}
+
+/* Closes a recorded pipe if both numbers still name one pipe (the program
+ * may have closed them and opened others there since). */
+static void close_pair(uint64_t v)
+{
+	int r = (int)(v >> 32), w = (int)(uint32_t)v;
+	struct stat sr, sw;
+
+	if (fstat(r, &sr) != 0 || fstat(w, &sw) != 0 || !S_ISFIFO(sr.st_mode) ||
+	    sr.st_ino != sw.st_ino || sr.st_dev != sw.st_dev)
+		return;
+	close(r);
+	close(w);
+}
+
+void hp_unwpipe_leave(void)
+{
+	hp_unwpipe_walking = 0;
+	if (HP_SUB(&walkers, 1) != 1)
+		return;
+	/* The last one out.  A walker that enters meanwhile and finds its
+	 * pipe closed under it has libunwind open another: harmless. */
+	int saved = errno;
+	for (int i = 0; i < SLOTS; i++)
+		if (HP_LOAD(&slots[i]) != EMPTY) {
+			uint64_t v = HP_XCHG(&slots[i], EMPTY);
+			if (v != EMPTY)
+				close_pair(v);
+		}
+	errno = saved;
+}
+
+static int top(void)
+{
+	struct rlimit rl;
+	rlim_t lim = TOP_MAX;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < lim)
+		lim = rl.rlim_cur;
+	return lim > 5 ? (int)lim - 2 : 3;
+}
+
+void hp_unwpipe_adopt(int fds[2])
+{
+	int saved = errno;
+	int base = top();
+
+	for (int i = 0; i < 2; i++)
+		if (fds[i] < base) {
+			int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, base);
+			if (moved >= 0) {
+				close(fds[i]);
+				fds[i] = moved;
+			}
+		}
+	HP_STORE(&last[0], fds[0]);
+	HP_STORE(&last[1], fds[1]);
+	mine[0] = fds[0];
+	mine[1] = fds[1];
+	uint64_t v = (uint64_t)(uint32_t)fds[0] << 32 | (uint32_t)fds[1];
+	for (int i = 0; i < SLOTS; i++) {
+		uint64_t empty = EMPTY;
+		if (HP_CAS(&slots[i], &empty, v))
+			break;
+	}
+	/* No slot free (a libunwind with a pipe per thread, and more threads
+	 * walking at once than slots): this pipe stays libunwind's. */
+	errno = saved;
+}
+
+void hp_unwpipe_postfork_child(void)
+{
+	hp_unwpipe_walking = 0;
+	HP_STORE(&walkers, 1);
+	hp_unwpipe_leave();
+}
+
+uint64_t hp_unwpipe_refused(void)
+{
+	return HP_LOAD(&refused);
+}
