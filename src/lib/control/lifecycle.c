@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conf/conf.h"
 #include "conf/sources.h"
@@ -45,6 +46,12 @@
 #include "base/banned.h"
 
 static int prefork_locked;
+/* The process whose exit handler this is: the one that started heapprof,
+ * or a fork child (its fork handler sets it).  A child made by clone(2)
+ * without fork handlers runs the exit handlers it copied, with whatever
+ * locks heapprof's other threads held at that instant copied held: it
+ * checks nothing, as its _exit would not (output/leak.c). */
+static pid_t self_pid;
 
 static void prefork(void)
 {
@@ -98,6 +105,7 @@ static void postfork_child(void)
 	hp_statefile_postfork_child();
 	hp_remote_forget();
 	hp_leak_set_owner();
+	self_pid = getpid();
 	/* The child keeps profiling: its own helper thread and state. */
 	hp_helperthread_postfork_child();
 	hp_statefile_publish();
@@ -127,6 +135,8 @@ static void exit_handler(int status, void *arg)
 	uintptr_t entry = ENTRY_FRAME();
 
 	(void)arg;
+	if (getpid() != HP_LOAD(&self_pid))
+		return;
 	hp_stack_log_stats();
 	log_memory();
 	hp_leak_at_exit(status, entry);
@@ -158,6 +168,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
 		hp_leak_set_owner();
+		self_pid = getpid();
 		on_exit(exit_handler, NULL);
 		hp_statefile_init();
 		hp_remote_forget();
