@@ -11,8 +11,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "conf/conf.h"
@@ -171,19 +174,52 @@ static void put_chunk(const char *buf, size_t n, void *arg)
 	hp_out_write(arg, buf, n);
 }
 
-/* The mappings, for the report to find the binaries.  Without /proc (a
- * chroot, a container that does not mount it) the section stays empty:
- * one line says so, the first time. */
+/* Without /proc (a chroot, a container that does not mount it), the
+ * loader's list of objects stands in: one line per loaded segment, in
+ * /proc/self/maps' layout, so that the dump can still be symbolized where
+ * the objects are.  The program's own path is the one it was started by
+ * (AT_EXECFN), when absolute. */
+static int put_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct hp_out *o = arg;
+	const char *path = info->dlpi_name;
+	char line[64 + PATH_MAX];
+
+	(void)size;
+	if (!path || !*path)
+		path = (const char *)getauxval(AT_EXECFN);
+	if (!path || path[0] != '/')
+		return 0;   /* the vDSO, or a program started by a relative path */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !ph->p_filesz)
+			continue;
+		/* The part mapped from the file: a segment's zero-filled tail
+		 * (.bss) is anonymous memory in /proc/self/maps too. */
+		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t lo = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+		uintptr_t hi = (info->dlpi_addr + ph->p_vaddr + ph->p_filesz + page - 1) & ~(page - 1);
+		size_t n = hp_fmt(line, sizeof(line), "%lx-%lx %c%c%cp %08lx 00:00 0 %s\n",
+				  (unsigned long)lo, (unsigned long)hi, ph->p_flags & PF_R ? 'r' : '-',
+				  ph->p_flags & PF_W ? 'w' : '-', ph->p_flags & PF_X ? 'x' : '-',
+				  (unsigned long)(ph->p_offset & ~(page - 1)), path);
+		hp_out_write(o, line, n);
+	}
+	return 0;
+}
+
 static void put_maps(struct hp_out *o)
 {
-	static int warned;
+	static int told;
 
 	hp_out_str(o, "\nMAPPED_LIBRARIES:\n");
 	int err = hp_file_each_chunk("/proc/self/maps", put_chunk, o);
-	if (err && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-		hp_log(HP_LOG_WARN, "cannot read /proc/self/maps (%s): a dump written without it has no "
-		       "MAPPED_LIBRARIES section, and heapprof report cannot name its functions "
-		       "(dump_symbols:true can)", strerrordesc_np(err));
+	if (!err)
+		return;
+	if (!HP_XCHG(&told, 1))
+		hp_log(HP_LOG_INFO, "cannot read /proc/self/maps (%s): dumps list the loaded objects "
+		       "from the dynamic loader instead", strerrordesc_np(err));
+	dl_iterate_phdr(put_segments, o);
 }
 
 static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
