@@ -1,0 +1,59 @@
+# t/bare.sh -- a program's run under the library against its bare run (no
+# preload): exit status, standard output, standard error without
+# heapprof's own lines, and elapsed time.  Sourced by t/07*.t after
+# lib.sh; the configuration is $conf, given as MALLOC_CONF (which glibc's
+# allocator ignores, so the bare run sees it too).
+
+conf=${conf:-}
+
+# normalize: process IDs in the programs' "ready PID" and "daemon PID"
+# lines become PID.
+normalize() { sed -E 's/(ready|daemon) [0-9]+/\1 PID/'; }
+
+# run_one TAG PRELOAD CMD...: runs CMD, under the library when PRELOAD is
+# 1, killed after 20 s; leaves TAG.out (normalized), TAG.err (heapprof's
+# lines removed), TAG.st (status) and TAG.ms (elapsed milliseconds).
+run_one() {
+	_tag=$1 _pre=$2
+	shift 2
+	_t0=$(date +%s%N)
+	if [ "$_pre" = 1 ]; then
+		MALLOC_CONF=$conf timeout -s KILL 20 env LD_PRELOAD="$LIB" "$@" >"$_tag.raw" 2>"$_tag.rawerr"
+	else
+		MALLOC_CONF=$conf timeout -s KILL 20 "$@" >"$_tag.raw" 2>"$_tag.rawerr"
+	fi
+	echo $? >"$_tag.st"
+	echo $(( ($(date +%s%N) - _t0) / 1000000 )) >"$_tag.ms"
+	normalize <"$_tag.raw" >"$_tag.out"
+	grep -v '^<heapprof>: ' "$_tag.rawerr" >"$_tag.err"
+}
+
+# compare NAME: four tests on the last bare and pre runs.  "As quick":
+# within a second of the bare run (a helper thread that kept the process
+# alive, or woke only on its 1-second housekeeping, would not be).
+compare() {
+	is "$(cat pre.st)" "$(cat bare.st)" "$1: exit status as bare ($(cat bare.st))"
+	is "$(cat pre.out)" "$(cat bare.out)" "$1: standard output as bare"
+	is "$(cat pre.err)" "$(cat bare.err)" "$1: standard error as bare, heapprof's lines aside"
+	ok $([ "$(cat pre.ms)" -le $(( $(cat bare.ms) + 1000 )) ]; echo $?) \
+		"$1: as quick as bare ($(cat pre.ms) ms; bare $(cat bare.ms) ms)"
+}
+
+# same_as_bare NAME CMD...: runs CMD bare and preloaded and compares (4 tests).
+same_as_bare() {
+	_name=$1
+	shift
+	run_one bare 0 "$@"
+	run_one pre 1 "$@"
+	compare "$_name"
+}
+
+# wait_for FILE REGEX [SECONDS]: true once FILE has a matching line.
+wait_for() {
+	_n=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+		_n=$((_n + 1))
+		[ $_n -gt $(( ${3:-10} * 100 )) ] && return 1
+		sleep 0.01
+	done
+}
