@@ -4,10 +4,11 @@
 # exactly as bare, and SIGTERM still ends it meanwhile; a child forked
 # from a thread other than main ends when that thread does (CPython's
 # test_3_join_in_forked_from_thread hung), after its own helper thread
-# has written a dump on SIGUSR1.  At the default rate and in exact mode.
+# has written a dump on SIGUSR1; the final dump, written by the last
+# thread, still lists the mappings.  At the default rate and in exact mode.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 33
+plan 35
 
 PY=/usr/bin/python3
 # CPython's test_3_join_in_forked_from_thread, reduced: fork from a
@@ -66,7 +67,7 @@ done
 # SIGUSR2, then the child ends when its thread does.
 rm -f out err
 t0=$(date +%s%N)
-HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:ch LD_PRELOAD=$LIB timeout -s KILL 20 "$TP/patterns" thread_fork 2 >out 2>err &
+HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:ch timeout -s KILL 20 env LD_PRELOAD="$LIB" "$TP/patterns" thread_fork 2 >out 2>err &
 job=$!
 wait_for out '^child ready [0-9]+$' 10
 child=$(sed -n 's/^child ready //p' out)
@@ -81,4 +82,11 @@ wait $job
 is $? 0 "then the child ends when its thread does, and the parent with it"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 ok $([ $ms -lt 3500 ]; echo $?) "in the child's own 2 s, not more ($ms ms)"
+
+# The final dump of a process whose main called pthread_exit is written
+# by its last thread; /proc/self/maps, main's, reads empty by then.
+HEAPPROF_CONF=lg_prof_sample:0,prof_final:true,prof_prefix:pe timeout -s KILL 20 env LD_PRELOAD="$LIB" "$TP/patterns" pthread_exit >out 2>err
+dump=$(one_file 'pe.*.f.*.heap')
+ok $(grep -q " $TP/patterns\$" "$dump"; echo $?) "after main's pthread_exit the final dump still lists the mappings"
+like "$("$BIN" report --text "$dump" 2>&1)" ' worker_runs$' "and names its functions (worker_runs)"
 done_testing

@@ -39,7 +39,7 @@ done
 # wakes for a signal (no descriptor involved), and the program's pipes
 # keep exactly its bytes: no wake-up byte lands in them.
 rm -f out err
-HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:cf LD_PRELOAD=$LIB timeout -s KILL 20 "$TP/patterns" closefrom >out 2>err &
+HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:cf timeout -s KILL 20 env LD_PRELOAD="$LIB" "$TP/patterns" closefrom >out 2>err &
 job=$!
 wait_for out '^ready [0-9]+$' 10
 pid=$(sed -n 's/^ready //p' out)

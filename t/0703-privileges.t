@@ -32,7 +32,7 @@ start_pre() {
 	_dir=$1 _conf=$2
 	shift 2
 	rm -f "$T_DIR/out" "$T_DIR/err"
-	(cd "$_dir" && HEAPPROF_CONF=$_conf LD_PRELOAD=$LIB exec timeout -s KILL 20 "$TP/patterns" "$@") \
+	(cd "$_dir" && HEAPPROF_CONF=$_conf exec timeout -s KILL 20 env LD_PRELOAD="$LIB" "$TP/patterns" "$@") \
 		>"$T_DIR/out" 2>"$T_DIR/err" &
 	job=$!
 	wait_for "$T_DIR/out" '^ready [0-9]+$' 10

@@ -169,9 +169,17 @@ static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, doubl
 	}
 }
 
+struct maps_copy {
+	struct hp_out *o;
+	size_t bytes;
+};
+
 static void put_chunk(const char *buf, size_t n, void *arg)
 {
-	hp_out_write(arg, buf, n);
+	struct maps_copy *m = arg;
+
+	hp_out_write(m->o, buf, n);
+	m->bytes += n;
 }
 
 /* Without /proc (a chroot, a container that does not mount it), the
@@ -208,17 +216,22 @@ static int put_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The calling thread's view first: once main has called pthread_exit,
+ * /proc/self/maps (the main thread's) reads empty. */
 static void put_maps(struct hp_out *o)
 {
 	static int told;
+	struct maps_copy m = { o, 0 };
 
 	hp_out_str(o, "\nMAPPED_LIBRARIES:\n");
-	int err = hp_file_each_chunk("/proc/self/maps", put_chunk, o);
-	if (!err)
+	int err = hp_file_each_chunk("/proc/thread-self/maps", put_chunk, &m);
+	if (err && !m.bytes)
+		err = hp_file_each_chunk("/proc/self/maps", put_chunk, &m);
+	if (m.bytes)
 		return;
 	if (!HP_XCHG(&told, 1))
 		hp_log(HP_LOG_INFO, "cannot read /proc/self/maps (%s): dumps list the loaded objects "
-		       "from the dynamic loader instead", strerrordesc_np(err));
+		       "from the dynamic loader instead", strerrordesc_np(err ? err : ENODATA));
 	dl_iterate_phdr(put_segments, o);
 }
 
