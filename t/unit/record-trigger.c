@@ -97,6 +97,11 @@ static void test_requests(void)
 	hp_trigger_note_toggle();
 	hp_trigger_note_toggle();
 	ok(hp_trigger_take_toggles() == 3 && hp_trigger_take_toggles() == 0, "toggles: counted, taken once");
+	hp_trigger_request(HP_REQ_SIGNAL_DUMP);
+	hp_trigger_note_toggle();
+	hp_trigger_postfork_child();
+	ok(hp_trigger_take() == 0 && hp_trigger_take_toggles() == 0,
+	   "a fork child starts with nothing asked: the parent's requests are the parent's");
 }
 
 static int64_t ms_now(void)

@@ -40,6 +40,7 @@
 #include "output/statefile.h"
 #include "record/counters.h"
 #include "record/threads.h"
+#include "record/trigger.h"
 #include "record/tls.h"
 #include "version.h"
 #include "record/switches.h"
@@ -107,6 +108,7 @@ static void postfork_child(void)
 	hp_leak_set_owner();
 	self_pid = getpid();
 	/* The child keeps profiling: its own helper thread and state. */
+	hp_trigger_postfork_child();
 	hp_helperthread_postfork_child();
 	hp_statefile_publish();
 	hp_sampled_leave(&hp_tls);

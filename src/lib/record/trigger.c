@@ -47,6 +47,12 @@ void hp_trigger_wait(int timeout_ms)
 		syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
+void hp_trigger_postfork_child(void)
+{
+	HP_STORE(&requests, 0);
+	HP_STORE(&toggles, 0);
+}
+
 unsigned hp_trigger_take(void)
 {
 	return __atomic_exchange_n(&requests, 0, __ATOMIC_ACQ_REL);

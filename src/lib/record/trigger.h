@@ -43,6 +43,9 @@ void hp_trigger_request(unsigned reqs);
  * (at once when a request is waiting or timeout_ms <= 0).  It may also
  * return early (a signal, a spurious wake-up): callers look again. */
 void hp_trigger_wait(int timeout_ms);
+/* In a fork child: what was asked of the parent (a signal, heapprof dump,
+ * a crossing) is the parent's to do; the child starts with nothing asked. */
+void hp_trigger_postfork_child(void);
 /* The helper takes what was asked since it last looked. */
 unsigned hp_trigger_take(void);
 /* Toggle signals received (the helper flips prof_active once per odd). */
