@@ -4,12 +4,13 @@
 # status, output and time.  exit and _exit from a thread other than main,
 # _exit from main while a thread runs, exec from a thread, vfork + exec,
 # daemon(), clone(2) without CLONE_THREAD (returning, or calling exit),
-# and a program that blocks every signal in every thread.  (pthread_exit
-# from main and fork from a thread: t/0700; descriptors closed, reused
-# and counted: t/0701; setuid and chroot: t/0703.)
+# and a program that blocks every signal in every thread (which heapprof
+# dump still dumps).  (pthread_exit from main and fork from a thread:
+# t/0700; descriptors closed, reused and counted: t/0701; setuid and
+# chroot: t/0703.)
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 72
+plan 75
 
 # daemon_run TAG PRELOAD: the parent returns at once; the daemon writes
 # on to TAG.raw.  Waits for the daemon to be gone; TAG.ms runs until then.
@@ -69,8 +70,23 @@ for conf in "" lg_prof_sample:0; do
 	compare "every signal blocked in every thread; TERM, USR1 and USR2 sent ($rate)"
 	# What happens: the dump signal stays pending like the others (the
 	# helper thread blocks every signal too), so no dump; nothing else
-	# changes.  prof_final, the API or a program that unblocks it later
-	# still dump.
+	# changes.  heapprof dump (below), prof_final, the API or a program
+	# that unblocks it later still dump.
 	ok $(! ls pre.*.heap >/dev/null 2>&1; echo $?) "and no dump: SIGUSR1 stayed pending, as the program had it ($rate)"
 done
+
+# Every signal blocked everywhere, and still dumpable: heapprof dump's
+# control file is found at the helper thread's once-a-second look.
+export HEAPPROF_RUNTIME_DIR=$T_DIR/run
+rm -f bd.raw
+HEAPPROF_CONF=prof_prefix:$T_DIR/bd timeout -s KILL 20 env LD_PRELOAD="$LIB" "$TP/patterns" blockall 4 >bd.raw 2>bd.err &
+job=$!
+wait_for bd.raw '^ready [0-9]+$' 10
+pid=$(sed -n 's/^ready //p' bd.raw)
+wait_for "run/$pid" '^signal_control=' 5
+path=$(timeout 10 "$BIN" dump $pid 2>dump.err)
+ok $([ -s "$path" ]; echo $?) "heapprof dump still dumps a process that blocks every signal$(sed 's/^/: /' dump.err)"
+like "$path" "^$T_DIR/bd\.$pid\.0\.s0\." "its first dump, under its pid"
+wait $job
+is $? 0 "and it ends as bare"
 done_testing
