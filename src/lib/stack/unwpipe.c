@@ -5,8 +5,11 @@
  * opened during those walks, and the numbers it holds.  Runs inside the
  * guard on the sampled slow path (only when the fast unwinder gives a
  * stack up, or with prof_unwinder:libunwind or check), at init and in a
- * fork child.  Takes no lock: walkers are counted with atomics, and each
- * recorded pipe is one word, taken by whoever closes it.
+ * fork child.  One spinlock orders the three moments (a walker's check,
+ * libunwind's new pipe, the last walker's close), so that a check never
+ * sees a pipe of ours half made or half closed and takes it for the
+ * program's.  It is held across a few fcntl/close calls, never while
+ * libunwind walks: a walk is never held up by another.
  *
  * libunwind 1.6 keeps one pipe for the process; later versions keep one
  * per thread.  Both are handled: the numbers are remembered process-wide
@@ -24,6 +27,7 @@
 #include <libunwind.h>
 
 #include "base/log.h"
+#include "base/spin.h"
 #include "stack/unwpipe.h"
 #include "base/banned.h"
 
@@ -33,6 +37,7 @@
 uintptr_t hp_unwpipe_lo, hp_unwpipe_hi;
 __thread int hp_unwpipe_walking;
 
+static struct hp_spin lock;
 static int walkers;
 /* Open pipes, read end << 32 | write end; EMPTY when free. */
 #define EMPTY UINT64_MAX
@@ -85,10 +90,17 @@ static int programs(int fd)
 
 int hp_unwpipe_enter(void)
 {
-	HP_ADD(&walkers, 1);
+	int saved = errno;
+
+	hp_spin_lock(&lock);
+	walkers++;
 	hp_unwpipe_walking = 1;
-	int a = HP_LOAD(&last[0]), b = HP_LOAD(&last[1]);
-	if (!programs(a) && !programs(b) && !programs(mine[0]) && !programs(mine[1]))
+	int a = last[0], b = last[1];
+	int theirs = programs(a) || programs(b) ||
+		     (mine[0] != a && (programs(mine[0]) || programs(mine[1])));
+	hp_spin_unlock(&lock);
+	errno = saved;
+	if (!theirs)
 		return 1;
 	HP_ADD(&refused, 1);
 	if (!HP_XCHG(&told, 1))
@@ -114,18 +126,20 @@ static void close_pair(uint64_t v)
 
 void hp_unwpipe_leave(void)
 {
-	hp_unwpipe_walking = 0;
-	if (HP_SUB(&walkers, 1) != 1)
-		return;
-	/* The last one out.  A walker that enters meanwhile and finds its
-	 * pipe closed under it has libunwind open another: harmless. */
 	int saved = errno;
-	for (int i = 0; i < SLOTS; i++)
-		if (HP_LOAD(&slots[i]) != EMPTY) {
-			uint64_t v = HP_XCHG(&slots[i], EMPTY);
-			if (v != EMPTY)
-				close_pair(v);
-		}
+
+	hp_unwpipe_walking = 0;
+	hp_spin_lock(&lock);
+	if (--walkers == 0) {
+		/* The last one out: the next walk finds the pipe closed and
+		 * libunwind opens another. */
+		for (int i = 0; i < SLOTS; i++)
+			if (slots[i] != EMPTY) {
+				close_pair(slots[i]);
+				HP_STORE(&slots[i], EMPTY);
+			}
+	}
+	hp_spin_unlock(&lock);
 	errno = saved;
 }
 
@@ -144,6 +158,7 @@ void hp_unwpipe_adopt(int fds[2])
 	int saved = errno;
 	int base = top();
 
+	hp_spin_lock(&lock);
 	for (int i = 0; i < 2; i++)
 		if (fds[i] < base) {
 			int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, base);
@@ -157,20 +172,22 @@ void hp_unwpipe_adopt(int fds[2])
 	mine[0] = fds[0];
 	mine[1] = fds[1];
 	uint64_t v = (uint64_t)(uint32_t)fds[0] << 32 | (uint32_t)fds[1];
-	for (int i = 0; i < SLOTS; i++) {
-		uint64_t empty = EMPTY;
-		if (HP_CAS(&slots[i], &empty, v))
+	for (int i = 0; i < SLOTS; i++)
+		if (slots[i] == EMPTY) {
+			HP_STORE(&slots[i], v);
 			break;
-	}
+		}
 	/* No slot free (a libunwind with a pipe per thread, and more threads
 	 * walking at once than slots): this pipe stays libunwind's. */
+	hp_spin_unlock(&lock);
 	errno = saved;
 }
 
 void hp_unwpipe_postfork_child(void)
 {
-	hp_unwpipe_walking = 0;
-	HP_STORE(&walkers, 1);
+	/* Only the forking thread is here, and it was not walking. */
+	hp_spin_reset(&lock);
+	walkers = 1;
 	hp_unwpipe_leave();
 }
 

@@ -40,7 +40,8 @@ void hp_unwpipe_init(void);
 /* Before a libunwind walk on this thread: returns 1 when libunwind may
  * walk, 0 when a number it would read or close belongs to the program
  * now (the first time, one line says so).  Either way, hp_unwpipe_leave()
- * follows.  Inside the guard; no lock taken. */
+ * follows.  Inside the guard; takes this module's own lock for a few
+ * system calls, never across the walk. */
 int hp_unwpipe_enter(void);
 /* After the walk: the last walker out closes libunwind's pipe. */
 void hp_unwpipe_leave(void);
