@@ -10,7 +10,7 @@
 # chroot: t/0703.)
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 75
+plan 83
 
 # daemon_run TAG PRELOAD: the parent returns at once; the daemon writes
 # on to TAG.raw.  Waits for the daemon to be gone; TAG.ms runs until then.
@@ -57,6 +57,10 @@ for conf in "" lg_prof_sample:0; do
 	same_as_bare "vfork, then exec in the child ($rate)" "$TP/patterns" vfork_exec
 	same_as_bare "clone(2) without CLONE_THREAD, the child returns ($rate)" "$TP/patterns" clone
 	same_as_bare "clone(2) without CLONE_THREAD, the child calls exit ($rate)" "$TP/patterns" clone_exit
+	# For 1.5 s: across the helper thread's rewrite of the state file,
+	# whose lock a child would copy held (it spun in its exit handler).
+	same_as_bare "clone(2) children calling exit one after the other for 1.5 s ($rate)" \
+		"$TP/patterns" clone_storm
 
 	daemon_run bare 0
 	daemon_run pre 1

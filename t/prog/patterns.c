@@ -23,6 +23,8 @@
  *   clone, clone_exit    a child process made by clone(2) without
  *                        CLONE_THREAD or CLONE_VM, which allocates and
  *                        returns 9 (or calls exit(9))
+ *   clone_storm [SECS]   such children calling exit(9), one after the
+ *                        other, for SECS (1.5)
  *   blockall [SECS]      main blocks every signal before starting two
  *                        allocating workers; prints "ready PID"; runs SECS
  *                        (1) and returns 0
@@ -188,6 +190,13 @@ static int clone_child(void *arg)
 	return 9;
 }
 
+static int clone_child_quiet(void *arg)
+{
+	allocate(10);
+	exit(9);
+	return arg != NULL;
+}
+
 static int do_clone(int use_exit)
 {
 	size_t size = 1 << 20;
@@ -203,6 +212,30 @@ static int do_clone(int use_exit)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	say("clone child exited %d\n", status_of(st));
+	free(stack);
+	return 0;
+}
+
+/* Children of clone(2) calling exit, one after the other for secs: one
+ * of them is made while the helper thread holds a lock (it rewrites the
+ * state file once a second). */
+static int clone_storm(double secs)
+{
+	size_t size = 1 << 16;
+	char *stack = malloc(size);
+	struct timespec t0, t;
+	int n = 0, bad = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pid_t pid = clone(clone_child_quiet, stack + size, SIGCHLD, NULL);
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || status_of(st) != 9)
+			bad++;
+		n++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	say("clone children: %s, %s\n", n > 100 ? "many" : "few", bad ? "some failed" : "all exited 9");
 	free(stack);
 	return 0;
 }
@@ -485,6 +518,8 @@ int main(int argc, char **argv)
 		return do_vfork_exec();
 	if (!strcmp(how, "daemon"))
 		return do_daemon();
+	if (!strcmp(how, "clone_storm"))
+		return clone_storm(secs_arg >= 0 ? secs_arg : 1.5);
 	if (!strcmp(how, "clone") || !strcmp(how, "clone_exit"))
 		return do_clone(how[5] == '_');
 	if (!strcmp(how, "blockall"))
