@@ -25,7 +25,9 @@ static int64_t next_gdump = INT64_MAX;
 static int64_t next_threshold = INT64_MAX;
 static int64_t next_cgroup = INT64_MAX;
 
-void hp_trigger_request(unsigned reqs)
+/* Not inlined into hp_trigger_publish: the system call's set-up would
+ * cost every publish, which seldom asks for anything. */
+HP_NOINLINE void hp_trigger_request(unsigned reqs)
 {
 	int saved = errno;
 
