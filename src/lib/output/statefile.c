@@ -235,7 +235,10 @@ void hp_statefile_publish(void)
 
 	if (!dir[0] || HP_LOAD_ACQ(&closed))
 		return;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	/* The thread's own link: main's reads nothing once it has exited. */
+	ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	if (!hp_conf.prof_prefix[0] || !hp_dumpname_expand(hp_conf.prof_prefix, prefix, sizeof(prefix)))
 		prefix[0] = '\0';

@@ -55,7 +55,10 @@ static void put_field(struct hp_out *o, const char *s)
 static void put_program(struct hp_out *o)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	/* The thread's own link: main's reads nothing once it has exited. */
+	ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	hp_out_str(o, "program=");
 	put_text(o, exe, n > 0 ? (size_t)n : 0);

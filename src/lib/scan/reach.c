@@ -79,6 +79,10 @@ static ssize_t read_maps(char *buf, size_t cap)
 	size_t len;
 
 	/* Too small a buffer is a failure: the caller sized it beforehand. */
+	/* The thread's own view: after main's pthread_exit, /proc/self/maps
+	 * (main's) reads empty. */
+	if (!hp_file_read_all("/proc/thread-self/maps", buf, cap, &len) && len)
+		return (ssize_t)len;
 	return hp_file_read_all("/proc/self/maps", buf, cap, &len) ? -1 : (ssize_t)len;
 }
 
@@ -823,7 +827,9 @@ static size_t maps_size_now(size_t *lines)
 {
 	struct maps_size m = { 0, 0 };
 
-	hp_file_each_chunk("/proc/self/maps", count_chunk, &m);
+	hp_file_each_chunk("/proc/thread-self/maps", count_chunk, &m);
+	if (!m.bytes)
+		hp_file_each_chunk("/proc/self/maps", count_chunk, &m);
 	*lines = m.lines;
 	return m.bytes;
 }

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "base/file.h"
+#include "base/fmt.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "record/threads.h"
@@ -115,6 +117,23 @@ static int is_own(pid_t tid)
 	return 0;
 }
 
+/* A thread that has exited but whose task stays listed: the main thread
+ * after pthread_exit, a zombie until the process ends.  It cannot stop,
+ * and holds no stack the program still uses. */
+static int exited(pid_t tid)
+{
+	char path[64], stat[256];
+	size_t n = 0;
+
+	hp_fmt(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	int err = hp_file_read_all(path, stat, sizeof(stat) - 1, &n);
+	if ((err && err != EFBIG) || !n)
+		return 0;
+	stat[n] = '\0';
+	const char *rp = strrchr(stat, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 /* Adds the threads of /proc/self/task not yet in w; returns how many. */
 static unsigned list_new(struct hp_world *w, pid_t self)
 {
@@ -142,7 +161,7 @@ static unsigned list_new(struct hp_world *w, pid_t self)
 			int known = 0;
 			for (unsigned i = 0; i < w->n && !known; i++)
 				known = w->threads[i].tid == tid;
-			if (known)
+			if (known || exited(tid))
 				continue;
 			if (w->n == HP_WORLD_MAX) {
 				w->missed++;
