@@ -17,10 +17,10 @@ like "$(sed -n 2p err)" "^<heapprof>: Run $BIN report $T_DIR/$dump for leak deta
 	"the second line names the dump and the heapprof command beside the library"
 cmd=$(sed -n 's/^<heapprof>: Run \(.*\) for leak detail$/\1/p' err)
 $cmd >report 2>&1
-like "$(sed -n 1p report)" '^Total: 6\.1MB \(inuse_space, 1 dump\)$' "that command, pasted, reports the leak"
+like "$(sed -n 1p report)" '^Total: 6\.1MiB \(inuse_space, 1 dump\)$' "that command, pasted, reports the leak"
 is "$(stat -c %a "$dump")" 600 "the dump is mode 0600"
 is "$(ls -A | grep -c '\.tmp$')" 0 "no temporary file is left behind"
-like "$(sed -n 1p "$dump")" '^heap profile: [0-9]+: [0-9]+ \[0: 0\] @ heap_v2/1$' "gperftools header, rate 1"
+like "$(sed -n 1p "$dump")" '^heap profile: [0-9]+: [0-9]+ \[0: 0\] @ heapprofile$' "gperftools header: exact counts (heapprofile)"
 like "$(cat "$dump")" '^MAPPED_LIBRARIES:$' "maps section present"
 
 is "$(jeprof_bytes "$TP/seed" "$dump" do_something)" 3235840 "jeprof: do_something holds 3235840 bytes"

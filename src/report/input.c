@@ -381,10 +381,11 @@ static void gperftools_header(struct reader *r)
 		in->scaling = HP_SCALE_NONE;
 		in->rate = 1;
 	} else if (v2) {
-		in->scaling = HP_SCALE_V2;
 		if (has_period && period == 0)
 			bad(r, "sampling rate 0");
 		in->rate = has_period ? (double)period : 128 * 1024;
+		/* heap_v2/1: exact counts, as for jemalloc's layout. */
+		in->scaling = in->rate == 1 ? HP_SCALE_NONE : HP_SCALE_V2;
 	} else {
 		in->scaling = HP_SCALE_V1;
 		in->rate = has_period && period >= 2 ? (double)(period / 2) : 128 * 1024;
@@ -497,7 +498,10 @@ static void jemalloc_header(struct reader *r)
 		bad(r, "unexpected text after 'heap_v2/<rate>'");
 	if (rate == 0)
 		bad(r, "sampling rate 0");
-	r->in->scaling = HP_SCALE_V2;
+	/* R = 1: every allocation was recorded (lg_prof_sample:0, jemalloc's
+	 * and ours): the counts are exact, and scaling would count small
+	 * blocks more than once. */
+	r->in->scaling = rate == 1 ? HP_SCALE_NONE : HP_SCALE_V2;
 	r->in->rate = (double)rate;
 }
 

@@ -57,7 +57,7 @@ enum hp_value {
 #define HP_INPUT_DUMP_SYMBOLS_MAX (1u << 22)	/* symbol-section entries */
 
 enum hp_scaling {
-	HP_SCALE_NONE,	/* "@ heapprofile": counts are exact */
+	HP_SCALE_NONE,	/* "@ heapprofile", or a rate of 1: counts are exact */
 	HP_SCALE_V1,	/* "@ heap/P": divide by (avg/R) when below 1, R = P/2 */
 	HP_SCALE_V2,	/* heap_v2/R: multiply by 1/(1-exp(-avg/R)) */
 };

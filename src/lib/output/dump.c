@@ -51,9 +51,20 @@ static uint64_t round_u64(double y)
 void hp_dump_preimage(double cnt, double bytes, double rate,
 		      uint64_t *cnt_in, uint64_t *bytes_in)
 {
+	/* A row of zero bytes (malloc(0)) would make readers divide by zero
+	 * (jeprof dies): such blocks are left out. */
 	if (!(cnt > 0) || !(bytes > 0)) {
 		*cnt_in = 0;
 		*bytes_in = 0;
+		return;
+	}
+	/* Exact mode: every allocation was recorded, and the rows say so as
+	 * they are.  Scaling them would count 20 one-byte blocks as 31. */
+	if (rate <= 1) {
+		*cnt_in = round_u64(cnt);
+		*bytes_in = round_u64(bytes);
+		if (*cnt_in == 0)
+			*cnt_in = 1;
 		return;
 	}
 	double avg = bytes / cnt;
@@ -66,6 +77,19 @@ void hp_dump_preimage(double cnt, double bytes, double rate,
 		*bytes_in = 1;
 	if (*cnt_in == 0)
 		*cnt_in = 1;
+}
+
+void hp_dump_row_read(uint64_t cnt_in, uint64_t bytes_in, double rate, uint64_t *objs,
+		      uint64_t *bytes)
+{
+	if (!cnt_in || !bytes_in || rate <= 1) {
+		*objs = cnt_in;
+		*bytes = bytes_in;
+		return;
+	}
+	double scale = 1 / -hp_maths_expm1(-((double)bytes_in / (double)cnt_in) / rate);
+	*objs = round_u64((double)cnt_in * scale);
+	*bytes = round_u64((double)bytes_in * scale);
 }
 
 struct row {
@@ -249,9 +273,15 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 	}
 	hp_out_str(o, "heap profile: ");
 	put_counts(o, &tot);
-	hp_out_str(o, " @ heap_v2/");
-	hp_out_u64(o, (uint64_t)rate);
-	hp_out_char(o, '\n');
+	/* Exact mode: gperftools' own type for exact counts, which jeprof and
+	 * pprof take as they are (they would scale heap_v2/1). */
+	if (rate <= 1) {
+		hp_out_str(o, " @ heapprofile\n");
+	} else {
+		hp_out_str(o, " @ heap_v2/");
+		hp_out_u64(o, (uint64_t)rate);
+		hp_out_char(o, '\n');
+	}
 	put_extra_header(o, s);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		row_of(&s->by_stack[st], rate, accum, &r);
@@ -433,12 +463,25 @@ static const char *trigger_name(char t)
 void hp_dump_log(int level, const char *path, char trigger, const struct hp_totals *s)
 {
 	char live[32], delta[40];
-	uint64_t contexts = 0;
-	/* A high-water dump: the peak, exact in exact mode. */
-	int64_t bytes = s->at_peak ? s->peak : s->total.live_bytes;
+	uint64_t contexts = 0, objects = 0, sum = 0;
+	double rate = hp_maths_pow2(s->lg);
 
-	for (uint32_t st = 1; st <= s->nstacks; st++)
-		contexts += s->by_stack[st].live_cnt > 0;
+	/* The figures heapprof report (and jeprof) will give for this dump:
+	 * its rows as a reader scales them, row by row, rounded as it rounds
+	 * (the rows are integers: a few sampled blocks stand for a
+	 * fractional estimate that they cannot hold exactly). */
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		struct row r;
+		uint64_t o, b;
+		row_of(&s->by_stack[st], rate, 0, &r);
+		if (!r.c)
+			continue;
+		hp_dump_row_read(r.c, r.b, rate, &o, &b);
+		contexts++;
+		objects += o;
+		sum += b;
+	}
+	int64_t bytes = sum > INT64_MAX ? INT64_MAX : (int64_t)sum;
 	hp_fmt_bytes(live, sizeof(live), bytes);
 	if (previous_live < 0) {
 		hp_fmt(delta, sizeof(delta), "first dump");
@@ -448,7 +491,6 @@ void hp_dump_log(int level, const char *path, char trigger, const struct hp_tota
 		hp_fmt(delta + n, sizeof(delta) - n, " since the previous dump");
 	}
 	previous_live = bytes;
-	uint64_t objects = (uint64_t)(s->total.live_cnt > 0 ? s->total.live_cnt : 0) >> HP_CNT_SHIFT;
 	hp_log((enum hp_log_level)level, "dump %s (%s): ~%s live in %llu object%s, %llu context%s, %s", path,
 	       trigger_name(trigger), live, (unsigned long long)objects, objects == 1 ? "" : "s",
 	       (unsigned long long)contexts, contexts == 1 ? "" : "s", delta);

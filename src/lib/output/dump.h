@@ -5,6 +5,7 @@
  *
  *   gperftools (default; read by jeprof and go tool pprof)
  *     heap profile: <objs>: <bytes> [<objs>: <bytes>] @ heap_v2/<R>
+ *     (exact mode, R = 1: "@ heapprofile", gperftools' exact counts)
  *     <objs>: <bytes> [<objs>: <bytes>] @ 0x<pc> 0x<pc> ...
  *     ...
  *     (blank line)
@@ -23,9 +24,14 @@
  * Readers scale every row by 1/(1 - exp(-(bytes/objs)/R)).  Our estimates
  * are already unbiased per allocation, so each row holds the pre-image
  * that this scaling maps back onto our estimate (jemalloc >= 5.3 does the
- * same).  In exact mode (R = 1) the pre-image is the exact count whenever
- * the average size is at least 37 bytes.  The [objs: bytes] pair is
- * cumulative with prof_accum and 0: 0 otherwise.
+ * same), to within the rounding of the row's integers.  In exact mode
+ * (R = 1) rows hold the exact counts, which every reader takes as they
+ * are in the gperftools layout ("@ heapprofile"); in the jemalloc layout
+ * heapprof report does, while jeprof scales them (counting blocks under
+ * about 37 bytes more than once, as it does jemalloc's own exact dumps).
+ * Blocks of zero
+ * bytes are left out: a row "N: 0" makes jeprof divide by zero.  The
+ * [objs: bytes] pair is cumulative with prof_accum and 0: 0 otherwise.
  */
 #ifndef HP_DUMP_H
 #define HP_DUMP_H
@@ -62,6 +68,13 @@ int hp_dump_path(const char *path);
  * unit tests. */
 void hp_dump_preimage(double cnt, double bytes, double rate,
 		      uint64_t *cnt_in, uint64_t *bytes_in);
+
+/* What a reader (heapprof report, jeprof) makes of a row (cnt_in,
+ * bytes_in) at rate R: the scaling above, rounded as heapprof report
+ * rounds; R = 1 as it is.  The log line of a dump sums these, so that it
+ * agrees with the report of that dump. */
+void hp_dump_row_read(uint64_t cnt_in, uint64_t bytes_in, double rate, uint64_t *objs,
+		      uint64_t *bytes);
 
 /* The dump lock: dumps hold it while they write, and the control side
  * (control/settings.c) while it changes options, so a dump never sees

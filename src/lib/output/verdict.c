@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/maths.h"
 #include "base/pages.h"
 #include "conf/conf.h"
 #include "output/dump.h"
@@ -60,6 +61,23 @@ static void block_weight(const struct hp_reach_block *b, uint64_t *cnt_fp, uint6
 static uint64_t objects_of(uint64_t cnt_fp)
 {
 	return (cnt_fp + HP_CNT_ONE / 2) >> HP_CNT_SHIFT;
+}
+
+/* At a sampled rate, what the leak dump's row for g will read as in
+ * heapprof report (dump.h): the figures the report then gives, so that
+ * the leak report and the report of the leak dump agree.  A block of
+ * zero bytes makes no row: its figures stay. */
+static void as_read(struct leak_group *g, int lg)
+{
+	double rate = hp_maths_pow2(lg);
+	uint64_t c, b, objs, bytes;
+
+	hp_dump_preimage((double)g->cnt_fp / (double)HP_CNT_ONE, (double)g->bytes, rate, &c, &b);
+	if (!c)
+		return;
+	hp_dump_row_read(c, b, rate, &objs, &bytes);
+	g->cnt_fp = objs << HP_CNT_SHIFT;
+	g->bytes = bytes;
 }
 
 typedef int (*group_cmp)(const struct leak_group *, const struct leak_group *);
@@ -445,6 +463,25 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	struct leak_group *g = NULL;
 	size_t mem = 0;
 	int64_t n = group_leaks(&r, &g, &mem);
+	if (!r.exact && n > 0) {
+		/* The totals too: the leak dump's rows as read (one per stack,
+		 * direct and indirect together when a stack has both). */
+		uint64_t dcnt = 0, icnt = 0;
+		v->direct_bytes = v->indirect_bytes = 0;
+		for (int64_t i = 0; i < n; i++) {
+			as_read(&g[i], v->sampled_lg);
+			if (g[i].kind == HP_REACH_DIRECT) {
+				v->direct_bytes += g[i].bytes;
+				dcnt += g[i].cnt_fp;
+			} else {
+				v->indirect_bytes += g[i].bytes;
+				icnt += g[i].cnt_fp;
+			}
+		}
+		v->direct_objects = objects_of(dcnt);
+		v->indirect_objects = objects_of(icnt);
+		sort_groups(g, (uint64_t)n, by_size);
+	}
 	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
 	if (vf)
 		hp_verdictfile_counts(vf, v);
