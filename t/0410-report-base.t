@@ -33,7 +33,7 @@ like "$(cat neg)" '^Note: 1 stack shrank since the base: values with .-. are dec
 like "$(grep ' grow$' neg)" '^-3145728 -100\.0%' "percentages of the absolute total, negative"
 
 "$BIN" report --base "$new" "$old" >negh
-is "$(flat grow <negh)" -3.0MB "negative sizes for people: -3.0MB"
+is "$(flat grow <negh)" -3.0MiB "negative sizes for people: -3.0MiB"
 
 # Several bases are summed like the dumps.
 "$BIN" report --show-bytes --base "$old" --base "$old" "$new" >two

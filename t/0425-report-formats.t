@@ -59,7 +59,7 @@ xmllint --noout seed.svg 2>err
 ok $? "the flame graph is valid XML"
 is "$(cat err)" "" "xmllint has nothing to say"
 like "$(cat seed.svg)" '^<svg .*xmlns="http://www.w3.org/2000/svg"' "an SVG document"
-like "$(cat seed.svg)" '<title>do_something \(3\.1MB, 50\.3%\)</title>' \
+like "$(cat seed.svg)" '<title>do_something \(3\.1MiB, 50\.3%\)</title>' \
 	"a tooltip names do_something with its value"
 like "$(cat seed.svg)" '>do_something_else</text>' "and the frame is labelled"
 unlike "$(cat seed.svg)" 'href=|<script' "self-contained: no links, no scripts"
@@ -100,5 +100,5 @@ like "$(cat tree)" '^ 3235840  50\.3%  do_something$' "--tree: an entry per top 
 like "$(cat tree)" '^ 3235840 100\.0%    main$' "its callers indented below it"
 like "$(cat tree)" '^ 3235840 100\.0%          _start$' "all the way to the root"
 "$BIN" report --tree --top 1 "$seed" >tree1
-is "$(grep -c '^ *[0-9.]*[kMG]*B  *[0-9.]*%  [^ ]' tree1)" 1 "--tree --top 1: one entry"
+is "$(grep -c '^ *[0-9.]*[KMGi]*B  *[0-9.]*%  [^ ]' tree1)" 1 "--tree --top 1: one entry"
 done_testing

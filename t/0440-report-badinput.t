@@ -49,7 +49,7 @@ rejects header.heap "'header.heap': line 2: end of file before MAPPED_LIBRARIES"
 printf '%s\n18446744073709551616: 10 [0: 0] @ 0x1\n\n%s\n' "$hdr" "$maps" >huge.heap
 rejects huge.heap "'huge.heap': line 2: number out of range\$" "a count past 2^64"
 { printf '%s\n1: 10 [0: 0] @' "$hdr"; head -c 2000000 /dev/zero | tr '\0' ' '; printf ' 0x1\n\n%s\n' "$maps"; } >long.heap
-rejects long.heap "'long.heap': line 2: line longer than 1048576 bytes\$" "a 2 MB line"
+rejects long.heap "'long.heap': line 2: line longer than 1048576 bytes\$" "a 2 MiB line"
 { printf '%s\n1: 10 [0: 0] @' "$hdr"; frames 5000; printf '\n\n%s\n' "$maps"; } >frames.heap
 rejects frames.heap "'frames.heap': line 2: more than 4096 frames in one stack\$" "5000 frames in one stack"
 printf '@ 0x1\n' >nohdr.heap

@@ -9,7 +9,7 @@
 unset DEBUGINFOD_URLS
 plan 34
 
-# rep_grow K keeps K MiB from grow() and 40 kB from steady().  Run it for
+# rep_grow K keeps K MiB from grow() and 40 KiB from steady().  Run it for
 # K = 1..5 in a shuffled order and name each final dump as the library
 # names rotated dumps, K minutes apart, with sequence numbers that run
 # backwards so that only the times give the right order.
@@ -29,12 +29,12 @@ is $? 0 "trend exits 0"
 is "$(cat err)" "" "nothing on stderr"
 like "$(sed -n 1p t)" '^Trend of inuse_space over 5 dumps from [0-9-]+ [0-9:]+Z to [0-9-]+ [0-9:]+Z$' \
 	"the headline gives the span from the names"
-is "$(sed -n 2p t)" "Total: 1.0MB -> 5.0MB (+4.0MB, +1.0MB/min)" "the total grew 1 MiB a minute"
+is "$(sed -n 2p t)" "Total: 1.0MiB -> 5.0MiB (+4.0MiB, +1.0MiB/min)" "the total grew 1 MiB a minute"
 first=$(sed -n 5p t)
 like "$first" ' grow <- main <- ' "the growing stack is ranked first"
-like "$first" '^ +\+1\.0MB/min +1\.0MB +5\.0MB +\+4\.0MB +1\.00  grow' \
+like "$first" '^ +\+1\.0MiB/min +1\.0MiB +5\.0MiB +\+4\.0MiB +1\.00  grow' \
 	"with its slope, first and last values, delta and monotonicity 1.00"
-like "$(sed -n 6p t)" '^ +0B/min +40\.0kB +40\.0kB +0B +0\.00  steady <- main' \
+like "$(sed -n 6p t)" '^ +0B/min +40\.0KiB +40\.0KiB +0B +0\.00  steady <- main' \
 	"the steady stack does not grow"
 order=$(sed -n '/^Dumps, in order:$/,$p' t | sed 1d | awk '{ print $NF }' | cut -d. -f4 | tr '\n' ' ')
 is "$order" "i1 i2 i3 i4 f " "dumps ordered by the times in their names, final dump included"
@@ -49,21 +49,21 @@ like "$(sed -n 4p tf)" 'function$' "--functions ranks functions"
 like "$(sed -n 5p tf)" '^ +\+1048576/min +1048576 +5242880 +\+4194304 +1\.00  grow$' \
 	"grow first, by its flat bytes"
 "$BIN" trend --top 1 "$@" >t1
-is "$(sed -n '/^ *[-+0-9.]*[kMG]*B\/min /p' t1 | wc -l | tr -d ' ')" 1 "--top 1: one stack"
+is "$(sed -n '/^ *[-+0-9.]*[KMGi]*B\/min /p' t1 | wc -l | tr -d ' ')" 1 "--top 1: one stack"
 "$BIN" trend --focus '^steady$' "$@" >tfo
-like "$(sed -n 2p tfo)" '^Total: 40\.0kB -> 40\.0kB ' "--focus selects stacks"
+like "$(sed -n 2p tfo)" '^Total: 40\.0KiB -> 40\.0KiB ' "--focus selects stacks"
 
 # Without times in the names: the sequence numbers, per dump.
 "$BIN" trend seq.*.heap >ts
 like "$(sed -n 1p ts)" '^Trend of inuse_space over 5 dumps$' "no times: no span"
-like "$(sed -n 5p ts)" '^ +\+1\.0MB/dump +1\.0MB +5\.0MB ' "slopes per dump"
+like "$(sed -n 5p ts)" '^ +\+1\.0MiB/dump +1\.0MiB +5\.0MiB ' "slopes per dump"
 order=$(sed -n '/^Dumps, in order:$/,$p' ts | sed 1d | awk '{ print $NF }' | tr '\n' ' ')
 is "$order" "seq.4242.1.i1.heap seq.4242.2.i2.heap seq.4242.3.i3.heap seq.4242.4.i4.heap seq.4242.5.i5.heap " \
 	"ordered by sequence number"
 # Without either: the command line.
 for k in 1 2 3; do cp seq.4242.$k.i$k.heap plain$((4 - k)).heap; done
 "$BIN" trend plain3.heap plain2.heap plain1.heap >tp
-like "$(sed -n 5p tp)" '^ +\+1\.0MB/dump +1\.0MB +3\.0MB ' "other names: command-line order"
+like "$(sed -n 5p tp)" '^ +\+1\.0MiB/dump +1\.0MiB +3\.0MiB ' "other names: command-line order"
 
 # The chart.
 "$BIN" trend --svg -o trend.svg "$@"
@@ -72,9 +72,9 @@ xmllint --noout trend.svg 2>err
 ok $? "the chart is valid XML"
 is "$(cat err)" "" "xmllint has nothing to say"
 like "$(cat trend.svg)" '<polyline ' "it draws lines"
-like "$(cat trend.svg)" '<title>grow &lt;- main &lt;- .*: 5\.0MB at [0-9:]+ \(app\.' \
+like "$(cat trend.svg)" '<title>grow &lt;- main &lt;- .*: 5\.0MiB at [0-9:]+ \(app\.' \
 	"points have tooltips with the stack, value, time and dump"
-like "$(cat trend.svg)" '>\+1\.0MB/min  total</text>' "a legend with each line's slope"
+like "$(cat trend.svg)" '>\+1\.0MiB/min  total</text>' "a legend with each line's slope"
 unlike "$(cat trend.svg)" 'href=|<script' "self-contained"
 
 # Dumps of one process: jemalloc's prof.dump after each of 4 phases.
@@ -90,7 +90,7 @@ is $? 2 "one dump is a usage error"
 like "$(sed -n 1p err)" '^heapprof trend: needs at least two dumps$' "that says why"
 "$BIN" trend --frobnicate "$@" >out 2>err
 is $? 2 "an unknown option exits 2"
-like "$(cat err)" '^usage: heapprof trend ' "with the usage"
+is "$(sed -n '2,$p' err)" "try 'heapprof trend --help'" "then where the help is"
 "$BIN" trend --help >out
 like "$(cat out)" '^usage: heapprof trend \[options\] DUMP\.\.\.$' "--help prints the usage"
 "$BIN" trend --alloc-space "$@" >out 2>err

@@ -73,9 +73,9 @@ near "$(at 3)" "$(awk -v a="$all" -v t="$total" 'BEGIN { print a * 3235840 / t }
 ok $? "do_something's width is its share of the total: 3235840 of $total bytes"
 near "$(at 4)" "$(awk -v a="$all" -v t="$total" 'BEGIN { print a * 3194880 / t }')"
 ok $? "do_something_else's too: 3194880 bytes"
-like "$(at 5)" '^"do_something \| 3\.1MB \(3235840 bytes\), 80 objects \| 50\.3% of the total, 50\.3% of its caller"$' \
+like "$(at 5)" '^"do_something \| 3\.1MiB \(3235840 bytes\), 80 objects \| 50\.3% of the total, 50\.3% of its caller"$' \
 	"hovering do_something: a tooltip with its function, bytes, objects and shares"
-like "$(at 6)" '^"do_something: 3\.1MB, 50\.3% of the total"$' "and the status line says it too"
+like "$(at 6)" '^"do_something: 3\.1MiB, 50\.3% of the total"$' "and the status line says it too"
 is "$(at 7)" "$all" "a click zooms do_something to the full width"
 is "$(at 8)" 0 "its sibling is gone"
 is "$(at 9)" '"main __libc_start_call_main __libc_start_main_impl _start all"' \
@@ -109,12 +109,12 @@ type (
 press Enter
 eval document.getElementById('search').className + ': ' + document.getElementById('match').textContent
 EOF
-is "$(at 1)" '"matched 1 frame: 3.1MB, 50.3% of the total"' \
+is "$(at 1)" '"matched 1 frame: 3.1MiB, 50.3% of the total"' \
 	"/ then a regex: the match's bytes and share, as --text gives do_something"
 is "$(at 2)" '"do_something"' "exactly that frame is highlighted"
 is "$(at 3)" '"rgb(230, 0, 230)"' "in magenta"
 is "$(at 4)" '"search"' "/ went to the search field"
-like "$(at 5)" "^\"matched 2 frames: 6\\.1MB, $(echo "$both" | sed 's/\./\\./')" \
+like "$(at 5)" "^\"matched 2 frames: 6\\.1MiB, $(echo "$both" | sed 's/\./\\./')" \
 	"two matches sum to $both of the total ($((3235840 + 3194880)) of $total bytes)"
 is "$(at 6)" 2 "both highlighted"
 like "$(at 7)" ', 100\.0% of the zoomed frame"$' "zoomed into one, the share of the zoomed frame"
@@ -151,7 +151,7 @@ is "$(at 1)" 680 "in a narrower window the graph is narrower"
 is "$(at 2)" 700 "and nothing sticks out"
 
 # ---- a tall graph, a long name -------------------------------------------
-# views: grows() keeps 4 MiB of 5.5 MB; deep() is a 121-frame tower.
+# views: grows() keeps 4 MiB of 5.5 MiB; deep() is a 121-frame tower.
 prof lg_prof_sample:0,prof_final:true,prof_prefix:v "$TP/views" 4
 views=$(one_file 'v.*.f.*heap')
 "$BIN" report --html -o views.html "$views"
@@ -184,7 +184,7 @@ $(y "$A")
 $(y "$G")
 EOF
 vtotal=$("$BIN" report --show-bytes "$views" | sed -n 's/^Total: \([0-9]*\) B .*/\1/p')
-is "$(at 1)" "\"matched 1 frame: 4.0MB, $(pct 4194304 "$vtotal") of the total\"" \
+is "$(at 1)" "\"matched 1 frame: 4.0MiB, $(pct 4194304 "$vtotal") of the total\"" \
 	"an address with #s=... opens with that search"
 is "$(at 2)" '"^grows$"' "in the search field"
 ok $([ "$(at 3)" -lt "$(at 4)" ]; echo $?) "and #o=icicle as an icicle"

@@ -73,17 +73,17 @@ $(w "$A")
 $(w "$S")
 eval location.hash
 EOF
-like "$(at 1)" '^"heapprof diff flame graph: inuse_space.*\+1\.5MB net in 1 dump minus 1 base dump"$' \
+like "$(at 1)" '^"heapprof diff flame graph: inuse_space.*\+1\.5MiB net in 1 dump minus 1 base dump"$' \
 	"titled a diff, with the net change"
 is "$(at 2)" "\"rgb($(echo $red | sed 's/,/, /g'))\"" "grows() is red"
 is "$(at 3)" "\"rgb($(echo $blue | sed 's/,/, /g'))\"" "shrinks() is blue, lighter: a smaller change"
 near "$(at 5)" "$(awk -v a="$(at 4)" 'BEGIN { print a * 3145728 / (3145728 + 1572864) }')"
 ok $? "widths are the changes: grows() is 3145728 of the 4718592 bytes that changed"
 is "$(at 6)" 0 "steady() did not change: no width"
-is "$(at 7)" '"shrinks | change -1.5MB (-60.0%) | base 2.5MB, 40 objects | now 1.0MB, 16 objects | grew 0B and shrank -1.5MB in the paths under it"' \
+is "$(at 7)" '"shrinks | change -1.5MiB (-60.0%) | base 2.5MiB, 40 objects | now 1.0MiB, 16 objects | grew 0B and shrank -1.5MiB in the paths under it"' \
 	"the tooltip gives both sides and the change"
-is "$(at 8)" '"shrank -3.0MB grew +3.0MB true"' "a legend gives the colour scale's ends"
-is "$(at 9)" '"matched 1 frame: 1.5MB, 33.3% of the changes (net -1.5MB)"' \
+is "$(at 8)" '"shrank -3.0MiB grew +3.0MiB true"' "a legend gives the colour scale's ends"
+is "$(at 9)" '"matched 1 frame: 1.5MiB, 33.3% of the changes (net -1.5MiB)"' \
 	"a search sums the changes it matches"
 is "$(at 10)" '"now"' "widths can be the dumps' values instead"
 is "$(at 11)" '"rgb(238, 238, 238)"' "then steady() shows, grey: unchanged"
@@ -103,12 +103,12 @@ xmllint --noout diff.svg 2>err
 ok $? "valid XML"
 svg=$(cat diff.svg)
 like "$svg" '>heapprof diff flame graph: inuse_space<' "titled a diff"
-like "$svg" "<title>grows \\(\\+3\\.0MB: 1\\.0MB -&gt; 4\\.0MB\\)</title><rect [^>]*fill=\"rgb\\($red\\)\"" \
+like "$svg" "<title>grows \\(\\+3\\.0MiB: 1\\.0MiB -&gt; 4\\.0MiB\\)</title><rect [^>]*fill=\"rgb\\($red\\)\"" \
 	"grows() red, its tooltip with both sides"
-like "$svg" "<title>shrinks \\(-1\\.5MB: 2\\.5MB -&gt; 1\\.0MB\\)</title><rect [^>]*fill=\"rgb\\($blue\\)\"" \
+like "$svg" "<title>shrinks \\(-1\\.5MiB: 2\\.5MiB -&gt; 1\\.0MiB\\)</title><rect [^>]*fill=\"rgb\\($blue\\)\"" \
 	"shrinks() blue"
 like "$svg" '<linearGradient id="scale">' "a legend with the colour scale"
-like "$svg" '>shrank -3\.0MB<.*|>grew \+3\.0MB<' "and its ends"
+like "$svg" '>shrank -3\.0MiB<.*|>grew \+3\.0MiB<' "and its ends"
 unlike "$svg" '<title>steady ' "what did not change is not drawn"
 unlike "$svg" '<script|href=' "still no script and no link"
 browse diff.svg --size 1200x400 <<EOF

@@ -75,7 +75,7 @@ like "$(cat all.dot)" '^N[0-9]+ -> N[0-9]+ \[label=" 7000\\n \(inline\)".*toolti
 is "$(grep -c '^N[0-9]* \[' three.dot)" 3 "--node-count 3: three nodes"
 like "$(cat three.dot)" 'Showing top 3 nodes out of' "and the legend says so"
 "$BIN" report --graph --edge-fraction 0.5 -o edges.dot "$views"
-like "$(cat edges.dot)" 'Dropped [0-9]+ edges \(freq <= 2\.7MB\)' "--edge-fraction 0.5 leaves out calls under 2.7MB"
+like "$(cat edges.dot)" 'Dropped [0-9]+ edges \(freq <= 2\.7MiB\)' "--edge-fraction 0.5 leaves out calls under 2.7MiB"
 is "$(grep -c ' -> ' edges.dot)" 4 "the four calls of the root, main included, stay"
 
 # ---- SVG through dot -----------------------------------------------------

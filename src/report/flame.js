@@ -63,9 +63,9 @@
 	}
 	function net(i) { return T.v[i] - T.bv[i]; }
 
-	/* Sizes as the text report prints them: powers of 1024, kB, MB... */
+	/* Sizes as the text report prints them: powers of 1024, KiB, MiB... */
 	function size(v) {
-		var x = Math.abs(v), sign = v < 0 ? "-" : "", units = ["kB", "MB", "GB", "TB", "PB", "EB"];
+		var x = Math.abs(v), sign = v < 0 ? "-" : "", units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
 		if (x < 1024)
 			return sign + Math.round(x) + "B";
 		var u = 0;

@@ -4,10 +4,10 @@
  * as pprof -list prints it:
  *
  *   ROUTINE ======================== do_something in /src/seed.c
- *       3.1MB      3.1MB (flat, cum) 50.3% of Total
+ *      3.1MiB     3.1MiB (flat, cum) 50.3% of Total
  *            .          .     12:static void do_something(int i)
  *            .          .     13:{
- *        3.1MB      3.1MB     14:  sink = malloc((size_t)i * 1024);
+ *       3.1MiB     3.1MiB     14:  sink = malloc((size_t)i * 1024);
  *
  * Flat counts a stack at the line of its innermost frame, when that frame
  * is the function's; cum counts it once at each line of the function the

@@ -32,7 +32,7 @@ int hp_render_value_is_bytes(int vi)
 
 void hp_render_size(char *buf, size_t n, int64_t v)
 {
-	static const char *const units[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	/* |INT64_MIN| does not fit: work on the magnitude as a double. */
 	double x = v < 0 ? -(double)v : (double)v;
 	const char *sign = v < 0 ? "-" : "";

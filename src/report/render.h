@@ -15,7 +15,7 @@
 
 struct hp_render {
 	int vi;			/* enum hp_value shown */
-	int show_bytes;		/* exact byte counts instead of 3.1MB */
+	int show_bytes;		/* exact byte counts instead of 3.1MiB */
 	long top;		/* rows or entries; -1 for the default */
 	const char *out_path;	/* for error messages ("<stdout>") */
 	const char *const *dumps;
@@ -40,7 +40,7 @@ const char *hp_render_value_name(int vi);
 /* Whether value vi counts bytes (else objects). */
 int hp_render_value_is_bytes(int vi);
 
-/* A size for people: "100B", "512.0kB", "3.1MB" (powers of 1024),
+/* A size for people: "100B", "512.0KiB", "3.1MiB" (powers of 1024: IEC units),
  * negative with a leading '-'. */
 void hp_render_size(char *buf, size_t n, int64_t v);
 /* Value v of kind vi: a size (or exact bytes with show_bytes), or an
@@ -55,7 +55,7 @@ void hp_render_pct(char *buf, size_t n, int64_t part, int64_t whole);
 int64_t hp_render_total(const struct hp_profile *p, int vi, int64_t *abs_total,
 			size_t *negative);
 
-/* The first line of the text outputs: "Total: 6.1MB (inuse_space, ...)". */
+/* The first line of the text outputs: "Total: 6.1MiB (inuse_space, ...)". */
 void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 			struct hp_buf *b);
 

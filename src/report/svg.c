@@ -26,7 +26,7 @@
 #define TOP 56.0		/* title and subtitle */
 #define LEGEND_H 26.0		/* a diff's colour scale, under the subtitle */
 /* Narrower frames are not drawn: flamegraph.pl uses 0.1, but a 10,000
- * stack profile then makes an 18 MB file of invisible slivers. */
+ * stack profile then makes an 18 MiB file of invisible slivers. */
 #define MIN_WIDTH 0.5
 #define CHAR_W 7.0		/* average glyph width at 12px */
 
@@ -52,7 +52,7 @@ static void hot_color(const char *name, int rgb[3])
 	rgb[2] = (int)((h >> 16) % 56);
 }
 
-/* "3.1MB, 50.3%", or for a diff "+1.0MB: 2.0MB -> 3.0MB". */
+/* "3.1MiB, 50.3%", or for a diff "+1.0MiB: 2.0MiB -> 3.0MiB". */
 static void tooltip(struct draw *d, const struct hp_flame_node *n, struct hp_buf *b)
 {
 	const struct hp_render *r = d->r;

@@ -54,7 +54,7 @@ static double py(const struct chart *c, int64_t v)
 }
 
 /* A round step for about five gridlines: 1, 2 or 5 times a power of 10,
- * in the unit the labels use (kB, MB, ... for sizes). */
+ * in the unit the labels use (KiB, MiB, ... for sizes). */
 static double nice_step(double max, int sizes)
 {
 	double unit = 1;

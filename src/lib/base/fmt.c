@@ -278,7 +278,9 @@ size_t hp_fmt_bytes(char *buf, size_t cap, int64_t bytes)
 		return hp_fmt(buf, cap, "%s%llu B", sign, (unsigned long long)b);
 	int u = 0;
 	uint64_t scale = 1024;
-	while (u < 4 && b >= scale * 1024) {
+	/* The next unit once one decimal, rounded, would read 1024.0 (as the
+	 * heapprof command writes sizes). */
+	while (u < 4 && b >= scale * 1024 - scale / 20) {
 		scale *= 1024;
 		u++;
 	}
