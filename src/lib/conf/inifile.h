@@ -23,7 +23,9 @@
 
 #include "conf/conf.h"
 
+#ifndef HP_INIFILE_DEFAULT_PATH   /* the GNUmakefile's SYSCONFDIR */
 #define HP_INIFILE_DEFAULT_PATH "/etc/heapprof/profiler.ini"
+#endif
 #define HP_INIFILE_MAX_BYTES (1u << 20)
 
 struct hp_inifile {

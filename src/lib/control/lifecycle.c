@@ -32,6 +32,7 @@
 #include "next/next.h"
 #include "next/nextmaps.h"
 #include "next/sigview.h"
+#include "control/scope.h"
 #include "control/settings.h"
 #include "stack/stack.h"
 #include "stack/unwind.h"
@@ -157,7 +158,9 @@ __attribute__((constructor(101))) static void hp_init(void)
 	 * statistical and says so below. */
 	if (hp_conf.prof_leak_error && hp_conf_sources[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_DEFAULT)
 		hp_conf.lg_prof_sample = 0;
-	hp_switches.enabled = hp_conf.prof;
+	/* A process outside prof_programs or run_only_top starts as with
+	 * prof:false. */
+	hp_switches.enabled = hp_conf.prof && hp_scope_profiles();
 	hp_switches.lg_sample = (int)hp_conf.lg_prof_sample;
 	if (hp_switches.enabled) {
 		hp_settings_apply();

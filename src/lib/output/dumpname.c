@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "conf/conf.h"
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
@@ -36,6 +37,22 @@ void hp_dumpname_postfork_child(void)
 {
 	/* jemalloc's children keep counting from the parent's counters; so do
 	 * we (names differ by pid anyway). */
+}
+
+void hp_dumpname_run_note(void)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!hp_conf.run_pid || getpid() != (pid_t)hp_conf.run_pid)
+		return;
+	size_t n = hp_dumpname_expand(hp_conf.prof_prefix, dir, sizeof(dir));
+	char *slash = n ? strrchr(dir, '/') : NULL;
+	if (dir[0] != '/' || !slash)
+		return;
+	slash[1] = '\0';
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		hp_log(HP_LOG_INFO, "the dumps of this run are in %s", dir);
 }
 
 size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap)

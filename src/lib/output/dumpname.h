@@ -43,6 +43,11 @@ unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes
 int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
 		      unsigned *seq, int64_t *utc);
 
+/* At the exit of the process heapprof run ran (run_pid): one line naming
+ * the directory of prof_prefix, where the run's dumps are, when the prefix
+ * is absolute and the directory exists (the first dump made it). */
+void hp_dumpname_run_note(void);
+
 void hp_dumpname_postfork_child(void);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "conf/conf.h"
 #include "output/dump.h"
+#include "output/dumpname.h"
 #include "base/fmt.h"
 #include "output/leak.h"
 #include "record/live.h"
@@ -285,6 +286,7 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 
 	if (!hp_conf.prof_final && !hp_conf.prof_leak) {
 		hp_statefile_remove();
+		hp_dumpname_run_note();
 		return status;
 	}
 	hp_tls_guard_enter(t);
@@ -323,6 +325,7 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 		hp_log(HP_LOG_ERROR, "Exiting with error code because memory leaks were detected");
 	hp_totals_release(&snap);
 	hp_statefile_remove();
+	hp_dumpname_run_note();
 	hp_sampled_leave(t);
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
@@ -337,6 +340,7 @@ out:
 	if (have_snap)
 		hp_totals_release(&snap);
 	hp_statefile_remove();
+	hp_dumpname_run_note();
 	hp_sampled_leave(t);
 	return status;
 }
