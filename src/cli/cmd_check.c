@@ -38,6 +38,7 @@
 #include "../report/check.h"
 #include "../report/strtab.h"
 #include "../report/util.h"
+#include "binary.h"
 #include "cmds.h"
 
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
@@ -74,7 +75,12 @@ static void check_usage(FILE *out)
 	      "  --config FILE        the profiler.ini every process reads (HEAPPROF_CONFIG)\n"
 	      "  --exit-code N        the status when a counted process leaked (1-255)\n"
 	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
-	      "  --junit FILE         one JUnit test case per counted process\n", out);
+	      "  --junit FILE         one JUnit test case per counted process\n"
+	      "  -h, --help           show this help\n"
+	      "\n"
+	      "Statically linked and set-user-ID programs cannot be checked (LD_PRELOAD\n"
+	      "cannot enter them): a warning names COMMAND when it is one.\n"
+	      "See heapprof(1).\n", out);
 }
 
 /* ---- options -------------------------------------------------------------- */
@@ -116,11 +122,11 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			break;
 		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
 		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config")) {
-			fprintf(stderr, "heapprof check: unknown option '%s'\n", a);
+			hp_cmd_usage_error("check", "unknown option '%s'", a);
 			return -1;
 		}
 		if (!val) {
-			fprintf(stderr, "heapprof check: %s needs a value\n", a);
+			hp_cmd_usage_error("check", "option '%s' needs a value", a);
 			return -1;
 		}
 		i++;
@@ -133,8 +139,8 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			free(o->config);
 			o->config = realpath(val, NULL);
 			if (!o->config) {
-				fprintf(stderr, "heapprof check: --config: cannot read '%s': %s\n", val,
-					strerror(errno));
+				hp_cmd_usage_error("check", "--config: cannot read '%s': %s", val,
+						   strerror(errno));
 				return -1;
 			}
 		} else if (!strcmp(a, "--json")) {
@@ -145,14 +151,14 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			char *end;
 			long n = strtol(val, &end, 10);
 			if (*end || end == val || n < 1 || n > 255) {
-				fprintf(stderr, "heapprof check: --exit-code: '%s' is not 1 to 255\n", val);
+				hp_cmd_usage_error("check", "--exit-code: '%s' is not 1 to 255", val);
 				return -1;
 			}
 			o->exit_code = (int)n;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "heapprof check: no command to run\n");
+		hp_cmd_usage_error("check", "no command to run");
 		return -1;
 	}
 	return i;
@@ -444,15 +450,13 @@ int hp_cmd_check(int argc, char **argv)
 	char lib[PATH_MAX];
 
 	int first = parse_opts(argc, argv, &o);
-	if (first <= 0) {
-		if (first < 0)
-			check_usage(stderr);
+	if (first <= 0)
 		return first < 0 ? 2 : 0;
-	}
 	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
 		fprintf(stderr, "heapprof check: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
 		return 1;
 	}
+	hp_binary_warn("check", argv[first], "it will not be checked");
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, &o);
 	int status = run_tree(argv + first, conf, o.config);

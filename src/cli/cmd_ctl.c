@@ -19,34 +19,78 @@
 #include "cmds.h"
 #include "proc.h"
 
-/* Parses "PID [--timeout S]".  Returns 0, or 2 on a usage error. */
-static int parse(int argc, char **argv, pid_t *pid, double *timeout, const char *usage)
+static const char dump_help[] =
+	"usage: heapprof dump PID [--timeout SECONDS]\n"
+	"Asks process PID, which has heapprof loaded, for a dump now, waits until\n"
+	"the complete dump is in place and prints its path (relative to the\n"
+	"process's working directory when its prof_prefix is relative).  It asks\n"
+	"through a control file in the process's runtime directory and heapprof's\n"
+	"own real-time signal: the program's SIGUSR1 handler sees nothing.  Another\n"
+	"user's process is refused (unless run as root), as is a process without\n"
+	"heapprof or with an empty prof_prefix.\n"
+	"\n"
+	"  --timeout SECONDS  how long to wait for the dump (default 10)\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Example: heapprof report \"$(heapprof dump 4242)\"\n"
+	"See heapprof(1).\n";
+
+/* After the usage lines, which name the command as it was called first. */
+static const char toggle_help[] =
+	"Pauses or resumes the sampling of process PID, which has heapprof loaded:\n"
+	"toggle flips it, pause and resume set it one way (and say so when it\n"
+	"already is).  Frees of blocks sampled before a pause are still counted.\n"
+	"Waits until the process shows the new state and prints it, as\n"
+	"'4242: sampling paused'.  Asked as 'heapprof dump' asks; the same checks.\n"
+	"\n"
+	"  --timeout SECONDS  how long to wait for the change (default 10)\n"
+	"  -h, --help         show this help\n"
+	"See heapprof(1).\n";
+
+/* Parses "PID [--timeout S]".  Returns 0, 2 after a usage error, or -1
+ * after --help. */
+static int parse(int argc, char **argv, pid_t *pid, double *timeout, const char *help)
 {
+	const char *cmd = argv[0];
+
 	*pid = 0;
 	*timeout = 10;
 	for (int i = 1; i < argc; i++) {
 		char *end;
-		if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-			*timeout = strtod(argv[++i], &end);
-			if (*end || *timeout <= 0)
-				goto bad;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: %s\n", usage);
-			exit(0);
-		} else if (!*pid && argv[i][0] != '-') {
-			long v = strtol(argv[i], &end, 10);
-			if (*end || v <= 0)
-				goto bad;
-			*pid = (pid_t)v;
+		const char *a = argv[i];
+		if (!strcmp(a, "--timeout") || !strncmp(a, "--timeout=", 10)) {
+			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+			if (!v)
+				return hp_cmd_usage_error(cmd, "option '--timeout' needs a value");
+			*timeout = strtod(v, &end);
+			if (*end || end == v || !(*timeout > 0))
+				return hp_cmd_usage_error(cmd, "--timeout wants a number of seconds, not '%s'", v);
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			if (help == toggle_help) {
+				const char *forms[] = { cmd, "toggle", "pause", "resume" };
+				for (int k = 0, first = 1; k < 4; k++)
+					if (k == 0 || strcmp(forms[k], cmd)) {
+						printf("%s heapprof %s PID [--timeout SECONDS]\n",
+						       first ? "usage:" : "      ", forms[k]);
+						first = 0;
+					}
+			}
+			fputs(help, stdout);
+			return -1;
+		} else if (a[0] == '-') {
+			return hp_cmd_usage_error(cmd, "unknown option '%s'", a);
+		} else if (*pid) {
+			return hp_cmd_usage_error(cmd, "one process at a time, not '%s' too", a);
 		} else {
-			goto bad;
+			long v = strtol(a, &end, 10);
+			if (*end || end == a || v <= 0 || v > 0x7fffffff)
+				return hp_cmd_usage_error(cmd, "'%s' is not a process ID", a);
+			*pid = (pid_t)v;
 		}
 	}
-	if (*pid)
-		return 0;
-bad:
-	fprintf(stderr, "usage: %s\n", usage);
-	return 2;
+	if (!*pid)
+		return hp_cmd_usage_error(cmd, "no process ID given ('heapprof ps' lists them)");
+	return 0;
 }
 
 /* 0 when r is HP_ASK_OK, else 1 after a's message. */
@@ -60,15 +104,14 @@ static int said(const struct hp_ask *a, enum hp_ask_status r)
 
 int hp_cmd_dump(int argc, char **argv)
 {
-	const char *usage = "heapprof dump PID [--timeout SECONDS]";
 	static struct hp_ask a;
 	char path[PATH_MAX];
 	pid_t pid;
 	double timeout;
-	int r = parse(argc, argv, &pid, &timeout, usage);
+	int r = parse(argc, argv, &pid, &timeout, dump_help);
 
 	if (r)
-		return r;
+		return r < 0 ? 0 : r;
 	if ((r = said(&a, hp_ask_check(&a, pid, geteuid() == 0))))
 		return r;
 	if ((r = said(&a, hp_ask_dump(&a, timeout, NULL, path, sizeof(path)))))
@@ -81,16 +124,14 @@ int hp_cmd_dump(int argc, char **argv)
 int hp_cmd_toggle(int argc, char **argv)
 {
 	const char *what = argv[0];
-	char usage[64];
 	static struct hp_ask a;
 	struct hp_proc_state now_st;
 	pid_t pid;
 	double timeout;
 
-	snprintf(usage, sizeof(usage), "heapprof %s PID [--timeout SECONDS]", what);
-	int r = parse(argc, argv, &pid, &timeout, usage);
+	int r = parse(argc, argv, &pid, &timeout, toggle_help);
 	if (r)
-		return r;
+		return r < 0 ? 0 : r;
 	if ((r = said(&a, hp_ask_check(&a, pid, geteuid() == 0))))
 		return r;
 	int want = !strcmp(what, "pause") ? 0 : !strcmp(what, "resume") ? 1 : !a.st.active;

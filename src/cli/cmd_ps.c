@@ -18,51 +18,186 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../report/buf.h"
+#include "../report/strtab.h"
 #include "cmds.h"
 #include "proc.h"
 
 #define MAX_PIDS 65536
 
-struct listing {
-	pid_t pids[MAX_PIDS];
-	int n;
-	int quiet;
+/* One process found; printed once all are, so that columns align. */
+struct ps_row {
+	pid_t pid;
+	int has_state;
+	struct hp_proc_state st;   /* when has_state */
+	char *program;             /* st.program, or /proc's */
 };
 
+struct listing {
+	struct ps_row *rows;
+	size_t n, cap;
+	int quiet, json;
+};
+
+static const char help_text[] =
+	"usage: heapprof ps [-q | --json]\n"
+	"Lists the processes that have heapprof loaded and that this user may see\n"
+	"(every user's, as root), one per line:\n"
+	"\n"
+	"  PID       the process ID\n"
+	"  SAMPLING  active or paused ('heapprof toggle')\n"
+	"  DUMPS     how many dumps it has written\n"
+	"  LIVE      its estimated live heap, refreshed every second (KiB, MiB, GiB:\n"
+	"            powers of 1024)\n"
+	"  PROGRAM   its executable\n"
+	"  PREFIX    where its dumps go (prof_prefix)\n"
+	"\n"
+	"A process with the library mapped but no state published (its runtime\n"
+	"directory was refused, or it does not profile: prof:false, prof_programs,\n"
+	"run_only_top) shows '?'.  State files of processes that are gone are removed.\n"
+	"\n"
+	"  -q, --quiet   process IDs only, one per line\n"
+	"  --json        a JSON array with one object per process, for scripts\n"
+	"  -h, --help    show this help\n"
+	"See heapprof(1).\n";
+
+/* A byte count for people: "512 B", "1.5 KiB", "123.4 MiB", as the
+ * library's log writes them. */
 static void human(long long b, char *buf, size_t cap)
 {
-	const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
+	const char *u[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	unsigned long long v = b < 0 ? 0 : (unsigned long long)b, scale = 1024;
 	int i = 0;
 
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, cap, "%lld B", b);
-	else
-		snprintf(buf, cap, "%.1f %s", v, u[i]);
-}
-
-static void print_row(struct listing *l, pid_t pid, const struct hp_proc_state *st)
-{
-	char prog[4096], live[32];
-
-	if (l->quiet) {
-		printf("%d\n", (int)pid);
+	if (v < 1024) {
+		snprintf(buf, cap, "%llu B", v);
 		return;
 	}
-	if (st && st->found) {
-		human(st->live_bytes, live, sizeof(live));
-		printf("%-8d %-8s %6u  %10s  %-30s %s\n", (int)pid,
-		       st->active == 1 ? "active" : st->active == 0 ? "paused" : "?", st->dumps, live,
-		       st->program, st->prefix[0] ? st->prefix : "(no automatic dumps)");
+	/* One decimal, rounded; the next unit once that would read 1024.0. */
+	while (i < 4 && (v * 10 + scale / 2) / scale >= 10240) {
+		scale *= 1024;
+		i++;
+	}
+	unsigned long long tenths = (v * 10 + scale / 2) / scale;
+	snprintf(buf, cap, "%llu.%llu %s", tenths / 10, tenths % 10, u[i]);
+}
+
+static const char *sampling(const struct ps_row *r)
+{
+	if (!r->has_state)
+		return "?";
+	return r->st.active == 1 ? "active" : r->st.active == 0 ? "paused" : "?";
+}
+
+static const char *prefix(const struct ps_row *r)
+{
+	if (!r->has_state)
+		return "(no state published)";
+	return r->st.prefix[0] ? r->st.prefix : "(no automatic dumps)";
+}
+
+static void add_row(struct listing *l, pid_t pid, const struct hp_proc_state *st)
+{
+	char prog[4096];
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->rows = realloc(l->rows, l->cap * sizeof(*l->rows));
+		if (!l->rows) {
+			fprintf(stderr, "heapprof ps: out of memory\n");
+			exit(1);
+		}
+	}
+	struct ps_row *r = &l->rows[l->n++];
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->has_state = st && st->found;
+	if (r->has_state) {
+		r->st = *st;
 	} else {
 		hp_proc_program(pid, prog, sizeof(prog));
-		printf("%-8d %-8s %6s  %10s  %-30s %s\n", (int)pid, "?", "?", "?", prog,
-		       "(no state published)");
 	}
+	const char *p = r->has_state ? r->st.program : prog;
+	r->program = hp_strtab_sanitize(p, strlen(p));
+}
+
+static void print_table(const struct listing *l)
+{
+	int wpid = 3, wprog = 7, wlive = 4, wdumps = 5;
+	char live[32], num[32];
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ps_row *r = &l->rows[i];
+		int n = snprintf(num, sizeof(num), "%d", (int)r->pid);
+		wpid = n > wpid ? n : wpid;
+		n = (int)strlen(r->program);
+		wprog = n > wprog ? n : wprog;
+		if (r->has_state) {
+			human(r->st.live_bytes, live, sizeof(live));
+			n = (int)strlen(live);
+			wlive = n > wlive ? n : wlive;
+			n = snprintf(num, sizeof(num), "%u", r->st.dumps);
+			wdumps = n > wdumps ? n : wdumps;
+		}
+	}
+	printf("%-*s  %-8s  %*s  %*s  %-*s  %s\n", wpid, "PID", "SAMPLING", wdumps, "DUMPS", wlive,
+	       "LIVE", wprog, "PROGRAM", "PREFIX");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ps_row *r = &l->rows[i];
+		if (r->has_state) {
+			human(r->st.live_bytes, live, sizeof(live));
+			snprintf(num, sizeof(num), "%u", r->st.dumps);
+		} else {
+			snprintf(live, sizeof(live), "?");
+			snprintf(num, sizeof(num), "?");
+		}
+		printf("%-*d  %-8s  %*s  %*s  %-*s  %s\n", wpid, (int)r->pid, sampling(r), wdumps, num,
+		       wlive, live, wprog, r->program, prefix(r));
+	}
+}
+
+static void json_str(struct hp_buf *b, const char *s)
+{
+	char *clean = hp_strtab_sanitize(s, strlen(s));
+
+	hp_buf_json_str(b, clean);
+	free(clean);
+}
+
+static void print_json(const struct listing *l)
+{
+	struct hp_buf b = { 0 };
+
+	hp_buf_char(&b, '[');
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ps_row *r = &l->rows[i];
+		hp_buf_printf(&b, "%s\n  {\"pid\": %d, \"program\": ", i ? "," : "", (int)r->pid);
+		json_str(&b, r->program);
+		hp_buf_printf(&b, ", \"state\": %s", r->has_state ? "true" : "false");
+		if (r->has_state) {
+			const struct hp_proc_state *st = &r->st;
+			hp_buf_str(&b, ", \"sampling\": ");
+			hp_buf_str(&b, st->active == 1 ? "\"active\"" : st->active == 0 ? "\"paused\"" : "null");
+			hp_buf_printf(&b, ", \"dumps\": %u, \"live_bytes\": %lld, \"prefix\": ", st->dumps,
+				      st->live_bytes);
+			json_str(&b, st->prefix);
+			hp_buf_str(&b, ", \"last_dump\": ");
+			if (st->last_dump[0])
+				json_str(&b, st->last_dump);
+			else
+				hp_buf_str(&b, "null");
+			hp_buf_str(&b, ", \"started\": ");
+			if (st->started[0])
+				json_str(&b, st->started);
+			else
+				hp_buf_str(&b, "null");
+			hp_buf_printf(&b, ", \"lg_prof_sample\": %d", st->lg_prof_sample);
+		}
+		hp_buf_char(&b, '}');
+	}
+	hp_buf_str(&b, l->n ? "\n]\n" : "]\n");
+	fwrite(b.p, 1, b.len, stdout);
+	hp_buf_release(&b);
 }
 
 static void one_state(const char *path, void *arg)
@@ -83,8 +218,7 @@ static void one_state(const char *path, void *arg)
 		return;
 	}
 	if (l->n < MAX_PIDS)
-		l->pids[l->n++] = st.pid;
-	print_row(l, st.pid, &st);
+		add_row(l, st.pid, &st);
 }
 
 /* A temporary ".<pid>.<pid>.<n>.tmp" whose writer is gone. */
@@ -100,46 +234,66 @@ static void one_temp(const char *path, void *arg)
 
 static int listed(const struct listing *l, pid_t pid)
 {
-	for (int i = 0; i < l->n; i++)
-		if (l->pids[i] == pid)
+	for (size_t i = 0; i < l->n; i++)
+		if (l->rows[i].pid == pid)
 			return 1;
 	return 0;
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	const struct ps_row *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
 int hp_cmd_ps(int argc, char **argv)
 {
-	struct listing *l = calloc(1, sizeof(*l));
+	struct listing l = { 0 };
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			l->quiet = 1;
+			l.quiet = 1;
+		} else if (!strcmp(argv[i], "--json")) {
+			l.json = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			puts("usage: heapprof ps [-q]");
+			fputs(help_text, stdout);
 			return 0;
+		} else if (argv[i][0] == '-') {
+			return hp_cmd_usage_error("ps", "unknown option '%s'", argv[i]);
 		} else {
-			fprintf(stderr, "heapprof ps: unknown option '%s'\nusage: heapprof ps [-q]\n", argv[i]);
-			return 2;
+			return hp_cmd_usage_error("ps", "takes no argument, not '%s'", argv[i]);
 		}
 	}
-	if (!l->quiet)
-		printf("%-8s %-8s %6s  %10s  %-30s %s\n", "PID", "SAMPLING", "DUMPS", "LIVE", "PROGRAM",
-		       "PREFIX");
-	hp_proc_each_state(one_state, l);
+	if (l.quiet && l.json)
+		return hp_cmd_usage_error("ps", "choose one of -q and --json");
+	hp_proc_each_state(one_state, &l);
 	hp_proc_each_temp(one_temp, NULL);
 	/* Processes with the library mapped but no state file. */
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	while (d && (e = readdir(d))) {
+	while (d && (e = readdir(d)) && l.n < MAX_PIDS) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid == getpid() || listed(l, pid) || !hp_proc_has_heapprof(pid))
+		if (pid == getpid() || listed(&l, pid) || !hp_proc_has_heapprof(pid))
 			continue;
 		struct hp_proc_state st;
-		print_row(l, pid, hp_proc_read_state(pid, &st) ? &st : NULL);
+		add_row(&l, pid, hp_proc_read_state(pid, &st) ? &st : NULL);
 	}
 	if (d)
 		closedir(d);
-	free(l);
+	if (l.n)
+		qsort(l.rows, l.n, sizeof(*l.rows), by_pid);
+	if (l.json)
+		print_json(&l);
+	else if (l.quiet)
+		for (size_t i = 0; i < l.n; i++)
+			printf("%d\n", (int)l.rows[i].pid);
+	else
+		print_table(&l);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.rows[i].program);
+	free(l.rows);
 	return 0;
 }

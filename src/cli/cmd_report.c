@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../report/buf.h"
 #include "../report/report.h"
 #include "../report/ropts.h"
 #include "../report/util.h"
@@ -19,7 +20,8 @@
 
 static const char usage_text[] =
 	"usage: heapprof report [options] DUMP...\n"
-	"Reads heap dumps (several are summed) and reports where the memory is.\n"
+	"Reads heap dumps of one process (several are summed) and reports where the\n"
+	"memory is.  Dumps of different processes are refused unless --merge.\n"
 	"\n"
 	"Output, one of:\n"
 	"  --text             functions by flat value, like jeprof --text (default)\n"
@@ -53,6 +55,8 @@ static const char usage_text[] =
 	"Selection and names:\n"
 	"  --leaks            the leak dump of each DUMP's process instead (written at\n"
 	"                     exit with leak_check:reachable): exactly the leaks\n"
+	"  --merge            sum dumps of different processes (process IDs are read\n"
+	"                     from the names: <prefix>.<pid>.<seq>...heap)\n"
 	"  --base OLD         subtract the dump OLD (repeatable): what grew since OLD;\n"
 	"                     --svg and --html draw a diff: red grew, blue shrank\n"
 	"  --focus RE         keep stacks with a function matching RE (extended regex)\n"
@@ -61,7 +65,8 @@ static const char usage_text[] =
 	"  --full-names       C++ names with arguments and template arguments\n"
 	"  --top N            N rows (--text, --json; default all) or N functions\n"
 	"                     (--tree; default 10)\n"
-	"  --show-bytes       exact byte counts instead of sizes like 3.1MB\n"
+	"  --show-bytes       exact byte counts instead of sizes like 3.1MiB (sizes\n"
+	"                     are in B, KiB, MiB, GiB: powers of 1024)\n"
 	"  --debug-dir DIR    look for separate debug files in DIR too (repeatable)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         show this help\n"
@@ -88,18 +93,17 @@ static const struct option longopts[] = {
 	{ "leaks", no_argument, NULL, 'L' },
 	{ "peak", no_argument, NULL, HP_ROPTS_OPT_PEAK },
 	{ "temporary", no_argument, NULL, HP_ROPTS_OPT_TEMPORARY },
+	{ "merge", no_argument, NULL, 'M' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
+/* fmt NULL: the message is out already (ropts.c's); the hint follows. */
 static int usage_error(const char *fmt, const char *arg)
 {
-	if (fmt) {
-		fputs("heapprof report: ", stderr);
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
+	if (fmt)
+		return hp_cmd_usage_error("report", fmt, arg);
+	fputs("try 'heapprof report --help'\n", stderr);
 	return 2;
 }
 
@@ -111,7 +115,7 @@ static int fraction(double *out, const char *opt, const char *arg)
 	errno = 0;
 	double f = strtod(arg, &end);
 	if (errno || end == arg || *end || !(f >= 0 && f <= 1)) {
-		fprintf(stderr, "heapprof: %s wants a fraction from 0 to 1, not '%s'\n", opt, arg);
+		fprintf(stderr, "heapprof report: %s wants a fraction from 0 to 1, not '%s'\n", opt, arg);
 		return -1;
 	}
 	*out = f;
@@ -125,7 +129,7 @@ static int count(long *out, const char *opt, const char *arg)
 	errno = 0;
 	long n = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || n < 1) {
-		fprintf(stderr, "heapprof: %s wants a positive number, not '%s'\n", opt, arg);
+		fprintf(stderr, "heapprof report: %s wants a positive number, not '%s'\n", opt, arg);
 		return -1;
 	}
 	*out = n;
@@ -137,14 +141,14 @@ static int list_regex(struct hp_ropts *o, const char *arg)
 	char msg[256];
 
 	if (o->list_text) {
-		fprintf(stderr, "heapprof: --list given twice (use one regular expression "
+		fprintf(stderr, "heapprof report: --list given twice (use one regular expression "
 				"with '|')\n");
 		return -1;
 	}
 	int err = regcomp(&o->list, arg, REG_EXTENDED | REG_NOSUB);
 	if (err) {
 		regerror(err, &o->list, msg, sizeof(msg));
-		fprintf(stderr, "heapprof: --list '%s': %s\n", arg, msg);
+		fprintf(stderr, "heapprof report: --list '%s': %s\n", arg, msg);
 		return -1;
 	}
 	o->list_text = arg;
@@ -193,43 +197,100 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	}
 }
 
-/* The leak dump (<prefix>.<pid>.<seq>.l<n>.<time>.heap) of the process
- * that wrote dump: dump itself if it is one.  Dies when there is none. */
-static char *leak_dump_of(const char *dump)
+/* A dump's name, <prefix>.<pid>.<seq>.<trigger>[.<time>].heap, cut into
+ * the fields after the prefix: pid and pid_len, and where "<prefix>.<pid>."
+ * ends.  0 when the name has that shape. */
+struct dump_name {
+	const char *pid;
+	size_t pid_len;
+	size_t upto;		/* length of "<prefix>.<pid>." */
+	char trigger;
+};
+
+static int parse_dump_name(const char *dump, struct dump_name *d)
 {
 	const char *base = strrchr(dump, '/');
-	char *pattern = NULL, *found = NULL;
-	glob_t g;
+	size_t n = strlen(dump);
 
 	base = base ? base + 1 : dump;
-	/* <prefix>.<pid>.<seq>.<trigger>[.<time>].heap: the pid is the field
-	 * before the sequence number, counted from the trigger. */
-	size_t n = strlen(dump);
 	if (n < 6 || strcmp(dump + n - 5, ".heap"))
-		hp_util_die("--leaks: '%s' is not named like a heapprof dump", dump);
+		return -1;
+	/* Counted back from ".heap": fields[0] is the last (time or trigger). */
 	const char *fields[6];
 	int nf = 0;
 	for (const char *p = dump + n - 5; p > base && nf < 6; p--)
 		if (p[-1] == '.')
 			fields[nf++] = p;
-	/* fields[0] is the last field (time or trigger), counting back */
 	int trig = nf > 0 && strlen(fields[0]) >= 16 && fields[0][8] == 'T' ? 1 : 0;
-	if (nf < trig + 3)
+	if (nf < trig + 3)   /* pid, seq and trigger after the prefix */
+		return -1;
+	d->pid = fields[trig + 2];
+	d->pid_len = (size_t)(fields[trig + 1] - d->pid - 1);
+	d->upto = (size_t)(fields[trig + 1] - dump);
+	d->trigger = fields[trig][0];
+	if (!d->pid_len || strspn(d->pid, "0123456789") != d->pid_len ||
+	    strspn(fields[trig + 1], "0123456789") != (size_t)(fields[trig] - fields[trig + 1] - 1))
+		return -1;
+	return 0;
+}
+
+/* The leak dump (<prefix>.<pid>.<seq>.l<n>.<time>.heap) of the process
+ * that wrote dump: dump itself if it is one.  Dies when there is none. */
+static char *leak_dump_of(const char *dump)
+{
+	struct dump_name d;
+	char *pattern = NULL, *found = NULL;
+	glob_t g;
+
+	if (parse_dump_name(dump, &d))
 		hp_util_die("--leaks: '%s' is not named like a heapprof dump", dump);
-	if (fields[trig][0] == 'l')
+	if (d.trigger == 'l')
 		return hp_util_xstrdup(dump);
-	const char *pid = fields[trig + 2];
-	size_t upto = (size_t)(fields[trig + 1] - dump);   /* "<prefix>.<pid>." */
-	if (asprintf(&pattern, "%.*s*.l*.heap", (int)upto, dump) < 0)
+	if (asprintf(&pattern, "%.*s*.l*.heap", (int)d.upto, dump) < 0)
 		hp_util_die("%s", "out of memory");
 	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc)
 		found = hp_util_xstrdup(g.gl_pathv[g.gl_pathc - 1]);
 	else
 		hp_util_die("--leaks: no leak dump of process %.*s beside '%s' (leak_check:reachable "
-			    "writes one at exit when something leaked)", (int)(fields[trig + 1] - pid - 1), pid, dump);
+			    "writes one at exit when something leaked)", (int)d.pid_len, d.pid, dump);
 	globfree(&g);
 	free(pattern);
 	return found;
+}
+
+/* Dumps of one process are summed; of several, only with --merge.  The
+ * process is the pid in the name; a dump named otherwise is nobody's.
+ * Returns 0, or 2 after one line naming the processes. */
+static int one_process(char *const *dumps, size_t n, const char *what)
+{
+	long *pids = hp_util_xcalloc(n ? n : 1, sizeof(*pids));
+	size_t np = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dump_name d;
+		if (parse_dump_name(dumps[i], &d))
+			continue;
+		long pid = strtol(d.pid, NULL, 10);
+		size_t k = 0;
+		while (k < np && pids[k] != pid)
+			k++;
+		if (k == np)
+			pids[np++] = pid;
+	}
+	if (np < 2) {
+		free(pids);
+		return 0;
+	}
+	struct hp_buf b = { 0 };
+	for (size_t k = 0; k < np && k < 10; k++)
+		hp_buf_printf(&b, "%s%ld", k ? ", " : "", pids[k]);
+	if (np > 10)
+		hp_buf_printf(&b, " and %zu more", np - 10);
+	fprintf(stderr, "heapprof report: the %s come from %zu processes (pids %s): report one "
+		"process's dumps, or sum them with --merge\n", what, np, b.p);
+	hp_buf_release(&b);
+	free(pids);
+	return 2;
 }
 
 int hp_cmd_report(int argc, char **argv)
@@ -237,7 +298,7 @@ int hp_cmd_report(int argc, char **argv)
 	struct hp_ropts o;
 	int c, leaks = 0, graph = 0;
 
-	hp_ropts_init(&o);
+	hp_ropts_init(&o, "report");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -251,6 +312,10 @@ int hp_cmd_report(int argc, char **argv)
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		if (c == 'L') {
 			leaks = 1;
+			continue;
+		}
+		if (c == 'M') {
+			o.merge = 1;
 			continue;
 		}
 		if (c == HP_ROPTS_OPT_GRAPH) {
@@ -284,5 +349,8 @@ int hp_cmd_report(int argc, char **argv)
 	if (leaks)
 		for (int i = optind; i < argc; i++)
 			argv[i] = leak_dump_of(argv[i]);
+	if (!o.merge && (one_process(argv + optind, (size_t)(argc - optind), "dumps") ||
+			 one_process((char *const *)o.base, o.nbase, "--base dumps")))
+		return 2;
 	return hp_report_run(&o, argv + optind, (size_t)(argc - optind));
 }

@@ -1,24 +1,42 @@
 /*
  * cmd_run.c -- heapprof run: a program under the library.
  *
- * Owns nothing.  Finds libheapprof.so, prepends it to LD_PRELOAD, passes
- * -c options through HEAPPROF_CONF (after any the caller already has: the
- * later key wins) and --config through HEAPPROF_CONFIG, then execs the
- * program: its output, and its exit status (a leak gate's included), are
- * the program's own.  hp_cmd_run_preload does the environment, for any
- * command that runs programs under the library (heapprof check too).
+ * Owns the run directory's name.  Finds libheapprof.so, prepends it to
+ * LD_PRELOAD, passes its own options and then -c options through
+ * HEAPPROF_CONF (after any the caller already has: the later key wins)
+ * and --config through HEAPPROF_CONFIG, then execs the program: its
+ * output, its process ID and its exit status (a leak gate's included)
+ * are the program's own.  Its own options:
+ *
+ *     prof_prefix:<run directory>/%e   unless the user gave prof_prefix
+ *     run_pid:<this process's ID>      the run's first process, which
+ *                                      names the run directory at exit
+ *     run_only_top:true                --only-top
+ *     prof_programs:GLOB|GLOB          --programs
+ *
+ * The run directory, heapprof-run.<UTC time>.<pid>, is made in the
+ * working directory when it is writable, else under $XDG_STATE_HOME/
+ * heapprof; the library creates it at the first dump, so a run that
+ * dumps nothing leaves nothing.  hp_cmd_run_preload does the environment,
+ * for any command that runs programs under the library (heapprof check
+ * too).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "binary.h"
 #include "cmds.h"
 
 #ifndef HEAPPROF_LIBDIR
 #define HEAPPROF_LIBDIR "/usr/local/lib"
+#endif
+#ifndef HEAPPROF_SYSCONFDIR
+#define HEAPPROF_SYSCONFDIR "/etc"
 #endif
 
 /* The library: $HEAPPROF_LIB, next to this command (a build tree), in
@@ -73,16 +91,140 @@ int hp_cmd_run_preload(const char *who, const char *conf)
 	return 0;
 }
 
-static void run_usage(FILE *out)
+static const char help_text[] =
+	"usage: heapprof run [options] [--] COMMAND [ARG]...\n"
+	"Runs COMMAND with heapprof preloaded (LD_PRELOAD, put first) and becomes it:\n"
+	"its output, process ID and exit status are COMMAND's.  The dumps of the run,\n"
+	"COMMAND's and those of the processes it starts, go to one new directory,\n"
+	"./heapprof-run.<UTC time>.<pid>/ (under $XDG_STATE_HOME/heapprof when the\n"
+	"working directory is not writable), named <program>.<pid>.<seq>...heap,\n"
+	"unless prof_prefix is given; COMMAND's process names it at exit.\n"
+	"\n"
+	"  -c, --conf KEY:VALUE[,...]  library options, as in MALLOC_CONF (repeatable;\n"
+	"                              they win over the environment and profiler.ini)\n"
+	"  --config FILE               read FILE instead of the system's profiler.ini\n"
+	"  --only-top                  profile only COMMAND's process (and the programs\n"
+	"                              it execs in it, and its forks): the programs it\n"
+	"                              starts run without heapprof\n"
+	"  --programs GLOB[,GLOB...]   profile only the processes whose program's file\n"
+	"                              name matches a GLOB (as heapprof check's)\n"
+	"  -h, --help                  show this help\n"
+	"\n"
+	"A statically linked or set-user-ID COMMAND cannot be entered by LD_PRELOAD:\n"
+	"a warning says so before it runs.  Options: profiler.ini(5).  See heapprof(1).\n";
+
+/* Appends "item" to the comma-separated list *list. */
+static void append(char **list, const char *item)
 {
-	fputs("usage: heapprof run [-c key:value[,key:value...]]... [--config FILE] [--] COMMAND [ARGS...]\n", out);
+	size_t old = *list ? strlen(*list) : 0;
+
+	*list = realloc(*list, old + strlen(item) + 2);
+	sprintf(*list + old, "%s%s", old ? "," : "", item);
+}
+
+/* Whether key appears as a key in the MALLOC_CONF-style string s. */
+static int conf_has(const char *s, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = s; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		p += strspn(p, " \t");
+		if (!strncmp(p, key, k) && (p[k] == ':' || p[k] == '='))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether the profiler.ini the program will read sets key. */
+static int ini_has(const char *config, const char *key)
+{
+	char line[4096];
+	const char *path = config ? config : getenv("HEAPPROF_CONFIG");
+	int found = 0;
+	size_t k = strlen(key);
+
+	if (!path || !*path)
+		path = HEAPPROF_SYSCONFDIR "/heapprof/profiler.ini";
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
+		found = !strncmp(p, key, k) && p[k + strspn(p + k, " \t")] == '=';
+	}
+	fclose(f);
+	return found;
+}
+
+static int user_gave(const char *conf, const char *config, const char *key)
+{
+	return conf_has(conf, key) || conf_has(getenv("HEAPPROF_CONF"), key) ||
+	       conf_has(getenv("MALLOC_CONF"), key) || ini_has(config, key);
+}
+
+/* The directory the run directory goes in: the working directory when
+ * writable, else $XDG_STATE_HOME/heapprof.  NULL (after a line) when
+ * neither can be named in HEAPPROF_CONF. */
+static char *run_dir_parent(void)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (cwd && access(cwd, W_OK | X_OK) == 0 && !strchr(cwd, ','))
+		return cwd;
+	free(cwd);
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char *dir = NULL;
+	int n = -1;
+	if (xdg && xdg[0] == '/')
+		n = asprintf(&dir, "%s/heapprof", xdg);
+	else if (home && home[0] == '/')
+		n = asprintf(&dir, "%s/.local/state/heapprof", home);
+	if (n < 0)
+		dir = NULL;
+	if (dir && !strchr(dir, ','))
+		return dir;
+	fprintf(stderr, "heapprof run: no run directory (the working directory is not writable and "
+		"$XDG_STATE_HOME or $HOME cannot hold one): dumps go to prof_prefix's default\n");
+	free(dir);
+	return NULL;
+}
+
+/* "prof_prefix:<parent>/heapprof-run.<time>.<pid>/%e", or NULL. */
+static char *run_prefix(void)
+{
+	char stamp[32], *parent = run_dir_parent(), *opt = NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!parent)
+		return NULL;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	if (asprintf(&opt, "prof_prefix:%s%sheapprof-run.%s.%d/%%e", parent,
+		     parent[strlen(parent) - 1] == '/' ? "" : "/", stamp, (int)getpid()) < 0)
+		opt = NULL;
+	free(parent);
+	return opt;
+}
+
+/* "prof_programs:A|B" from "A,B" (the library's list takes '|'). */
+static char *programs_opt(const char *globs)
+{
+	char *opt = NULL;
+
+	if (asprintf(&opt, "prof_programs:%s", globs) < 0)
+		return NULL;
+	for (char *p = opt; *p; p++)
+		if (*p == ',')
+			*p = '|';
+	return opt;
 }
 
 int hp_cmd_run(int argc, char **argv)
 {
-	char *conf = NULL;
+	char *conf = NULL, *programs = NULL, *own = NULL, item[64];
 	const char *config = NULL;
-	int i = 1;
+	int i = 1, only_top = 0;
 
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -90,33 +232,55 @@ int hp_cmd_run(int argc, char **argv)
 			i++;
 			break;
 		}
-		if (!strcmp(a, "-c") || !strcmp(a, "--conf")) {
+		if (!strcmp(a, "-c") || !strcmp(a, "--conf") || !strcmp(a, "--config") ||
+		    !strcmp(a, "--programs")) {
 			if (++i >= argc)
-				goto usage;
-			size_t old = conf ? strlen(conf) : 0;
-			conf = realloc(conf, old + strlen(argv[i]) + 2);
-			sprintf(conf + old, "%s%s", old ? "," : "", argv[i]);
+				return hp_cmd_usage_error("run", "option '%s' needs a value", a);
+			if (!strcmp(a, "--config"))
+				config = argv[i];
+			else if (!strcmp(a, "--programs"))
+				append(&programs, argv[i]);
+			else
+				append(&conf, argv[i]);
 		} else if (!strncmp(a, "-c", 2) && a[2]) {
-			size_t old = conf ? strlen(conf) : 0;
-			conf = realloc(conf, old + strlen(a + 2) + 2);
-			sprintf(conf + old, "%s%s", old ? "," : "", a + 2);
-		} else if (!strcmp(a, "--config")) {
-			if (++i >= argc)
-				goto usage;
-			config = argv[i];
+			append(&conf, a + 2);
+		} else if (!strncmp(a, "--conf=", 7)) {
+			append(&conf, a + 7);
+		} else if (!strcmp(a, "--only-top")) {
+			only_top = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			run_usage(stdout);
+			fputs(help_text, stdout);
 			return 0;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "heapprof run: unknown option '%s'\n", a);
-			goto usage;
+			return hp_cmd_usage_error("run", "unknown option '%s'", a);
 		} else {
 			break;
 		}
 	}
 	if (i >= argc)
-		goto usage;
-	if (hp_cmd_run_preload("run", conf))
+		return hp_cmd_usage_error("run", "no command to run");
+	if (programs && strchr(programs, '|'))
+		return hp_cmd_usage_error("run", "--programs: a pattern cannot hold '|'");
+	hp_binary_warn("run", argv[i], "it will not be profiled");
+
+	/* Ours first: the user's -c options come after them and win. */
+	char *prefix = user_gave(conf, config, "prof_prefix") ? NULL : run_prefix();
+	if (prefix)
+		append(&own, prefix);
+	if (prefix || only_top) {
+		snprintf(item, sizeof(item), "run_pid:%d", (int)getpid());
+		append(&own, item);
+	}
+	if (only_top)
+		append(&own, "run_only_top:true");
+	if (programs) {
+		char *p = programs_opt(programs);
+		append(&own, p);
+		free(p);
+	}
+	if (conf)
+		append(&own, conf);
+	if (hp_cmd_run_preload("run", own))
 		return 1;
 	if (config)
 		setenv("HEAPPROF_CONFIG", config, 1);
@@ -124,7 +288,4 @@ int hp_cmd_run(int argc, char **argv)
 	int err = errno;
 	fprintf(stderr, "heapprof run: cannot run '%s': %s\n", argv[i], strerror(err));
 	return err == ENOENT ? 127 : 126;
-usage:
-	run_usage(stderr);
-	return 2;
 }

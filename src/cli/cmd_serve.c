@@ -510,7 +510,7 @@ static int convert(const char *dump, char **out, size_t *len, char *err, size_t 
 		dup2(ep[1], 2);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		hp_ropts_init(&o);
+		hp_ropts_init(&o, "serve");
 		hp_ropts_format(&o, HP_ROPTS_FMT_PPROF);
 		exit(hp_report_run(&o, dumps, 1));
 	}

@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"else as given.\n"
 	"\n"
 	"  --svg              a line chart of the total and the top stacks over time\n"
+	"  --json             the ranking and every value, as JSON, for scripts\n"
 	"  --functions        rank functions (flat values) instead of stacks\n"
 	"  --top N            N stacks or functions (default 10)\n"
 	"  --inuse-space      live bytes (default); or --inuse-objects, --alloc-space,\n"
@@ -28,7 +29,8 @@ static const char usage_text[] =
 	"  --ignore RE        drop stacks with a function matching RE\n"
 	"  --lines            function and file:line instead of functions\n"
 	"  --full-names       C++ names with arguments and template arguments\n"
-	"  --show-bytes       exact byte counts instead of sizes like 3.1MB\n"
+	"  --show-bytes       exact byte counts instead of sizes like 3.1MiB (sizes\n"
+	"                     are in B, KiB, MiB, GiB: powers of 1024)\n"
 	"  --debug-dir DIR    look for separate debug files in DIR too (repeatable)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         show this help\n"
@@ -36,18 +38,17 @@ static const char usage_text[] =
 
 static const struct option longopts[] = {
 	{ "functions", no_argument, NULL, HP_ROPTS_OPT_FUNCTIONS },
+	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
 
+/* fmt NULL: the message is out already (ropts.c's); the hint follows. */
 static int usage_error(const char *fmt, const char *arg)
 {
-	if (fmt) {
-		fputs("heapprof trend: ", stderr);
-		fprintf(stderr, fmt, arg);
-		fputc('\n', stderr);
-	}
-	fputs(usage_text, stderr);
+	if (fmt)
+		return hp_cmd_usage_error("trend", fmt, arg);
+	fputs("try 'heapprof trend --help'\n", stderr);
 	return 2;
 }
 
@@ -56,7 +57,7 @@ int hp_cmd_trend(int argc, char **argv)
 	struct hp_ropts o;
 	int c;
 
-	hp_ropts_init(&o);
+	hp_ropts_init(&o, "trend");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -70,6 +71,11 @@ int hp_cmd_trend(int argc, char **argv)
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		if (c == HP_ROPTS_OPT_FUNCTIONS) {
 			o.functions = 1;
+			continue;
+		}
+		if (c == HP_ROPTS_OPT_JSON) {
+			if (hp_ropts_format(&o, HP_ROPTS_FMT_JSON))
+				return usage_error(NULL, NULL);
 			continue;
 		}
 		if (hp_ropts_common(&o, c, optarg) <= 0)

@@ -1,14 +1,35 @@
 /*
- * main.c -- the heapprof command: dispatches to a subcommand.
+ * main.c -- the heapprof command: dispatches to a subcommand; `heapprof
+ * help [CMD]`; the one shape of every usage error.
  *
  * An ordinary program (stdio and malloc are fine here).  Exit status: 0 on
  * success, 1 on failure, 2 on a usage error.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../version.h"
 #include "cmds.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct subcommand subcommands[] = {
+	{ "run", hp_cmd_run },
+	{ "check", hp_cmd_check },
+	{ "ps", hp_cmd_ps },
+	{ "dump", hp_cmd_dump },
+	{ "toggle", hp_cmd_toggle },
+	{ "pause", hp_cmd_toggle },
+	{ "resume", hp_cmd_toggle },
+	{ "report", hp_cmd_report },
+	{ "trend", hp_cmd_trend },
+	{ "serve", hp_cmd_serve },
+	{ "help", hp_cmd_help },
+};
 
 static void usage(FILE *out)
 {
@@ -16,61 +37,88 @@ static void usage(FILE *out)
 
 	if (hp_cmd_run_find_library(lib, sizeof(lib)) != 0)
 		snprintf(lib, sizeof(lib), "/path/to/libheapprof.so");
-	fprintf(out, "usage: heapprof run [-c key:value,...]... [--config FILE] [--] COMMAND [ARG]...\n"
-	      "       heapprof check [options] [--] COMMAND [ARG]...\n"
-	      "       heapprof ps [-q]\n"
-	      "       heapprof dump PID [--timeout SECONDS]\n"
-	      "       heapprof toggle|pause|resume PID [--timeout SECONDS]\n"
-	      "       heapprof report [options] DUMP...\n"
-	      "       heapprof trend [options] DUMP...\n"
-	      "       heapprof --version\n"
-	      "       heapprof --help\n"
+	fprintf(out, "usage: heapprof COMMAND [ARG]...\n"
 	      "\n"
-	      "  run      runs a program with heapprof loaded ('heapprof run --help')\n"
+	      "  run      runs a program with heapprof loaded; its dumps go to one directory\n"
 	      "  check    runs a command and the processes it starts under the leak\n"
-	      "           check, one report and exit status ('heapprof check --help')\n"
+	      "           check: one report and one exit status\n"
 	      "  ps       lists the processes that have heapprof loaded\n"
 	      "  dump     asks a running process for a dump and prints its path\n"
 	      "  toggle   pauses or resumes a process's sampling (pause, resume: one way)\n"
 	      "  report   where the memory in heap dumps is: text, tree, flame graph,\n"
-	      "           collapsed stacks, pprof or JSON ('heapprof report --help')\n"
-	      "  trend    which stacks grow over a series of dumps ('heapprof trend --help')\n"
+	      "           call graph, source lines, collapsed stacks, pprof or JSON\n"
+	      "  trend    which stacks grow over a series of dumps\n"
+	      "  serve    each profiled process's heap over HTTP, for go tool pprof and Parca\n"
+	      "  help     the help of a command: 'heapprof help report' (or --help)\n"
+	      "\n"
+	      "  heapprof --version    the version\n"
+	      "  heapprof --help       this help\n"
 	      "\n"
 	      "The profiler itself is the library; 'heapprof run' preloads it, or by hand:\n"
 	      "  LD_PRELOAD=%s MALLOC_CONF=prof_leak:true program\n"
+	      "Sizes are in bytes or binary multiples: KiB, MiB, GiB (1024, 1024^2, ...).\n"
 	      "See heapprof(1), heapprof(7) and profiler.ini(5).\n", lib);
+}
+
+int hp_cmd_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "heapprof%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'heapprof%s%s --help'\n", cmd ? " " : "", cmd ? cmd : "");
+	return 2;
+}
+
+static const struct subcommand *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(subcommands[i].name, name))
+			return &subcommands[i];
+	return NULL;
+}
+
+int hp_cmd_help(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2)
+		return hp_cmd_usage_error("help", "one command at a time, not '%s'", argv[2]);
+	const struct subcommand *s = find(argv[1]);
+	if (!s)
+		return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
+	if (s->fn == hp_cmd_help) {
+		usage(stdout);
+		return 0;
+	}
+	char *args[] = { argv[1], "--help", NULL };
+	return s->fn(2, args);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2) {
-		const char *c = argv[1];
-		if (!strcmp(c, "run"))
-			return hp_cmd_run(argc - 1, argv + 1);
-		if (!strcmp(c, "check"))
-			return hp_cmd_check(argc - 1, argv + 1);
-		if (!strcmp(c, "ps"))
-			return hp_cmd_ps(argc - 1, argv + 1);
-		if (!strcmp(c, "dump"))
-			return hp_cmd_dump(argc - 1, argv + 1);
-		if (!strcmp(c, "toggle") || !strcmp(c, "pause") || !strcmp(c, "resume"))
-			return hp_cmd_toggle(argc - 1, argv + 1);
-		if (!strcmp(c, "report"))
-			return hp_cmd_report(argc - 1, argv + 1);
-		if (!strcmp(c, "trend"))
-			return hp_cmd_trend(argc - 1, argv + 1);
-		if (!strcmp(c, "serve")) return hp_cmd_serve(argc - 1, argv + 1);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
 	}
-	if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+	const struct subcommand *s = find(argv[1]);
+	if (s)
+		return s->fn(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		if (argc > 2)
+			return hp_cmd_usage_error(NULL, "--version takes no argument");
 		printf("heapprof %s\n", HEAPPROF_VERSION);
 		return 0;
 	}
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc >= 2)
-		fprintf(stderr, "heapprof: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	if (argv[1][0] == '-')
+		return hp_cmd_usage_error(NULL, "unknown option '%s'", argv[1]);
+	return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

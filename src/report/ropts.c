@@ -13,9 +13,10 @@
 #include "ropts.h"
 #include "util.h"
 
-void hp_ropts_init(struct hp_ropts *o)
+void hp_ropts_init(struct hp_ropts *o, const char *who)
 {
 	memset(o, 0, sizeof(*o));
+	o->who = who;
 	o->format = HP_ROPTS_FMT_TEXT;
 	o->value = HP_V_INUSE_SPACE;
 	o->top = -1;
@@ -28,7 +29,7 @@ void hp_ropts_init(struct hp_ropts *o)
 int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f)
 {
 	if (o->format_set && o->format != f) {
-		fprintf(stderr, "heapprof: choose one output format\n");
+		fprintf(stderr, "heapprof %s: choose one output format\n", o->who);
 		return -1;
 	}
 	o->format = f;
@@ -39,8 +40,8 @@ int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f)
 static int set_value(struct hp_ropts *o, int v)
 {
 	if (o->value_set && o->value != v) {
-		fprintf(stderr, "heapprof: choose one of --inuse-space, --inuse-objects, "
-				"--alloc-space and --alloc-objects\n");
+		fprintf(stderr, "heapprof %s: choose one of --inuse-space, --inuse-objects, "
+				"--alloc-space and --alloc-objects\n", o->who);
 		return -1;
 	}
 	o->value = v;
@@ -48,20 +49,20 @@ static int set_value(struct hp_ropts *o, int v)
 	return 0;
 }
 
-static int set_regex(regex_t *re, int *has, const char **text, const char *opt,
-		     const char *arg)
+static int set_regex(const struct hp_ropts *o, regex_t *re, int *has, const char **text,
+		     const char *opt, const char *arg)
 {
 	char msg[256];
 
 	if (*has) {
-		fprintf(stderr, "heapprof: %s given twice (use one regular expression with '|')\n",
+		fprintf(stderr, "heapprof %s: %s given twice (use one regular expression with '|')\n", o->who,
 			opt);
 		return -1;
 	}
 	int err = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
 	if (err) {
 		regerror(err, re, msg, sizeof(msg));
-		fprintf(stderr, "heapprof: %s '%s': %s\n", opt, arg, msg);
+		fprintf(stderr, "heapprof %s: %s '%s': %s\n", o->who, opt, arg, msg);
 		return -1;
 	}
 	*has = 1;
@@ -76,7 +77,7 @@ static int set_top(struct hp_ropts *o, const char *arg)
 	errno = 0;
 	long n = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || n < 1) {
-		fprintf(stderr, "heapprof: --top wants a positive number, not '%s'\n", arg);
+		fprintf(stderr, "heapprof %s: --top wants a positive number, not '%s'\n", o->who, arg);
 		return -1;
 	}
 	o->top = n;
@@ -95,9 +96,9 @@ int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 	case HP_ROPTS_OPT_ALLOC_OBJECTS:
 		return set_value(o, HP_V_ALLOC_OBJECTS) ? -1 : 1;
 	case HP_ROPTS_OPT_FOCUS:
-		return set_regex(&o->focus, &o->has_focus, &o->focus_text, "--focus", arg) ? -1 : 1;
+		return set_regex(o, &o->focus, &o->has_focus, &o->focus_text, "--focus", arg) ? -1 : 1;
 	case HP_ROPTS_OPT_IGNORE:
-		return set_regex(&o->ignore, &o->has_ignore, &o->ignore_text, "--ignore", arg) ? -1 : 1;
+		return set_regex(o, &o->ignore, &o->has_ignore, &o->ignore_text, "--ignore", arg) ? -1 : 1;
 	case HP_ROPTS_OPT_LINES:
 		o->lines = 1;
 		return 1;
@@ -106,7 +107,7 @@ int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 		return 1;
 	case HP_ROPTS_OPT_DEBUG_DIR:
 		if (arg[0] != '/') {
-			fprintf(stderr, "heapprof: --debug-dir wants an absolute path, not '%s'\n",
+			fprintf(stderr, "heapprof %s: --debug-dir wants an absolute path, not '%s'\n", o->who,
 				arg);
 			return -1;
 		}

@@ -83,6 +83,7 @@ enum hp_ropts_code {
 	{ "help", no_argument, NULL, 'h' }
 
 struct hp_ropts {
+	const char *who;	/* "report" or "trend", for messages */
 	enum hp_ropts_format format;
 	int format_set;
 	int value;		/* enum hp_value */
@@ -108,13 +109,15 @@ struct hp_ropts {
 	int peak;		/* report --peak */
 	int temporary;		/* report --temporary */
 	int functions;		/* trend --functions */
+	int merge;		/* report --merge: dumps of several processes */
 };
 
-void hp_ropts_init(struct hp_ropts *o);
+/* Defaults; who is the subcommand, which messages name. */
+void hp_ropts_init(struct hp_ropts *o, const char *who);
 
 /*
  * Applies a shared option.  Returns 1 when code was one, 0 when it is not
- * (the subcommand handles it), -1 after printing "heapprof: ..." for a bad
+ * (the subcommand handles it), -1 after printing "heapprof WHO: ..." for a bad
  * value or a second output format or value type (a usage error, status 2).
  */
 int hp_ropts_common(struct hp_ropts *o, int code, const char *arg);

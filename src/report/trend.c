@@ -312,6 +312,66 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 	}
 }
 
+/* ---- JSON ------------------------------------------------------------ */
+
+static void json_time(const struct hp_series *s, size_t t, struct hp_buf *b)
+{
+	char when[32];
+
+	if (!s->timed) {
+		hp_buf_str(b, "null");
+		return;
+	}
+	fmt_time(s->t0 + (time_t)s->x[t], when, sizeof(when));
+	hp_buf_printf(b, "\"%.10sT%s\"", when, when + 11);
+}
+
+static void json_values(const int64_t *v, size_t n, struct hp_buf *b)
+{
+	hp_buf_char(b, '[');
+	for (size_t t = 0; t < n; t++)
+		hp_buf_printf(b, "%s%" PRId64, t ? ", " : "", v[t]);
+	hp_buf_char(b, ']');
+}
+
+/* The same figures as the text, every value exact, for scripts (the
+ * schema is in heapprof(1)). */
+static void json(const struct hp_series *s, size_t top, struct hp_buf *b)
+{
+	size_t last = s->n - 1;
+
+	hp_buf_str(b, "{\n  \"format\": \"heapprof-trend\",\n  \"version\": 1,\n");
+	hp_buf_printf(b, "  \"sample_type\": \"%s\",\n  \"unit\": \"%s\",\n",
+		      hp_render_value_name(s->vi), hp_render_value_is_bytes(s->vi) ? "bytes" : "objects");
+	hp_buf_printf(b, "  \"keys\": \"%s\",\n  \"timed\": %s,\n  \"slope_per\": \"%s\",\n",
+		      s->functions ? "functions" : "stacks", s->timed ? "true" : "false",
+		      s->timed ? "second" : "dump");
+	hp_buf_str(b, "  \"dumps\": [");
+	for (size_t t = 0; t < s->n; t++) {
+		hp_buf_str(b, t ? ",\n    {\"path\": " : "\n    {\"path\": ");
+		hp_buf_json_str(b, s->paths[t]);
+		hp_buf_str(b, ", \"time\": ");
+		json_time(s, t, b);
+		hp_buf_printf(b, ", \"x\": %.15g, \"total\": %" PRId64 "}", s->x[t], s->total[t]);
+	}
+	hp_buf_printf(b, "\n  ],\n  \"total\": {\"first\": %" PRId64 ", \"last\": %" PRId64
+			 ", \"delta\": %" PRId64 ", \"slope\": %.15g},\n", s->total[0], s->total[last],
+		      s->total[last] - s->total[0], s->total_slope);
+	hp_buf_str(b, "  \"ranked\": [");
+	size_t k;
+	for (k = 0; k < s->nkeys && k < top; k++) {
+		const struct hp_trend_key *key = &s->keys[k];
+		hp_buf_str(b, k ? ",\n    {\"label\": " : "\n    {\"label\": ");
+		hp_buf_json_str(b, key->label);
+		hp_buf_printf(b, ", \"slope\": %.15g, \"mono\": %.15g, \"first\": %" PRId64
+				 ", \"last\": %" PRId64 ", \"delta\": %" PRId64 ", \"values\": ",
+			      key->slope, key->mono, key->v[0], key->v[last], key->v[last] - key->v[0]);
+		json_values(key->v, s->n, b);
+		hp_buf_char(b, '}');
+	}
+	hp_buf_str(b, k ? "\n  ]\n}\n" : "]\n}\n");
+}
+
 int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 {
 	struct hp_series s = { .vi = o->value, .show_bytes = o->show_bytes,
@@ -341,6 +401,8 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	size_t top = o->top > 0 ? (size_t)o->top : 10;
 	if (o->format == HP_ROPTS_FMT_SVG)
 		hp_trendsvg_render(&s, top, &out);
+	else if (o->format == HP_ROPTS_FMT_JSON)
+		json(&s, top, &out);
 	else
 		text(&s, top, &out);
 	hp_util_write_output(o->output, out.p, out.len);
