@@ -147,7 +147,7 @@ ip1=$(one_file 'ip1.*.f.*heap')
 sleep 1
 cc $CFLAGS_T -o variant main2.c -L. -lreplib -Wl,-rpath,"$T_DIR" && cat variant >inplace
 exact ip2 ./inplace
-"$BIN" report --show-bytes "$(one_file 'ip2.*.f.*heap')" "$ip1" >ip 2>iperr
+"$BIN" report --merge --show-bytes "$(one_file 'ip2.*.f.*heap')" "$ip1" >ip 2>iperr
 is "$(flat local_leak <ip)" 15000 "in place: the dump after the change has names"
 like "$(cat ip)" ' inplace\+0x[0-9a-f]+$' "the dump before it has offsets"
 like "$(cat iperr)" "'$T_DIR/inplace' .*: the file was modified after the dump was written\$" \
