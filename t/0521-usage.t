@@ -4,7 +4,7 @@
 # --help'"), nothing on standard output: never the whole help (a usage
 # error used to print all 30 lines of it).
 . "$(dirname "$0")/lib.sh"
-plan 27
+plan 28
 
 printf 'heap profile: 1: 10 [0: 0] @ heap_v2/1\n1: 10 [0: 0] @ 0x1\n\nMAPPED_LIBRARIES:\n' >a.1.0.f.heap
 cp a.1.0.f.heap a.1.1.f.heap
@@ -27,6 +27,7 @@ usage() {
 	fi
 }
 
+usage ""
 usage "" frobnicate
 usage "" --frobnicate
 usage "" --version extra

@@ -72,7 +72,7 @@ wait $p1 $p2 2>/dev/null
 # apart by their names.
 now=$(date +%s)
 for k in 1 2 3; do
-	prof lg_prof_sample:0,prof_final:true,prof_prefix:g "$TP/rep_grow" $k
+	prof lg_prof_sample:0,prof_final:true,prof_prefix:g "$TP/rep_grow" $k 2>/dev/null
 	ts=$(date -u -d "@$((now + 60 * k))" +%Y%m%dT%H%M%SZ)
 	mv "$(one_file 'g.*.f.*heap')" "app.4242.$k.i$k.$ts.heap"
 done

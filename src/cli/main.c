@@ -101,10 +101,9 @@ int hp_cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc < 2)
+		return hp_cmd_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
+					  "report, trend or help");
 	const struct subcommand *s = find(argv[1]);
 	if (s)
 		return s->fn(argc - 1, argv + 1);
