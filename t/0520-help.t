@@ -4,8 +4,8 @@
 # every subcommand, and each option a --help lists is accepted by the
 # subcommand (no "unknown option") and documented in heapprof(1).
 . "$(dirname "$0")/lib.sh"
-cmds="run check ps dump toggle pause resume report trend"
-plan 43
+cmds="run check ps dump toggle pause resume report trend serve"
+plan 47
 
 for c in $cmds; do
 	"$BIN" "$c" --help >out 2>err
@@ -39,12 +39,13 @@ ok $? "heapprof help help too"
 # page documents it.  An option is accepted when using it does not give
 # "unknown option" (it may want a value, or a dump).
 unknown= undocumented=
-for c in run check ps dump report trend; do
+for c in run check ps dump report trend serve; do
 	# The option list: lines that start with an option.
 	"$BIN" "$c" --help | grep -E '^ +-' | grep -oE '^ +(-[a-z], )?--[a-z][a-z-]+' |
 		sed 's/.* //' | sort -u >opts
 	while read -r o; do
-		"$BIN" "$c" "$o" </dev/null >o.out 2>o.err
+		# (serve with a valid option serves: a second is enough to tell.)
+		timeout 1 "$BIN" "$c" "$o" </dev/null >o.out 2>o.err
 		grep -q "unknown option" o.err && unknown="$unknown $c:$o"
 		grep -q -- "^\\.Fl -${o#--}\\b\\|Fl -${o#--}\\b" "$SRC/man/heapprof.1" || undocumented="$undocumented $c:$o"
 	done <opts

@@ -24,7 +24,7 @@ bash -n "$COMP"
 ok $? "the script is valid bash"
 is "$(bash -c '. "$1"; complete -p heapprof' bash "$COMP")" "complete -F _heapprof heapprof" \
 	"it registers _heapprof for heapprof"
-is "$(complete_words '' | tr '\n' ' ')" "--help --version check dump help pause ps report resume run toggle trend " \
+is "$(complete_words '' | tr '\n' ' ')" "--help --version check dump help pause ps report resume run serve toggle trend " \
 	"the subcommands"
 is "$(complete_words re | tr '\n' ' ')" "report resume " "subcommands by prefix"
 is "$(complete_words help tr)" "trend" "help completes a subcommand"
@@ -33,7 +33,7 @@ is "$(complete_words trend --j)" "--json" "trend's"
 is "$(complete_words run --o)" "--only-top" "run's"
 # Each subcommand's options are those its --help lists.
 diff=
-for c in run check ps dump toggle report trend; do
+for c in run check ps dump toggle report trend serve; do
 	"$BIN" "$c" --help | grep -E '^ +-' | grep -oE '^ +(-[a-z], )?--[a-z][a-z-]+' | tr -d ' ' | tr ',' '\n' |
 		grep . | sort -u >want
 	complete_words "$c" - | sort -u >got

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return hp_cmd_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
-					  "report, trend or help");
+					  "report, trend, serve or help");
 	const struct subcommand *s = find(argv[1]);
 	if (s)
 		return s->fn(argc - 1, argv + 1);
