@@ -8,7 +8,7 @@
  *
  *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
  *     prof_leak_error:false,leak_report:false,prof_final:false,
- *     prof_prefix:<run directory>/check
+ *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check
  *
  * so that each leaves <run directory>/check.<pid>.verdict at exit and
  * nothing else: no line on its standard error, no dump, and its own exit
@@ -185,8 +185,11 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 {
 	struct hp_buf b = { 0 };
 
+	/* Every process of the tree is checked: whatever a heapprof run
+	 * around this one chose (run_only_top, prof_programs) is undone. */
 	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
-			  "leak_report:false,prof_final:false,prof_prefix:%s/check", dir);
+			  "leak_report:false,prof_final:false,run_only_top:false,prof_programs:,"
+			  "prof_prefix:%s/check", dir);
 	if (o->suppressions) {
 		char *abs = realpath(o->suppressions, NULL);
 		if (!abs || access(abs, R_OK) != 0)
