@@ -405,4 +405,8 @@ void hp_check_symbolize(struct hp_check_proc *procs, size_t n, int all, struct h
 			*l = out;
 		}
 	}
+	for (size_t i = 0; i < z.mods.n; i++)
+		hp_symbolize_forget(z.mods.mods[i]);
+	hp_modtab_release(&z.mods);
+	hp_symbolize_free(z.sym);
 }

@@ -63,6 +63,17 @@ struct hp_module *hp_module_get(struct hp_modtab *t, const struct hp_map *m)
 	return mod;
 }
 
+void hp_modtab_release(struct hp_modtab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->mods[i]->load);
+		free(t->mods[i]);
+	}
+	free(t->mods);
+	t->mods = NULL;
+	t->n = t->cap = 0;
+}
+
 /* Reads the file's size, time and PT_LOAD headers once. */
 static void module_open(struct hp_module *mod)
 {

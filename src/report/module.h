@@ -49,6 +49,10 @@ struct hp_modtab {
 /* The module for a file-backed mapping: one per (path, device, inode). */
 struct hp_module *hp_module_get(struct hp_modtab *t, const struct hp_map *m);
 
+/* Frees the modules of t (their symbolizer state first:
+ * hp_symbolize_forget) and leaves t empty; t->strs stays. */
+void hp_modtab_release(struct hp_modtab *t);
+
 /*
  * Whether mod's file on disk is the one mapped in the dump in: NULL if it
  * is, else why not (missing, deleted or replaced before the dump, modified

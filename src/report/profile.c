@@ -458,6 +458,30 @@ void hp_profile_finish(struct hp_profile *p)
 	}
 }
 
+void hp_profile_release(struct hp_profile *p)
+{
+	for (size_t i = 0; i < p->mods.n; i++)
+		hp_symbolize_forget(p->mods.mods[i]);
+	hp_modtab_release(&p->mods);
+	hp_symbolize_free(p->sym);
+	free(p->funcs);
+	free(p->nodes);
+	free(p->frames);
+	free(p->locs);
+	free(p->loc_keys);
+	free(p->canons);
+	free(p->mappings);
+	free(p->stacks);
+	free(p->stack_locs);
+	free(p->sframes);
+	hp_index_release(&p->func_ix);
+	hp_index_release(&p->node_ix);
+	hp_index_release(&p->loc_ix);
+	hp_index_release(&p->stack_ix);
+	hp_strtab_release(&p->strs);
+	memset(p, 0, sizeof(*p));
+}
+
 /* ---- aggregation ----------------------------------------------------- */
 
 void hp_profile_flat(const struct hp_profile *p, int vi, int64_t *flat, int64_t *cum)

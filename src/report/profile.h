@@ -142,6 +142,10 @@ void hp_profile_add(struct hp_profile *p, const struct hp_input *in, int sign, u
  * of each stack (leaf first) for the outputs. */
 void hp_profile_finish(struct hp_profile *p);
 
+/* Frees everything p holds, its strings and the modules' symbolizer
+ * state included: names it handed out die with it. */
+void hp_profile_release(struct hp_profile *p);
+
 /*
  * Flat and cumulative value vi of every node over the kept stacks: flat
  * counts a stack at its leaf, cum once per node on the stack.  flat and

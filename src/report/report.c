@@ -144,5 +144,6 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	}
 	hp_util_write_output(o->output, out.p, out.len);
 	hp_buf_release(&out);
+	hp_profile_release(&p);
 	return 0;
 }

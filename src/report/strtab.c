@@ -3,7 +3,7 @@
  * before they are interned (see strtab.h).
  *
  * Owns each table's slots and the strings in them, which live until the
- * process exits.  Open addressing with linear probing, at most half full.
+ * table is released.  Open addressing with linear probing, at most half full.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +51,14 @@ const char *hp_strtab_intern(struct hp_strtab *t, const char *s, size_t n)
 const char *hp_strtab_intern_str(struct hp_strtab *t, const char *s)
 {
 	return hp_strtab_intern(t, s, strlen(s));
+}
+
+void hp_strtab_release(struct hp_strtab *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free((char *)t->slot[i]);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
 }
 
 /* ---- sanitizing ------------------------------------------------------ */

@@ -8,8 +8,7 @@
 
 #include <stddef.h>
 
-/* Strings live until the process exits (the command is short-lived;
- * nothing is worth freeing one by one). */
+/* Strings live until the table is released (never one by one). */
 struct hp_strtab {
 	const char **slot;
 	size_t n, cap;
@@ -22,6 +21,10 @@ const char *hp_strtab_intern_str(struct hp_strtab *t, const char *s);
 
 /* hp_strtab_intern_str of hp_strtab_sanitize(s): for strings from binaries. */
 const char *hp_strtab_intern_clean(struct hp_strtab *t, const char *s);
+
+/* Frees every string of t (pointers it handed out die with them) and
+ * leaves it empty. */
+void hp_strtab_release(struct hp_strtab *t);
 
 /*
  * Copies s into a fresh string that is safe in every output: control

@@ -82,6 +82,14 @@ struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 	return s;
 }
 
+void hp_symbolize_free(struct hp_symbolizer *s)
+{
+	if (!s)
+		return;
+	free(s->debuginfo_path);
+	free(s);
+}
+
 /* ---- sessions -------------------------------------------------------- */
 
 static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
@@ -418,4 +426,22 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	out[0].decl_file = NULL;
 	out[0].decl_line = 0;
 	return 1;
+}
+
+void hp_symbolize_forget(struct hp_module *mod)
+{
+	struct dwmod *d = mod->dw;
+
+	if (!d)
+		return;
+	/* The Dwarf belongs to the session: dwfl_end closes it. */
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->cus.r);
+	for (size_t i = 0; i < d->ncu; i++)
+		free(d->cu_idx[i].subs.r);
+	free(d->cu_idx);
+	free(d->cu_offs);
+	free(d);
+	mod->dw = NULL;
 }

@@ -48,4 +48,10 @@ struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
 			   struct hp_symres *out);
 
+/* Closes what lookups opened for mod (its session and indexes). */
+void hp_symbolize_forget(struct hp_module *mod);
+
+/* Frees s; forget its modules first.  NULL is allowed. */
+void hp_symbolize_free(struct hp_symbolizer *s);
+
 #endif

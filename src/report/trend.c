@@ -407,5 +407,19 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		text(&s, top, &out);
 	hp_util_write_output(o->output, out.p, out.len);
 	hp_buf_release(&out);
+	for (size_t i = 0; i < s.nkeys; i++) {
+		free(s.keys[i].label);
+		free(s.keys[i].v);
+		if (k.paths)
+			free(k.paths[i]);
+	}
+	free(s.keys);
+	free(k.paths);
+	free(k.npath);
+	hp_index_release(&k.ix);
+	free(s.total);
+	free(s.paths);
+	free(s.x);
+	hp_profile_release(&p);
 	return 0;
 }
