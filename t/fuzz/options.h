@@ -1,0 +1,53 @@
+/*
+ * options.h -- the report options a fuzz input runs with (report.c and
+ * trend.c): every bit of the input's hash picks one, so that all
+ * combinations occur and a given input always runs the same way.
+ */
+#ifndef HP_FUZZ_OPTIONS_H
+#define HP_FUZZ_OPTIONS_H
+
+#include <regex.h>
+#include <stdint.h>
+
+#include "input.h"
+#include "ropts.h"
+
+/* Fills o from hash h; accum: every dump has cumulative counts (else an
+ * alloc value would be refused before any output, as the command does). */
+static inline void fuzz_ropts(struct hp_ropts *o, uint64_t h, int accum, int nformats)
+{
+	static const char *const focus[] = { "main|grow", "^s", "build_list|[[:alpha:]]+\\+0x" };
+
+	hp_ropts_init(o, "report");
+	o->output = "/dev/null";
+	o->format = (enum hp_ropts_format)(h % (uint64_t)nformats);
+	o->format_set = 1;
+	h /= (uint64_t)nformats;
+	o->value = (int)(h & 3);
+	if (!accum && (o->value == HP_V_ALLOC_SPACE || o->value == HP_V_ALLOC_OBJECTS))
+		o->value -= 2;
+	o->value_set = 1;
+	o->show_bytes = (h >> 2) & 1;
+	o->lines = (h >> 3) & 1;
+	o->full_names = (h >> 4) & 1;
+	o->top = (h >> 5) & 1 ? (long)((h >> 6) % 7) + 1 : -1;
+	o->functions = (h >> 9) & 1;
+	if ((h >> 10) & 1) {
+		o->focus_text = focus[(h >> 11) % 3];
+		o->has_focus = !regcomp(&o->focus, o->focus_text, REG_EXTENDED | REG_NOSUB);
+	}
+	if ((h >> 13) & 1) {
+		o->ignore_text = "malloc|^0x";
+		o->has_ignore = !regcomp(&o->ignore, o->ignore_text, REG_EXTENDED | REG_NOSUB);
+	}
+}
+
+static inline void fuzz_ropts_release(struct hp_ropts *o)
+{
+	if (o->has_focus)
+		regfree(&o->focus);
+	if (o->has_ignore)
+		regfree(&o->ignore);
+}
+
+#endif
