@@ -138,14 +138,21 @@ static enum section_kind classify_section(struct ini_reader *r, const char *name
 	return SEC_UNKNOWN;
 }
 
-/* Checks one line (s, n: without its newline, leading blanks removed).
- * Returns true if inih may see it. */
-static bool check_line(struct ini_reader *r, const char *s, size_t n, size_t max)
+/* Checks one line (s, *np: without its newline, leading blanks removed)
+ * and sets *np to what inih is to see of it: trailing blanks go, and a
+ * comment or blank line becomes empty, whatever its length (inih's buffer
+ * holds max characters).  Returns true if inih may see it. */
+static bool check_line(struct ini_reader *r, const char *s, size_t *np, size_t max)
 {
+	size_t n = *np;
+
 	while (n && is_blank(s[n - 1]))
 		n--;
-	if (n == 0 || s[0] == ';' || s[0] == '#')
+	*np = n;
+	if (n == 0 || s[0] == ';' || s[0] == '#') {
+		*np = 0;
 		return true;
+	}
 	if (n > max) {
 		complain(r, "line longer than %zu characters; ignored", max);
 		return false;
@@ -184,8 +191,8 @@ static char *next_line(char *str, int num, void *stream)
 		r->lineno++;
 		while (n && (*s == ' ' || *s == '\t'))
 			s++, n--;
-		/* inih needs room for "\r\n\0" in its buffer. */
-		if (num < 4 || !check_line(r, s, n, (size_t)num - 3))
+		/* inih needs room for "\r\n\0" in its buffer of num. */
+		if (num < 4 || !check_line(r, s, &n, (size_t)num - 3) || n > (size_t)num - 3)
 			s = "", n = 0;
 		memcpy(str, s, n);
 		str[n] = '\n';
