@@ -254,6 +254,9 @@ static int parse_signal(const char *v, size_t len, int *out)
 			off = strtol(n + 5, &end, 10);
 			if (*end || (n[5] != '+' && n[5] != '-'))
 				return -1;
+			/* Far past any signal: out of range, and no overflow below. */
+			if (off < -1000 || off > 1000)
+				return 1;
 		}
 		sig = base + (int)off;
 	} else {
