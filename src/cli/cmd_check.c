@@ -341,10 +341,14 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 		struct hp_check_proc *p = &v->p[v->n];
 		memset(p, 0, sizeof(*p));
 		const char *err = hp_check_read(path.p, p, strs);
-		if (err)
+		if (err) {
 			hp_util_warn("check: cannot read the verdict '%s': %s", path.p, err);
-		else
+			for (size_t j = 0; j < p->nleaks; j++)
+				free(p->leaks[j].frames);
+			free(p->leaks);
+		} else {
 			v->n++;
+		}
 		hp_buf_release(&path);
 	}
 	closedir(d);
@@ -434,7 +438,8 @@ static size_t report(const struct verdicts *v, const char *command, int status)
 	else
 		hp_buf_printf(&b, "heapprof check: no leaks in %zu counted process%s (%zu process%s checked)\n",
 			      counted, es(counted), v->n, es(v->n));
-	fwrite(b.p, 1, b.len, stderr);
+	if (b.len)   /* b.p is NULL when nothing was said */
+		fwrite(b.p, 1, b.len, stderr);
 	fflush(stderr);
 	hp_buf_release(&b);
 	return leaking;
@@ -445,14 +450,13 @@ static void write_file(const char *path, const struct hp_buf *b)
 	hp_util_write_output(strcmp(path, "-") ? path : NULL, b->p, b->len);
 }
 
-int hp_cmd_check(int argc, char **argv)
+static int check(struct check_opts *o, int argc, char **argv)
 {
-	struct check_opts o = { 0 };
 	struct hp_strtab strs = { 0 };
 	struct verdicts v = { 0 };
 	char lib[PATH_MAX];
 
-	int first = parse_opts(argc, argv, &o);
+	int first = parse_opts(argc, argv, o);
 	if (first <= 0)
 		return first < 0 ? 2 : 0;
 	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
@@ -461,34 +465,52 @@ int hp_cmd_check(int argc, char **argv)
 	}
 	hp_binary_warn("check", argv[first], "it will not be checked");
 	char *dir = make_run_dir();
-	char *conf = library_conf(dir, &o);
-	int status = run_tree(argv + first, conf, o.config);
+	char *conf = library_conf(dir, o);
+	int status = run_tree(argv + first, conf, o->config);
 
 	read_verdicts(dir, &v, &strs);
 	remove_run_dir(dir);
 	hp_util_sort(v.p, v.n, sizeof(*v.p), by_pid);
 	for (size_t k = 0; k < v.n; k++)
-		v.p[k].counted = counts(&o, &v.p[k]);
+		v.p[k].counted = counts(o, &v.p[k]);
 	/* The JSON has every process's frames; the rest only counted ones. */
-	hp_check_symbolize(v.p, v.n, o.json != NULL, &strs, NULL, 0);
+	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
 	size_t leaking = report(&v, argv[first], status);
 
-	int exit_status = status ? status : leaking ? o.exit_code : 0;
+	int exit_status = status ? status : leaking ? o->exit_code : 0;
 	struct hp_check_run run = { argv + first, status, exit_status, v.p, v.n };
-	if (o.json) {
+	if (o->json) {
 		struct hp_buf b = { 0 };
 		hp_check_json(&b, &run);
-		write_file(o.json, &b);
+		write_file(o->json, &b);
 		hp_buf_release(&b);
 	}
-	if (o.junit) {
+	if (o->junit) {
 		struct hp_buf b = { 0 };
 		hp_check_junit(&b, &run);
-		write_file(o.junit, &b);
+		write_file(o->junit, &b);
 		hp_buf_release(&b);
 	}
+	for (size_t k = 0; k < v.n; k++) {
+		for (size_t j = 0; j < v.p[k].nleaks; j++)
+			free(v.p[k].leaks[j].frames);
+		free(v.p[k].leaks);
+	}
+	free(v.p);
+	hp_strtab_release(&strs);
 	free(conf);
 	free(dir);
-	free(o.config);
 	return exit_status;
+}
+
+int hp_cmd_check(int argc, char **argv)
+{
+	struct check_opts o = { 0 };
+
+	int st = check(&o, argc, argv);
+	for (size_t i = 0; i < o.nglobs; i++)
+		free(o.globs[i]);
+	free(o.globs);
+	free(o.config);
+	return st;
 }

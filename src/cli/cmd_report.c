@@ -293,12 +293,22 @@ static int one_process(char *const *dumps, size_t n, const char *what)
 	return 2;
 }
 
+static int report(struct hp_ropts *o, int argc, char **argv);
+
 int hp_cmd_report(int argc, char **argv)
 {
 	struct hp_ropts o;
-	int c, leaks = 0, graph = 0;
 
 	hp_ropts_init(&o, "report");
+	int st = report(&o, argc, argv);
+	hp_ropts_release(&o);
+	return st;
+}
+
+static int report(struct hp_ropts *o, int argc, char **argv)
+{
+	int c, leaks = 0, graph = 0;
+
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -315,42 +325,42 @@ int hp_cmd_report(int argc, char **argv)
 			continue;
 		}
 		if (c == 'M') {
-			o.merge = 1;
+			o->merge = 1;
 			continue;
 		}
 		if (c == HP_ROPTS_OPT_GRAPH) {
 			graph = 1;
 			continue;
 		}
-		int r = hp_ropts_common(&o, c, optarg);
+		int r = hp_ropts_common(o, c, optarg);
 		if (r == 0)
-			r = report_option(&o, c, optarg) ? -1 : 1;
+			r = report_option(o, c, optarg) ? -1 : 1;
 		if (r < 0)
 			return usage_error(NULL, NULL);
 	}
 	/* --graph is an output, which --svg turns from dot into SVG. */
 	if (graph) {
-		if (o.format_set && o.format != HP_ROPTS_FMT_SVG)
+		if (o->format_set && o->format != HP_ROPTS_FMT_SVG)
 			return usage_error("--graph writes dot, or SVG with --svg: %s",
 					   "choose one output format");
-		o.graph_svg = o.format_set;
-		o.format = HP_ROPTS_FMT_GRAPH;
+		o->graph_svg = o->format_set;
+		o->format = HP_ROPTS_FMT_GRAPH;
 	}
 	if (optind >= argc)
 		return usage_error("no dump given%s", "");
-	if (o.peak && o.temporary)
+	if (o->peak && o->temporary)
 		return usage_error("choose one of --peak and --temporary%s", "");
-	if (o.temporary && o.value_set)
+	if (o->temporary && o->value_set)
 		return usage_error("--temporary counts allocations: it takes no %s",
 				   "--inuse-* or --alloc-* value");
-	if (o.temporary && (o.nbase || o.format == HP_ROPTS_FMT_PPROF))
+	if (o->temporary && (o->nbase || o->format == HP_ROPTS_FMT_PPROF))
 		return usage_error("--temporary does not go with %s",
-				   o.nbase ? "--base" : "--pprof");
+				   o->nbase ? "--base" : "--pprof");
 	if (leaks)
 		for (int i = optind; i < argc; i++)
 			argv[i] = leak_dump_of(argv[i]);
-	if (!o.merge && (one_process(argv + optind, (size_t)(argc - optind), "dumps") ||
-			 one_process((char *const *)o.base, o.nbase, "--base dumps")))
+	if (!o->merge && (one_process(argv + optind, (size_t)(argc - optind), "dumps") ||
+			 one_process((char *const *)o->base, o->nbase, "--base dumps")))
 		return 2;
-	return hp_report_run(&o, argv + optind, (size_t)(argc - optind));
+	return hp_report_run(o, argv + optind, (size_t)(argc - optind));
 }

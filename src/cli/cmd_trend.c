@@ -54,12 +54,22 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
+static int trend(struct hp_ropts *o, int argc, char **argv);
+
 int hp_cmd_trend(int argc, char **argv)
 {
 	struct hp_ropts o;
-	int c;
 
 	hp_ropts_init(&o, "trend");
+	int st = trend(&o, argc, argv);
+	hp_ropts_release(&o);
+	return st;
+}
+
+static int trend(struct hp_ropts *o, int argc, char **argv)
+{
+	int c;
+
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
@@ -72,18 +82,18 @@ int hp_cmd_trend(int argc, char **argv)
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		if (c == HP_ROPTS_OPT_FUNCTIONS) {
-			o.functions = 1;
+			o->functions = 1;
 			continue;
 		}
 		if (c == HP_ROPTS_OPT_JSON) {
-			if (hp_ropts_format(&o, HP_ROPTS_FMT_JSON))
+			if (hp_ropts_format(o, HP_ROPTS_FMT_JSON))
 				return usage_error(NULL, NULL);
 			continue;
 		}
-		if (hp_ropts_common(&o, c, optarg) <= 0)
+		if (hp_ropts_common(o, c, optarg) <= 0)
 			return usage_error(NULL, NULL);
 	}
 	if (argc - optind < 2)
 		return usage_error("needs at least two dumps%s", "");
-	return hp_trend_run(&o, argv + optind, (size_t)(argc - optind));
+	return hp_trend_run(o, argv + optind, (size_t)(argc - optind));
 }

@@ -26,6 +26,17 @@ void hp_ropts_init(struct hp_ropts *o, const char *who)
 	o->node_count = 80;
 }
 
+void hp_ropts_release(struct hp_ropts *o)
+{
+	if (o->has_focus)
+		regfree(&o->focus);
+	if (o->has_ignore)
+		regfree(&o->ignore);
+	free(o->debug_dirs);
+	free(o->base);
+	hp_ropts_init(o, o->who);
+}
+
 int hp_ropts_format(struct hp_ropts *o, enum hp_ropts_format f)
 {
 	if (o->format_set && o->format != f) {

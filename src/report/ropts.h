@@ -115,6 +115,9 @@ struct hp_ropts {
 /* Defaults; who is the subcommand, which messages name. */
 void hp_ropts_init(struct hp_ropts *o, const char *who);
 
+/* Frees what the options hold (compiled expressions, lists). */
+void hp_ropts_release(struct hp_ropts *o);
+
 /*
  * Applies a shared option.  Returns 1 when code was one, 0 when it is not
  * (the subcommand handles it), -1 after printing "heapprof WHO: ..." for a bad
