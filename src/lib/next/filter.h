@@ -37,12 +37,14 @@ HP_INLINE size_t hp_filter_index(uintptr_t p)
 	return (p >> HP_FILTER_PAGE_SHIFT) & ((1u << HP_FILTER_BITS) - 1);
 }
 
-/* The free() fast-path test: false means "certainly not sampled". */
+/* The free() fast-path test: false means "certainly not sampled".  A
+ * relaxed load (a plain byte load on every target): the byte changes
+ * under other threads' feet, by design. */
 HP_INLINE bool hp_filter_maybe(const void *p)
 {
 	uintptr_t i = ((uintptr_t)p >> HP_FILTER_PAGE_SHIFT) &
 		      ((1u << HP_FILTER_BITS) - 1);
-	return hp_filter[i] != 0;
+	return HP_LOAD(&hp_filter[i]) != 0;
 }
 
 /* One more, or one fewer, live sampled block starting in p's page.  The

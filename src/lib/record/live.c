@@ -273,7 +273,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 	s->slots[i].key = key;
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
 	if (!found) {
-		s->live++;
+		HP_STORE(&s->live, s->live + 1);   /* hp_live_records reads it unlocked */
 		hp_filter_inc(key);
 	}
 out:
@@ -319,7 +319,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 			*size = v & HP_LIVE_SIZE_MAX;
 			*tctx = (uint32_t)(v >> SIZE_BITS);
 			delete_at(s, i);
-			s->live--;
+			HP_STORE(&s->live, s->live - 1);
 			hp_filter_dec(key);
 		}
 	}

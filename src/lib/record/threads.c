@@ -124,7 +124,7 @@ struct hp_thread *hp_threads_self(void)
 		t->uid = HP_ADD(&uids, 1);
 		t->tid = gettid();
 		stack_bounds(t);
-		t->active = hp_switches.thread_active_init;
+		t->active = HP_LOAD(&hp_switches.thread_active_init);
 		prctl(PR_GET_NAME, t->name, 0, 0, 0);
 		struct hp_thread *old = HP_LOAD(&head);
 		do {
