@@ -11,8 +11,11 @@
  * go; two threads ask for dumps (hp_trigger_request, as the handlers do)
  * and one through the dump writer directly (as the API does); the main
  * thread sends SIGUSR1 (dump) and SIGUSR2 (toggle) to the process and to
- * the workers.  The helper thread takes the requests and writes dumps.
- * At the end some signal dumps must have been written.
+ * the workers, and asks as heapprof dump/pause/resume do: a control file
+ * in the runtime directory (control/remote.h), then the control signal
+ * the state file names.  The helper thread takes the requests and writes
+ * dumps.  At the end some signal dumps must have been written, and every
+ * control file taken.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -125,6 +128,54 @@ static void *requester(void *arg)
 	return NULL;
 }
 
+/* signal_control in our state file (output/statefile.h), or 0. */
+static int control_signal(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4200], line[256];
+	int sig = 0;
+
+	while (d && !sig && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = e->d_name[0] != '.' ? fopen(path, "re") : NULL;
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "signal_control=", 15))
+				sig = atoi(line + 15);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sig;
+}
+
+/* Asks as heapprof dump, pause and resume do. */
+static void control(int sig, const char *what)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/ctl.%d.%s", dir, (int)getpid(), what);
+	FILE *f = fopen(path, "we");
+	if (f)
+		fclose(f);
+	if (sig)
+		kill(getpid(), sig);
+}
+
+static int count_ctl(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, "ctl.", 4);
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static int count_dumps(char trigger)
 {
 	DIR *d = opendir(dir);
@@ -152,6 +203,8 @@ int main(void)
 		return 2;
 	}
 	start();
+	int ctl = control_signal();
+	check(ctl > 0, "the state file names a control signal (%d)", ctl);
 	for (int i = 0; i < WORKERS; i++)
 		pthread_create(&workers[i], NULL, worker, (void *)(long)i);
 	pthread_create(&sp, NULL, spawner, NULL);
@@ -163,6 +216,8 @@ int main(void)
 			kill(getpid(), sig);
 		else
 			pthread_kill(workers[i % WORKERS], sig);
+		if (i % 10 == 3)
+			control(ctl, i % 30 == 3 ? "dump" : i % 30 == 13 ? "pause" : "resume");
 		usleep(1000);
 	}
 	for (int i = 0; i < WORKERS; i++)
@@ -178,6 +233,9 @@ int main(void)
 		usleep(20000);
 	usleep(200000);
 	s = count_dumps('s');
+	for (int i = 0; i < 100 && count_ctl(); i++)
+		usleep(20000);
+	check(!count_ctl(), "every control file taken (%d left)", count_ctl());
 	check(s > 0, "signal dumps written by the helper thread: %d (and %d by the API, %d interval, "
 	      "%d threshold)", s, count_dumps('m'), count_dumps('i'), count_dumps('h'));
 	char cmd[4200];
