@@ -32,6 +32,8 @@ void hp_ropts_release(struct hp_ropts *o)
 		regfree(&o->focus);
 	if (o->has_ignore)
 		regfree(&o->ignore);
+	if (o->list_text)
+		regfree(&o->list);
 	free(o->debug_dirs);
 	free(o->base);
 	hp_ropts_init(o, o->who);

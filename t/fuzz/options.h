@@ -12,17 +12,37 @@
 #include "input.h"
 #include "ropts.h"
 
+/* Report's formats, --graph --svg left out: it runs Graphviz's dot, a
+ * process per input. */
+#define FUZZ_REPORT_FORMATS 9
+
 /* Fills o from hash h; accum: every dump has cumulative counts (else an
- * alloc value would be refused before any output, as the command does). */
+ * alloc value would be refused before any output, as the command does).
+ * The format is one of the first nformats of enum hp_ropts_format. */
 static inline void fuzz_ropts(struct hp_ropts *o, uint64_t h, int accum, int nformats)
 {
 	static const char *const focus[] = { "main|grow", "^s", "build_list|[[:alpha:]]+\\+0x" };
+	static const char *const list[] = { ".", "grow|nest", "^main$" };
 
 	hp_ropts_init(o, "report");
 	o->output = "/dev/null";
 	o->format = (enum hp_ropts_format)(h % (uint64_t)nformats);
 	o->format_set = 1;
 	h /= (uint64_t)nformats;
+	if (o->format == HP_ROPTS_FMT_LIST) {
+		o->list_text = list[h % 3];
+		if (regcomp(&o->list, o->list_text, REG_EXTENDED | REG_NOSUB))
+			o->list_text = NULL, o->format = HP_ROPTS_FMT_TEXT;
+	}
+	h /= 3;
+	o->icicle = h & 1;
+	h >>= 1;
+	if (h & 1) {   /* --graph's cut-offs, from none to most */
+		o->node_fraction = (double)((h >> 1) % 4) / 20;
+		o->edge_fraction = (double)((h >> 3) % 4) / 50;
+		o->node_count = (long)((h >> 5) % 100);
+	}
+	h >>= 12;
 	o->value = (int)(h & 3);
 	if (!accum && (o->value == HP_V_ALLOC_SPACE || o->value == HP_V_ALLOC_OBJECTS))
 		o->value -= 2;
@@ -48,6 +68,8 @@ static inline void fuzz_ropts_release(struct hp_ropts *o)
 		regfree(&o->focus);
 	if (o->has_ignore)
 		regfree(&o->ignore);
+	if (o->list_text)
+		regfree(&o->list);
 }
 
 #endif

@@ -11,6 +11,10 @@
 
 void __wrap_hp_util_die(const char *fmt, ...);
 
+/* LeakSanitizer's interface, when it is linked in. */
+void __lsan_disable(void) __attribute__((weak));
+void __lsan_enable(void) __attribute__((weak));
+
 static jmp_buf *landing;
 
 void __wrap_hp_util_die(const char *fmt, ...)
@@ -39,4 +43,14 @@ int fuzz_try(void (*fn)(void *), void *arg)
 	fn(arg);
 	landing = outer;
 	return 0;
+}
+
+int fuzz_try_may_die(void (*fn)(void *), void *arg)
+{
+	if (__lsan_disable)
+		__lsan_disable();
+	int died = fuzz_try(fn, arg);
+	if (__lsan_enable)
+		__lsan_enable();
+	return died;
 }
