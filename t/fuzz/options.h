@@ -16,11 +16,24 @@
  * process per input. */
 #define FUZZ_REPORT_FORMATS 9
 
-/* Fills o from hash h; accum: every dump has cumulative counts (else an
- * alloc value would be refused before any output, as the command does).
- * The format is one of the first nformats of enum hp_ropts_format. */
-static inline void fuzz_ropts(struct hp_ropts *o, uint64_t h, int accum, int nformats)
+/* What every dump of an input has: the options that need it are only
+ * picked then (the command would refuse them before any output). */
+enum { FUZZ_ACCUM = 1, FUZZ_PEAK = 2, FUZZ_TEMPORARY = 4 };
+
+/* The facts of one dump read (enum above). */
+static inline unsigned fuzz_facts(const struct hp_input *in)
 {
+	return (in->has_accum ? FUZZ_ACCUM : 0) | (in->has_peak ? FUZZ_PEAK : 0) |
+	       (in->has_temporary ? FUZZ_TEMPORARY : 0);
+}
+
+/* Fills o from hash h and the dumps' facts.  The format is one of the
+ * first nformats of enum hp_ropts_format.  --temporary is picked as the
+ * command allows it (no --pprof; the caller adds no --base then). */
+static inline void fuzz_ropts(struct hp_ropts *o, uint64_t h, unsigned facts, int nformats)
+{
+	int accum = facts & FUZZ_ACCUM;
+
 	static const char *const focus[] = { "main|grow", "^s", "build_list|[[:alpha:]]+\\+0x" };
 	static const char *const list[] = { ".", "grow|nest", "^main$" };
 
@@ -59,6 +72,14 @@ static inline void fuzz_ropts(struct hp_ropts *o, uint64_t h, int accum, int nfo
 	if ((h >> 13) & 1) {
 		o->ignore_text = "malloc|^0x";
 		o->has_ignore = !regcomp(&o->ignore, o->ignore_text, REG_EXTENDED | REG_NOSUB);
+	}
+	switch ((h >> 14) & 3) {
+	case 1:
+		o->peak = !!(facts & FUZZ_PEAK);
+		break;
+	case 2:
+		o->temporary = (facts & FUZZ_TEMPORARY) && o->format != HP_ROPTS_FMT_PPROF;
+		break;
 	}
 }
 

@@ -1,7 +1,8 @@
 /*
  * report.c -- fuzz target: `heapprof report` on one dump (input.c's
  * reader: the gperftools and jemalloc layouts, the symbol section,
- * MAPPED_LIBRARIES; then the profile and the output formats).
+ * MAPPED_LIBRARIES, heapprof's peak and temporary comment lines; then the
+ * profile and the output formats).
  *
  * The input is the dump, written to the scratch directory ("@GOLDEN@"
  * becomes $HP_SRC/t/golden, so that the seeds' maps name the committed
@@ -69,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t h = fuzz_hash(data, size);
 
 	int refused = fuzz_try(read_dump, &rd);
-	int accum = rd.in.has_accum;
+	unsigned facts = fuzz_facts(&rd.in);
 	if (!refused)
 		check_input(&rd.in);
 	hp_input_release(&rd.in);
@@ -79,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *dumps[] = { (char *)rd.path };
 		const char *bases[] = { rd.path };
 		struct running run = { &o, dumps };
-		fuzz_ropts(&o, h, accum, FUZZ_REPORT_FORMATS);
-		if ((h >> 20) & 1) {
+		fuzz_ropts(&o, h, facts, FUZZ_REPORT_FORMATS);
+		if (((h >> 20) & 1) && !o.temporary) {
 			o.base = bases;
 			o.nbase = 1;
 		}

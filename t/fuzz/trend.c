@@ -81,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0;
 	const char *p = text, *end = text + tn;
 	uint64_t h = fuzz_hash(data, size);
-	int accum = 1, refused = 0;
+	unsigned facts = FUZZ_ACCUM | FUZZ_PEAK | FUZZ_TEMPORARY;
+	int refused = 0;
 
 	/* Cut the series into dumps. */
 	while (p < end && n < MAX_DUMPS) {
@@ -114,21 +115,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n && !refused; i++) {
 		struct reading rd = { .path = paths[i] };
 		refused = fuzz_try(read_dump, &rd);
-		accum &= rd.in.has_accum;
+		facts &= fuzz_facts(&rd.in);
 		hp_input_release(&rd.in);
 		hp_strtab_release(&rd.strs);
 	}
 	if (!refused && n >= 2) {
 		struct hp_ropts o;
 		struct running r = { &o, paths, n, 1 };
-		fuzz_ropts(&o, h, accum, 2);
+		fuzz_ropts(&o, h, facts, 2);
 		if (o.format == HP_ROPTS_FMT_TREE)
 			o.format = HP_ROPTS_FMT_SVG;   /* trend: text or --svg */
 		if (fuzz_try(run, &r))
 			fuzz_fail("hp_trend_run died on dumps the reader took");
 		fuzz_ropts_release(&o);
 
-		fuzz_ropts(&o, h >> 7, accum, FUZZ_REPORT_FORMATS);
+		fuzz_ropts(&o, h >> 7, facts, FUZZ_REPORT_FORMATS);
+		o.temporary = 0;   /* the command takes no --base with it */
 		o.base = (const char **)paths + 1;
 		o.nbase = n - 1;
 		r.trend = 0;
