@@ -6,7 +6,9 @@
 # user would put it: profiler.ini and MALLOC_CONF into a program under the
 # library (status and output as bare), suppressions into the leak gate,
 # dumps into heapprof report and trend, verdict files into heapprof check
-# (a clean refusal or a report, never a signal).
+# (a clean refusal or a report, never a signal); dumps and series also
+# under valgrind's memcheck, which sees a read of uninitialised memory
+# whatever the stack happened to hold.
 . "$(dirname "$0")/lib.sh"
 
 export HP_SRC="$SRC"
@@ -62,11 +64,21 @@ clean_end() {
 	[ "$1" -eq 0 ] && return 0
 	[ "$1" -eq 1 ] && [ "$(wc -l <"$2")" -ge 1 ] && grep -q '^heapprof: cannot read' "$2"
 }
+# memcheck CMD...: CMD under valgrind; status 99 for any memory error.
+memcheck() {
+	timeout 300 valgrind -q --error-exitcode=99 "$@"
+}
 for f in $(regress report); do
-	for fmt in --text --tree --collapsed --svg --pprof --json; do
+	for fmt in --text --tree --collapsed --svg --pprof --json --html --graph; do
 		timeout 60 "$BIN" report $fmt -o out "$f" 2>err
 		st=$?
 		ok $(clean_end $st err; echo $?) "report $fmt ${f##*/}: a report or one clean line (status $st)"
+	done
+	for opt in --text --peak --temporary; do
+		memcheck "$BIN" report $opt -o out "$f" 2>err
+		st=$?
+		ok $([ $st -le 1 ]; echo $?) "report $opt ${f##*/} under memcheck: no error (status $st)"
+		[ $st -le 1 ] || diag "$(head -n 12 err)"
 	done
 done
 for f in $(regress trend); do
@@ -81,6 +93,10 @@ for f in $(regress trend); do
 	timeout 60 "$BIN" trend -o out "$@" 2>err
 	st=$?
 	ok $(clean_end $st err; echo $?) "trend ${f##*/}: a report or one clean line (status $st)"
+	memcheck "$BIN" trend -o out "$@" 2>err
+	st=$?
+	ok $([ $st -le 1 ]; echo $?) "trend ${f##*/} under memcheck: no error (status $st)"
+	[ $st -le 1 ] || diag "$(head -n 12 err)"
 done
 for f in $(regress verdict); do
 	# A process of the tree leaves this file as its verdict.

@@ -164,8 +164,11 @@ static void scale_pair(const struct hp_input *in, uint64_t n, uint64_t s,
 	*os = clamp_value(ds);
 }
 
+/* All of v: a row has no peak or temporary figures (comment lines do). */
 static void scale_row(const struct hp_input *in, const uint64_t c[4], int64_t v[HP_NVALUES])
 {
+	for (int i = 0; i < HP_NVALUES; i++)
+		v[i] = 0;
 	scale_pair(in, c[0], c[1], &v[HP_V_INUSE_OBJECTS], &v[HP_V_INUSE_SPACE]);
 	scale_pair(in, c[2], c[3], &v[HP_V_ALLOC_OBJECTS], &v[HP_V_ALLOC_SPACE]);
 }
