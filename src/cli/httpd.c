@@ -564,6 +564,8 @@ static int spawn(const struct hp_httpd *h, struct httpd_conn *c, const char *lin
 		if (sent == 0)
 			worker_linger(c->fd);
 		close(c->fd);
+		free(out);
+		free(resp->body);
 		exit(0);
 	}
 	workers[slot].pid = pid;
