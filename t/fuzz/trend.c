@@ -7,9 +7,9 @@
  * times and sequence numbers, which order the series, are fuzzed as well
  * as the dumps; text before the first such line is a dump named
  * "first.heap".  At most 8 dumps.  Every dump is read first; when the
- * reader takes them all, hp_trend_run runs on them (text or --svg, the
- * options the input's hash picks), then hp_report_run on the first with
- * the others as its --base.
+ * reader takes them all, hp_trend_run runs on them (text, --svg or
+ * --json, the options the input's hash picks), then hp_report_run on the
+ * first with the others as its --base.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,9 +122,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!refused && n >= 2) {
 		struct hp_ropts o;
 		struct running r = { &o, paths, n, 1 };
-		fuzz_ropts(&o, h, facts, 2);
-		if (o.format == HP_ROPTS_FMT_TREE)
-			o.format = HP_ROPTS_FMT_SVG;   /* trend: text or --svg */
+		static const enum hp_ropts_format formats[] = {   /* trend's */
+			HP_ROPTS_FMT_TEXT, HP_ROPTS_FMT_SVG, HP_ROPTS_FMT_JSON,
+		};
+		fuzz_ropts(&o, h, facts, 1);
+		o.who = "trend";
+		o.format = formats[(h >> 48) % 3];
 		if (fuzz_try(run, &r))
 			fuzz_fail("hp_trend_run died on dumps the reader took");
 		fuzz_ropts_release(&o);
