@@ -220,9 +220,14 @@ static char *programs_opt(const char *globs)
 	return opt;
 }
 
-int hp_cmd_run(int argc, char **argv)
+/* What the options build up, freed whatever way run() ends. */
+struct lists {
+	char *conf, *programs, *own, *prefix;
+};
+
+static int run(int argc, char **argv, struct lists *l)
 {
-	char *conf = NULL, *programs = NULL, *own = NULL, item[64];
+	char item[64];
 	const char *config = NULL;
 	int i = 1, only_top = 0;
 
@@ -239,13 +244,13 @@ int hp_cmd_run(int argc, char **argv)
 			if (!strcmp(a, "--config"))
 				config = argv[i];
 			else if (!strcmp(a, "--programs"))
-				append(&programs, argv[i]);
+				append(&l->programs, argv[i]);
 			else
-				append(&conf, argv[i]);
+				append(&l->conf, argv[i]);
 		} else if (!strncmp(a, "-c", 2) && a[2]) {
-			append(&conf, a + 2);
+			append(&l->conf, a + 2);
 		} else if (!strncmp(a, "--conf=", 7)) {
-			append(&conf, a + 7);
+			append(&l->conf, a + 7);
 		} else if (!strcmp(a, "--only-top")) {
 			only_top = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -259,28 +264,28 @@ int hp_cmd_run(int argc, char **argv)
 	}
 	if (i >= argc)
 		return hp_cmd_usage_error("run", "no command to run");
-	if (programs && strchr(programs, '|'))
+	if (l->programs && strchr(l->programs, '|'))
 		return hp_cmd_usage_error("run", "--programs: a pattern cannot hold '|'");
 	hp_binary_warn("run", argv[i], "it will not be profiled");
 
 	/* Ours first: the user's -c options come after them and win. */
-	char *prefix = user_gave(conf, config, "prof_prefix") ? NULL : run_prefix();
+	char *prefix = l->prefix = user_gave(l->conf, config, "prof_prefix") ? NULL : run_prefix();
 	if (prefix)
-		append(&own, prefix);
+		append(&l->own, prefix);
 	if (prefix || only_top) {
 		snprintf(item, sizeof(item), "run_pid:%d", (int)getpid());
-		append(&own, item);
+		append(&l->own, item);
 	}
 	if (only_top)
-		append(&own, "run_only_top:true");
-	if (programs) {
-		char *p = programs_opt(programs);
-		append(&own, p);
+		append(&l->own, "run_only_top:true");
+	if (l->programs) {
+		char *p = programs_opt(l->programs);
+		append(&l->own, p);
 		free(p);
 	}
-	if (conf)
-		append(&own, conf);
-	if (hp_cmd_run_preload("run", own))
+	if (l->conf)
+		append(&l->own, l->conf);
+	if (hp_cmd_run_preload("run", l->own))
 		return 1;
 	if (config)
 		setenv("HEAPPROF_CONFIG", config, 1);
@@ -288,4 +293,16 @@ int hp_cmd_run(int argc, char **argv)
 	int err = errno;
 	fprintf(stderr, "heapprof run: cannot run '%s': %s\n", argv[i], strerror(err));
 	return err == ENOENT ? 127 : 126;
+}
+
+int hp_cmd_run(int argc, char **argv)
+{
+	struct lists l = { 0 };
+	int st = run(argc, argv, &l);
+
+	free(l.conf);
+	free(l.programs);
+	free(l.own);
+	free(l.prefix);
+	return st;
 }
