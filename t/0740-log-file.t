@@ -5,7 +5,7 @@
 # or at its .lock (never followed; the lock falls back to the directory,
 # and says so).  The program runs as it does bare in every case.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 22
 
 "$TP/gate" clean >bare.out 2>bare.err
 bare_st=$?
@@ -68,4 +68,20 @@ cat app.log app.log.[0-9]* >all 2>/dev/null
 is "$(grep -c 'Invalid conf pair: bogus[0-9]*:1 (HEAPPROF_CONF)$' all)" 1000 \
 	"locking on the directory: ten writers, 1000 lines, none lost across rotation"
 is "$(grep -cvE '^[0-9-]+T[0-9:.]+Z [0-9]+ <heapprof>: ' all)" 0 "none torn or interleaved"
+# The program closes every descriptor from 3 (as daemons do) and opens two
+# files, which take the numbers the log and its lock had; a forked child
+# writes to the second.  Neither file gets a heapprof line nor is closed
+# or flocked by heapprof: the log is opened again, and gets both
+# processes' summaries.
+rm -rf cf && mkdir cf
+"$TP/patterns" closefiles cf/bare.a cf/bare.b >/dev/null 2>&1
+bare_st=$?
+timeout 20 env HEAPPROF_CONF="prof_leak:true,leak_check:live,lg_prof_sample:0,prof_prefix:$T_DIR/cf/d,log_file:$T_DIR/cf/log" \
+	LD_PRELOAD=$LIB "$TP/patterns" closefiles cf/pre.a cf/pre.b >/dev/null 2>cf/err
+is "$?" "$bare_st" "close-from-3, then the program's own files at the log's numbers: exit status as bare"
+is "$(cat cf/pre.a)" "$(cat cf/bare.a)" "the file at the log's old number holds only the program's bytes"
+is "$(cat cf/pre.b)" "$(cat cf/bare.b)" "the file at the lock's old number, written by a forked child, as bare"
+is "$(grep -c '<heapprof>: Leak approximation summary' cf/log)" 2 \
+	"the log was opened again: the parent's and the child's summaries are in it"
+is "$(cat cf/err)" "" "nothing fell back to standard error"
 done_testing

@@ -31,6 +31,10 @@
  *   closefrom            closes fds from 3 on (close_range), as daemons
  *                        do, then sends itself data through new pipes
  *                        (printing "ready PID" while the data waits)
+ *   closefiles A B       closes fds from 3 on, opens A and B (fds 3 and 4,
+ *                        where heapprof's log and lock were), forks a
+ *                        child that writes "child" to B, writes "parent"
+ *                        to A, leaks a block and exits with both open
  *   closeall FILE        closes every descriptor, 0 to 2 too; reports to
  *                        FILE (opened afterwards: fd 0)
  *   dup2                 dup2s its pipe's ends over fds 3 to 20
@@ -376,6 +380,29 @@ static int close_from(int lo)
 	return 0;
 }
 
+/* Files the program opens after close-from-3 take the lowest numbers: the
+ * ones heapprof's log had.  What it writes there is its own, in the
+ * child after a fork too. */
+static int close_files(const char *a, const char *b)
+{
+	close_from(3);
+	int fa = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int fb = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fa != 3 || fb != 4)
+		return 91;
+	pid_t pid = fork();
+	if (pid == 0) {
+		allocate(1000);
+		_exit(write(fb, "child\n", 6) == 6 ? 0 : 92);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+		return 93;
+	allocate(1000);
+	sink = NULL;   /* the last block leaks: the summary has a line */
+	return write(fa, "parent\n", 7) == 7 ? 0 : 94;
+}
+
 static int do_dup2(void)
 {
 	int p[2];
@@ -528,6 +555,8 @@ int main(int argc, char **argv)
 		close_from(3);
 		return own_pipes("closefrom");
 	}
+	if (!strcmp(how, "closefiles") && argc > 3)
+		return close_files(argv[2], argv[3]);
 	if (!strcmp(how, "closeall") && argc > 2) {
 		close_from(0);
 		if (open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600) != 0)

@@ -13,6 +13,13 @@
  * log when its name no longer refers to the file it has open.  So lines
  * never interleave and none is written to a file already rotated away.
  *
+ * The program owns the descriptor table: it may close every descriptor
+ * (close-from-3, as daemons do), dup2 over ours, and reuse the numbers.
+ * So the log's and the lock's descriptors are remembered with the file
+ * they were opened on (device and inode), and one that no longer refers
+ * to it is the program's now: never written to, flocked nor closed, only
+ * forgotten and the file opened again.
+ *
  * Every message is one line whatever it quotes: control bytes (newlines
  * too) become \xHH here, so a value from the environment, a file or a
  * file name cannot forge a line of its own.
@@ -50,6 +57,8 @@ static size_t held_len;
 static struct hp_spin file_lock;
 static int log_fd = -1;
 static int lock_fd = -1;
+/* The files log_fd and lock_fd were opened on. */
+static struct hp_fd_id { dev_t dev; ino_t ino; } log_id, lock_id;
 static char log_path[PATH_MAX];
 static int lock_on_dir;           /* the .lock name was unusable */
 static int64_t max_bytes;
@@ -59,6 +68,40 @@ static char refused_kind[64];
 /* Standard error was closed when the library started: fd 2, if it is open
  * later, is a file of the program's, never written to. */
 static int stderr_gone;
+
+/* fd as heapprof's: records which file it is (fd may be -1). */
+static int own_fd(int fd, struct hp_fd_id *id)
+{
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		id->dev = st.st_dev;
+		id->ino = st.st_ino;
+	}
+	return fd;
+}
+
+/* Whether *fd is still the file it was opened on.  If the program closed
+ * it or reused its number, *fd is forgotten (-1), never closed. */
+static int still_own(int *fd, const struct hp_fd_id *id)
+{
+	struct stat st;
+
+	if (*fd < 0)
+		return 0;
+	if (fstat(*fd, &st) == 0 && st.st_dev == id->dev && st.st_ino == id->ino)
+		return 1;
+	*fd = -1;
+	return 0;
+}
+
+/* Closes *fd if it is still heapprof's; forgets it either way. */
+static void drop_fd(int *fd, const struct hp_fd_id *id)
+{
+	if (still_own(fd, id))
+		close(*fd);
+	*fd = -1;
+}
 
 void hp_log_set_level(int level)
 {
@@ -147,6 +190,19 @@ static int configure_lock(const char *path, char *why, size_t cap)
 	return fd;
 }
 
+/* Opens log_path again in place of log_fd (kept if that fails). */
+static void reopen_log(void)
+{
+	struct hp_fd_id id;
+	int fd = own_fd(open_log(log_path), &id);
+
+	if (fd >= 0) {
+		drop_fd(&log_fd, &log_id);
+		log_fd = fd;
+		log_id = id;
+	}
+}
+
 /* Renames log.(k-1) to log.k ... log to log.1.  Under the flock. */
 static void rotate(void)
 {
@@ -163,11 +219,7 @@ static void rotate(void)
 		hp_fmt(to, sizeof(to), "%s.1", log_path);
 		rename(log_path, to);
 	}
-	int fd = open_log(log_path);
-	if (fd >= 0) {
-		close(log_fd);
-		log_fd = fd;
-	}
+	reopen_log();
 }
 
 /* Under the flock: make sure log_fd is the file the name refers to, and
@@ -176,16 +228,11 @@ static void before_write(size_t len)
 {
 	struct stat by_name, by_fd;
 
-	if (stat(log_path, &by_name) != 0 || fstat(log_fd, &by_fd) != 0 ||
-	    by_name.st_ino != by_fd.st_ino || by_name.st_dev != by_fd.st_dev) {
-		int fd = open_log(log_path);
-		if (fd >= 0) {
-			close(log_fd);
-			log_fd = fd;
-		}
-		if (fstat(log_fd, &by_fd) != 0)
-			return;
-	}
+	if (!still_own(&log_fd, &log_id) || stat(log_path, &by_name) != 0 ||
+	    by_name.st_ino != log_id.ino || by_name.st_dev != log_id.dev)
+		reopen_log();
+	if (log_fd < 0 || fstat(log_fd, &by_fd) != 0)
+		return;
 	if (max_bytes > 0 && by_fd.st_size > 0 && by_fd.st_size + (off_t)len > max_bytes)
 		rotate();
 }
@@ -221,17 +268,23 @@ static void write_to_file(const char *msg, size_t len)
 		to_stderr(msg, len);
 		return;
 	}
+	if (lock_fd >= 0 && !still_own(&lock_fd, &lock_id))
+		lock_fd = own_fd(open_lock(log_path, lock_on_dir), &lock_id);
 	if (lock_fd >= 0)
 		while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR)
 			;
 	struct hp_file_xfsz g;
 	hp_file_xfsz_block(&g);
 	before_write(n);
-	(void)hp_out_write_all(log_fd, line, n);
+	int lost = log_fd < 0;   /* the program took it and it cannot be reopened */
+	if (!lost)
+		(void)hp_out_write_all(log_fd, line, n);
 	hp_file_xfsz_restore(&g);
 	if (lock_fd >= 0)
 		flock(lock_fd, LOCK_UN);
 	hp_spin_unlock(&file_lock);
+	if (lost)
+		to_stderr(msg, len);
 }
 
 int hp_log_configure(const char *path, int64_t max, int nkeep)
@@ -247,21 +300,18 @@ int hp_log_configure(const char *path, int64_t max, int nkeep)
 		hp_spin_unlock(&file_lock);
 		return 0;   /* same file: only the limits changed */
 	}
-	if (log_fd >= 0)
-		close(log_fd);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	log_fd = lock_fd = -1;
+	drop_fd(&log_fd, &log_id);
+	drop_fd(&lock_fd, &lock_id);
 	log_path[0] = '\0';
 	if (path && *path) {
 		/* Its directory is created as a dump prefix's is (0700). */
 		err = hp_file_mkdirs(path);
-		log_fd = err ? -1 : open_log(path);
+		log_fd = err ? -1 : own_fd(open_log(path), &log_id);
 		if (!err && log_fd < 0)
 			err = errno ? errno : HP_LOG_ENOTREG;
 		if (!err) {
 			hp_fmt(log_path, sizeof(log_path), "%s", path);
-			lock_fd = configure_lock(path, why, sizeof(why));
+			lock_fd = own_fd(configure_lock(path, why, sizeof(why)), &lock_id);
 		}
 	}
 	hp_spin_unlock(&file_lock);
@@ -294,8 +344,8 @@ void hp_log_postfork_child(void)
 	 * shares with its parent: it needs its own. */
 	hp_spin_reset(&file_lock);
 	if (lock_fd >= 0) {
-		close(lock_fd);
-		lock_fd = open_lock(log_path, lock_on_dir);
+		drop_fd(&lock_fd, &lock_id);
+		lock_fd = own_fd(open_lock(log_path, lock_on_dir), &lock_id);
 	}
 }
 
