@@ -6,7 +6,7 @@
 # option mixes that mean nothing; malformed lines are one clear error.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 27
+plan 33
 
 MiB=1048576
 tprof() {
@@ -63,6 +63,12 @@ like "$(go tool pprof -top -unit=byte pk.pb.gz 2>/dev/null)" ' 3145728B +[0-9.]+
 	"--pprof: go tool pprof sees f's 3 MiB (inuse_space at the peak)"
 "$BIN" report --peak --svg -o pk.svg "$d"
 ok $(xmllint --noout pk.svg 2>/dev/null && grep -q '>f<\|>f (' pk.svg; echo $?) "--svg: a valid flame graph with f"
+# Every rendering says the values are at the peak, not the live heap's.
+"$BIN" report --peak --graph "$d" >pk.dot
+like "$(grep -o 'Type: [a-z_ ]*' pk.dot)" '^Type: inuse_space at the peak$' "--graph: the legend says at the peak"
+like "$(grep -o 'class="title"[^<]*' pk.svg)" 'flame graph: inuse_space at the peak$' "--svg: the title says at the peak"
+"$BIN" report --peak --html -o pk.html "$d"
+like "$(grep -o '<title>[^<]*' pk.html)" 'flame graph: inuse_space at the peak$' "--html: so does the page's title"
 "$BIN" report --show-bytes "$d" >now
 "$BIN" report --peak --show-bytes "$d" >atpeak
 ok $(! cmp -s now atpeak; echo $?) "--peak shows something else than the live heap at exit"
@@ -82,6 +88,20 @@ for bad in "--peak --temporary" "--temporary --pprof" "--temporary --inuse-space
 	st=$?
 	ok $([ $st -eq 2 ] && [ ! -s out ] && grep -q '^heapprof report: ' e; echo $?) "report $bad: a usage error (status 2)"
 done
+
+# dump_peak:false: the process's two lines, no stack's; the dump is the
+# one without the lines plus those two, and --peak and --temporary say why
+# they have nothing to show.
+tprof lg_prof_sample:0,prof_final:true,prof_prefix:np,dump_peak:false basic 200 1024 >/dev/null 2>err
+n=$(ls np.*.f.*.heap)
+is "$(grep '^ *#' "$n" | sed 's/:.*//' | tr '\n' ' ')" "# heapprof peak # heapprof temporary " \
+	"dump_peak:false: only the process's peak and temporary lines"
+"$BIN" report --peak "$n" >out 2>e
+is "$?:$(cat e)" "1:heapprof: '$n' has the process's peak but not its stacks' (written with dump_peak:false)" \
+	"--peak on it: status 1, one line that names the option"
+"$BIN" report --temporary "$n" >out 2>e
+like "$?:$(cat e)" "^1:heapprof: '$n' has the process's temporary allocations but not its stacks' \\(written with dump_peak:false\\)\$" \
+	"--temporary on it: the same"
 
 # --- malformed lines -----------------------------------------------------
 row=$(grep -m1 '^[0-9]' "$d")

@@ -256,7 +256,7 @@ static void legend(struct graph *g, struct hp_buf *b, size_t nvalued, size_t dro
 		hp_buf_printf(b, " and %zu more", r->ndumps - 3);
 	if (r->nbases)
 		hp_buf_printf(b, "\\lminus %zu base dump%s", r->nbases, r->nbases == 1 ? "" : "s");
-	hp_buf_printf(b, "\\lType: %s\\l", hp_render_value_name(r->vi));
+	hp_buf_printf(b, "\\lType: %s%s\\l", hp_render_value_name(r->vi), r->peak ? " at the peak" : "");
 	if (r->focus) {
 		hp_buf_str(b, "Focus: ");
 		dot_str(b, r->focus, 0);

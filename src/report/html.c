@@ -204,10 +204,10 @@ void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struc
 	hp_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 			 "<meta name=\"generator\" content=\"heapprof report --html\">\n"
-			 "<title>heapprof %s: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
-		      what, hp_render_value_name(r->vi), hp_html_css);
-	hp_buf_printf(b, "<header>\n<h1>heapprof %s: %s<span class=\"sub\">", what,
-		      hp_render_value_name(r->vi));
+			 "<title>heapprof %s: %s%s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+		      what, hp_render_value_name(r->vi), r->peak ? " at the peak" : "", hp_html_css);
+	hp_buf_printf(b, "<header>\n<h1>heapprof %s: %s%s<span class=\"sub\">", what,
+		      hp_render_value_name(r->vi), r->peak ? " at the peak" : "");
 	subtitle(b, r, &f);
 	hp_buf_str(b, "</span></h1>\n<div class=\"tools\">\n"
 		      "<button id=\"reset\" type=\"button\" title=\"Show everything (Esc)\">"

@@ -330,6 +330,7 @@ static int comment_line(struct reader *r)
 		bad(r, "'# peak:' line with no stack row before it");
 	}
 	r->noted = 1;
+	in->has_stack_extra = 1;
 	int64_t v[HP_NVALUES] = { 0 };
 	v[HP_V_PEAK_OBJECTS] = clamp_count(a[0]);
 	v[HP_V_PEAK_SPACE] = clamp_count(a[1]);

@@ -93,6 +93,7 @@ struct hp_input {
 	int has_peak;		/* "# heapprof peak:" was present */
 	int peak_moving;	/* ... and said "moving" */
 	int has_temporary;	/* "# heapprof temporary:" was present */
+	int has_stack_extra;	/* some stack's "# peak:" line was (dump_peak) */
 	int64_t peak_objects, peak_bytes;	/* the process at the peak */
 	int64_t temporary, allocations;		/* the process's */
 	uint64_t *frames;	/* program counters as written */

@@ -326,6 +326,9 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 	if (p->period >= 1)
 		pb_uint(&e.out, PROFILE_PERIOD, (uint64_t)p->period);
 	pb_uint(&e.out, PROFILE_COMMENT, str_id(&e.str, "written by heapprof report"));
+	if (r->peak)
+		pb_uint(&e.out, PROFILE_COMMENT,
+			str_id(&e.str, "inuse values are the stacks' values at the process's peak"));
 	pb_uint(&e.out, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&e.str, hp_render_value_name(r->vi)));
 	for (size_t i = 0; i < e.str.n; i++)
 		pb_bytes(&e.out, PROFILE_STRING_TABLE, e.str.s[i], strlen(e.str.s[i]));

@@ -40,6 +40,9 @@ static void at_peak(struct hp_input *in)
 	if (!in->has_peak)
 		hp_util_die("'%s' has no peak figures (a dump of jemalloc, gperftools or an "
 			    "older heapprof)", in->path);
+	if (!in->has_stack_extra && in->peak_bytes > 0)
+		hp_util_die("'%s' has the process's peak but not its stacks' (written with "
+			    "dump_peak:false)", in->path);
 	if (in->peak_moving)
 		hp_util_warn("note: '%s' was written while the heap reached new peaks: stacks that "
 			     "changed meanwhile show their values as read, not at the peak", in->path);
@@ -63,6 +66,9 @@ static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_r
 		if (!in.has_temporary)
 			hp_util_die("'%s' has no counts of temporary allocations (a dump of "
 				    "jemalloc, gperftools or an older heapprof)", path);
+		if (!in.has_stack_extra && in.temporary > 0)
+			hp_util_die("'%s' has the process's temporary allocations but not its "
+				    "stacks' (written with dump_peak:false)", path);
 		r->temporary = hp_util_sat_add(r->temporary, in.temporary);
 		r->allocations = hp_util_sat_add(r->allocations, in.allocations);
 	}

@@ -181,9 +181,9 @@ static void header(struct draw *d)
 		      ".sub{font-size:12px;fill:#555;text-anchor:middle}"
 		      "rect{stroke:#fff;stroke-width:0.5}g:hover rect{stroke:#000}</style>\n"
 		      "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f4ec\"/>\n"
-		      "<text class=\"title\" x=\"%.0f\" y=\"24\">heapprof %sflame graph: %s</text>\n",
+		      "<text class=\"title\" x=\"%.0f\" y=\"24\">heapprof %sflame graph: %s%s</text>\n",
 		      WIDTH, d->height, WIDTH, d->height, WIDTH / 2, d->f.diff ? "diff " : "",
-		      hp_render_value_name(r->vi));
+		      hp_render_value_name(r->vi), r->peak ? " at the peak" : "");
 	if (d->f.diff) {
 		const struct hp_flame_node *root = &d->f.n[0];
 		char grew[32], shrank[32];

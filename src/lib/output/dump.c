@@ -162,6 +162,8 @@ static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 /* A stack's peak and temporary figures; frames when it has no row. */
 static void put_extra(struct hp_out *o, const struct hp_counts *k, uint32_t st, int frames)
 {
+	if (!hp_conf.dump_peak)
+		return;
 	hp_out_str(o, "# peak: ");
 	hp_out_u64(o, objs_of(k->peak_cnt));
 	hp_out_str(o, ": ");
@@ -185,6 +187,8 @@ static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, doubl
 {
 	struct row r;
 
+	if (!hp_conf.dump_peak)
+		return;
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		const struct hp_counts *k = &s->by_stack[st];
 		row_of(k, rate, accum, &r);
