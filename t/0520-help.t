@@ -5,7 +5,7 @@
 # subcommand (no "unknown option") and documented in heapprof(1).
 . "$(dirname "$0")/lib.sh"
 cmds="run check ps dump toggle pause resume report trend serve"
-plan 47
+plan 51
 
 for c in $cmds; do
 	"$BIN" "$c" --help >out 2>err
@@ -52,4 +52,17 @@ for c in run check ps dump report trend serve; do
 done
 is "$unknown" "" "every option a --help lists is accepted"
 is "$undocumented" "" "and documented in heapprof(1)"
+# heapprof help options: the library's options, exactly options.def's keys,
+# each with its default as the library takes it.
+"$BIN" help options >opts 2>err
+is "$?:$(cat err)" "0:" "heapprof help options: status 0, nothing on stderr"
+sed -n 's/^HP_OPT(\([a-z_0-9]*\),.*/\1/p' "$SRC/src/lib/conf/options.def" >want
+awk 'NR > 4 { print $1 }' opts >got
+is "$(cat got)" "$(cat want)" "it lists options.def's keys ($(wc -l <want)), in its order"
+is "$(awk '$1 == "leak_check" { print $2, $3 }' opts)" "live|reachable reachable" \
+	"an enumeration: its values and its default"
+# Each default it states, given back to the library, is accepted.
+conf=$(awk 'NR > 4 && $3 != "\"\"" { printf "%s%s:%s", sep, $1, $3; sep = "," }' opts)
+MALLOC_CONF=$conf LD_PRELOAD=$LIB "$TP/tiny" >/dev/null 2>err
+is "$(grep -c '<heapprof>' err)" 0 "every stated default is a value the library takes, without a word"
 done_testing

@@ -5,7 +5,7 @@
 # that have heapprof loaded for dump and toggle, dump files for report and
 # trend, commands for run.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 20
 
 COMP=$SRC/contrib/bash-completion/heapprof
 mkdir -p bin sub
@@ -48,6 +48,13 @@ is "$(complete_words report '' | tr '\n' ' ')" "a.1.0.f.heap a.1.1.f.heap bin/ s
 is "$(complete_words report --base a.1.1 | tr '\n' ' ')" "a.1.1.f.heap " "--base: a dump"
 is "$(complete_words run -c prof_leak:true heapp | sort -u)" "heapprof" "run: the command, from PATH"
 is "$(complete_words run --config no)" "notes.txt" "--config: a file"
+# -c: the library's keys (heapprof help options), then a bool's or an
+# enumeration's values; after a comma, the next key.
+is "$(complete_words run -c prof_leak | tr '\n' ' ')" "prof_leak: prof_leak_error: " "-c: keys, with their colon"
+is "$(complete_words run -c leak_check: | tr '\n' ' ')" "leak_check:live leak_check:reachable " \
+	"-c KEY:: an enumeration's values"
+is "$(complete_words run --conf lg_prof_sample:0,prof_f)" "lg_prof_sample:0,prof_final:" "after a comma: the next key"
+is "$(complete_words run -c prof_final:t)" "prof_final:true" "a bool's value"
 
 # Process IDs for dump, toggle, pause and resume.
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run

@@ -1,6 +1,7 @@
 /*
  * main.c -- the heapprof command: dispatches to a subcommand; `heapprof
- * help [CMD]`; the one shape of every usage error.
+ * help [CMD]` and `heapprof help options` (the library's options); the one
+ * shape of every usage error.
  *
  * An ordinary program (stdio and malloc are fine here).  Exit status: 0 on
  * success, 1 on failure, 2 on a usage error.
@@ -31,6 +32,43 @@ static const struct subcommand subcommands[] = {
 	{ "help", hp_cmd_help },
 };
 
+/* The library's options, from its table (build/gen/optlist.h, made from
+ * src/lib/conf/options.def). */
+struct option_row {
+	const char *name, *type, *def, *choices, *help;
+};
+
+static const struct option_row option_rows[] = {
+#include "optlist.h"
+};
+
+/* One option per line: name, the values it takes, its default, what it
+ * does.  The bash completion reads the first two columns. */
+static int help_options(void)
+{
+	printf("The library's options: MALLOC_CONF or HEAPPROF_CONF (key:value,...),\n"
+	       "heapprof run -c, and profiler.ini (key = value).  See profiler.ini(5).\n\n");
+	printf("%-26s %-22s %-10s %s\n", "KEY", "VALUES", "DEFAULT", "WHAT IT DOES");
+	for (size_t i = 0; i < sizeof(option_rows) / sizeof(option_rows[0]); i++) {
+		const struct option_row *o = &option_rows[i];
+		const char *values = o->type;
+		if (!strcmp(o->type, "BOOL"))
+			values = "true|false";
+		else if (!strcmp(o->type, "ENUM"))
+			values = o->choices;
+		else if (!strcmp(o->type, "INT"))
+			values = "number";
+		else if (!strcmp(o->type, "SIZE"))
+			values = "bytes";
+		else if (!strcmp(o->type, "STR"))
+			values = "text";
+		else if (!strcmp(o->type, "SIGNAL"))
+			values = "signal-or-none";
+		printf("%-26s %-22s %-10s %s\n", o->name, values, o->def[0] ? o->def : "\"\"", o->help);
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	char lib[4096];
@@ -49,7 +87,8 @@ static void usage(FILE *out)
 	      "           call graph, source lines, collapsed stacks, pprof or JSON\n"
 	      "  trend    which stacks grow over a series of dumps\n"
 	      "  serve    each profiled process's heap over HTTP, for go tool pprof and Parca\n"
-	      "  help     the help of a command: 'heapprof help report' (or --help)\n"
+	      "  help     the help of a command: 'heapprof help report' (or --help);\n"
+	      "           'heapprof help options': the library's options\n"
 	      "\n"
 	      "  heapprof --version    the version\n"
 	      "  heapprof --help       this help\n"
@@ -88,6 +127,8 @@ int hp_cmd_help(int argc, char **argv)
 	}
 	if (argc > 2)
 		return hp_cmd_usage_error("help", "one command at a time, not '%s'", argv[2]);
+	if (!strcmp(argv[1], "options"))
+		return help_options();
 	const struct subcommand *s = find(argv[1]);
 	if (!s)
 		return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
