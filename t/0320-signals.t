@@ -6,6 +6,16 @@
 plan 16
 
 state() { cat "${HEAPPROF_RUNTIME_DIR:-/tmp/heapprof-$(id -u)}/$1" 2>/dev/null; }
+# active_is PID N: the state file says active=N within 5 s (the helper
+# logs the switch, then publishes the file).  Prints active=...
+active_is() {
+	_n=0
+	while [ "$(state $1 | grep '^active=')" != "active=$2" ] && [ $_n -lt 500 ]; do
+		sleep 0.01
+		_n=$((_n + 1))
+	done
+	state $1 | grep '^active='
+}
 # start PROGRAM ARGS...: runs it under heapprof (conf in $conf), waits for
 # "ready", sets $pid.
 start() {
@@ -38,10 +48,10 @@ like "$(cat err)" "^<heapprof>: dump $dump \\(signal\\): ~8\\.0 MiB live in 9 ob
 
 kill -USR2 $pid
 while ! grep -q 'sampling paused (SIGUSR2)' err; do sleep 0.01; done
-like "$(state $pid)" '^active=0$' "SIGUSR2 pauses sampling, and the log says so"
+is "$(active_is $pid 0)" active=0 "SIGUSR2 pauses sampling, and the log says so"
 kill -USR2 $pid
 while ! grep -q 'sampling resumed (SIGUSR2)' err; do sleep 0.01; done
-like "$(state $pid)" '^active=1$' "a second SIGUSR2 resumes it"
+is "$(active_is $pid 1)" active=1 "a second SIGUSR2 resumes it"
 kill -TERM $pid
 wait $pid 2>/dev/null
 rm -f p.*.heap

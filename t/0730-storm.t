@@ -59,10 +59,12 @@ is "$?" 0 "the storm ends at SIGTERM with status 0 (no crash, no deadlock)"
 like "$(cat out)" '^done: forks=[0-9]+ failed=0 threads=[0-9]+$' "every fork child exited 0"
 forks=$(sed -n 's/^done: forks=\([0-9]*\).*/\1/p' out)
 threads=$(sed -n 's/.* threads=\([0-9]*\)$/\1/p' out)
-# A fork every 10 ms when the loop has the CPU; on 2 shared cores beside 10
-# busy threads and the dumps it gets far less (about one per 100 ms on a
-# loaded machine): at least one per 250 ms.
-ok $([ "${forks:-0}" -ge $((storm_ms / 250)) ]; echo $?) \
+# A fork every 10 ms when the loop has the CPU; how many it gets beside 10
+# busy threads and the dumps depends on the machine's load, so only
+# progress is asserted (a fork that deadlocked would stop the loop, and
+# the status above would not be 0): at least 10 children.  The rate is a
+# diagnostic.
+ok $([ "${forks:-0}" -ge 10 ]; echo $?) \
 	"kept forking through the storm ($forks children in $storm_ms ms, $threads short-lived threads)"
 
 # The dumps.
