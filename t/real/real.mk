@@ -1,0 +1,75 @@
+# t/real/real.mk -- make check-real: real programs' own test suites, bare and
+# under the preload (t/real/*.t, driver.sh).  Included by the top-level
+# GNUmakefile, which defines B, Q, deps, all and apt_install.
+#
+#   make deps-real    the Debian packages, and a deb-src entry for
+#                     apt-get source
+#   make real-progs   SQLite's testfixture, built once into build/real
+#   make check-real   both, then prove t/real/ (about 15 minutes; not part
+#                     of make check)
+
+# CPython's regression tests and Debian's python3.11; redis; SQLite's test
+# fixture needs Tcl's headers, apt-get source needs dpkg-dev.
+DEB_REAL := python3.11 libpython3.11-testsuite redis-server redis-tools \
+            tcl8.6-dev dpkg-dev coreutils tar grep findutils
+
+# Debian's source packages (apt-get source sqlite3): a deb-src entry of its
+# own, for the release this machine runs, written once.
+REAL_SRC_LIST := /etc/apt/sources.list.d/heapprof-src.sources
+
+REAL := $(B)/real
+REAL_TF := $(REAL)/sqlite/testfixture
+
+.PHONY: deps-real real-progs check-real
+
+deps-real: deps
+	$(call apt_install,$(DEB_REAL))
+	@set -e; \
+	if [ ! -e $(REAL_SRC_LIST) ]; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "deps-real: $(REAL_SRC_LIST) is missing; as root run make deps-real"; exit 1; \
+	  fi; \
+	  . /etc/os-release; \
+	  echo "deps-real: writing $(REAL_SRC_LIST) (deb-src, $$VERSION_CODENAME)"; \
+	  printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' \
+	    "Suites: $$VERSION_CODENAME" 'Components: main' \
+	    'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >$(REAL_SRC_LIST).tmp; \
+	  mv $(REAL_SRC_LIST).tmp $(REAL_SRC_LIST); \
+	  apt-get update -qq; \
+	elif ! apt-cache showsrc sqlite3 2>/dev/null | grep -q '^Package: sqlite3'; then \
+	  [ "$$(id -u)" = 0 ] || { echo "deps-real: as root run apt-get update"; exit 1; }; \
+	  echo "deps-real: apt-get update (no source package index yet)"; \
+	  apt-get update -qq; \
+	fi
+
+# Debian's sqlite3 source package with its patches applied; sqlite-src
+# names its directory whatever the version.
+$(REAL)/src/.sqlite3.stamp:
+	@rm -rf $(REAL)/src $(REAL)/sqlite-src && mkdir -p $(REAL)/src
+	@echo '  SOURCE  sqlite3 (apt-get source)'
+	$(Q)cd $(REAL)/src && apt-get source -qq sqlite3 >source.log 2>&1 || \
+	  { cat source.log; exit 1; }
+	$(Q)ln -s src/$$(cd $(REAL)/src && ls -d sqlite3-*/ | head -n 1) $(REAL)/sqlite-src
+	@touch $@
+
+# SQLite's test shell (the library and its test hooks inside tclsh), with
+# the extensions the chosen tests need.
+$(REAL_TF): $(REAL)/src/.sqlite3.stamp
+	@rm -rf $(REAL)/sqlite && mkdir -p $(REAL)/sqlite
+	@echo '  BUILD   $@ (a minute or two)'
+	$(Q)cd $(REAL)/sqlite && ../sqlite-src/configure \
+	  --with-tcl=$$(dirname $$(ls /usr/lib/*/tcl8.6/tclConfig.sh | head -n 1)) \
+	  --enable-fts3 --enable-fts4 --enable-fts5 --enable-rtree --enable-session \
+	  --enable-threadsafe --disable-shared >configure.log 2>&1 || \
+	  { tail -n 20 configure.log; exit 1; }
+	$(Q)$(MAKE) -C $(REAL)/sqlite testfixture >$(REAL)/sqlite/make.log 2>&1 || \
+	  { tail -n 20 $(REAL)/sqlite/make.log; exit 1; }
+
+real-progs: $(REAL_TF)
+
+# Each suite runs bare, at the default rate and in exact mode, one after
+# the other (prove without -j: the times are compared).
+check-real:
+	@$(MAKE) --no-print-directory deps-real
+	@$(MAKE) --no-print-directory all real-progs
+	HP_BUILD=$(CURDIR)/$(B) $(PROVE) t/real/
