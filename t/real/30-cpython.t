@@ -20,7 +20,7 @@ TESTS=${REAL_PY_TESTS:-"test_threading test_subprocess test_os test_signal test_
 test_multiprocessing_fork test_dict test_json test_re test_pickle"}
 # Per module; a module that hangs is stopped (regrtest's faulthandler
 # timeout) and counts as crashed.
-PER_TEST=${REAL_PY_TIMEOUT:-300}
+PER_TEST=${REAL_PY_TIMEOUT:-240}
 nt=$(echo $TESTS | wc -w)
 plan $((nt * 2 + 2))
 
