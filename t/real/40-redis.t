@@ -4,14 +4,15 @@
 # comes from outside while the benchmark runs: REAL_STORM_USR1 SIGUSR1
 # (default 1000, a dump each) and REAL_STORM_USR2 SIGUSR2 (default 100,
 # sampling off and on), one every REAL_STORM_GAP_MS milliseconds (default
-# 2), with a PING every 100 signals.  redis-server does not handle SIGUSR1
+# 2), with a PING and a heapprof dump PID (the control-file request) every
+# 100 signals.  redis-server does not handle SIGUSR1
 # or SIGUSR2 itself (bare, either kills it), so plain kill(2) reaches
 # heapprof's handlers: no collision to avoid.
 #
 # Compared with the bare run: the benchmark's status and its list of
 # tests, the data it leaves (the keys, a counter, a list), PING after it,
 # the server's exit status on SHUTDOWN.  Under the preload, also: every
-# PING during the storm answered, the server never restarted, at least one
+# PING and every heapprof dump during the storm answered, the server never restarted, at least one
 # dump, one "<heapprof>: dump" line per dump file, and every dump read
 # back by heapprof report: all of them in batches of 50 (heapprof report
 # reads each file of a batch and fails naming a bad one), and a sample
@@ -27,7 +28,7 @@ GAP=${REAL_STORM_GAP_MS:-2}
 NREQ=${REAL_REDIS_REQUESTS:-50000}
 EVERY=${REAL_REPORT_EVERY:-25}
 REAL_CONF_EXTRA=dump_keep:0
-plan 12
+plan 14
 
 # A port nobody answers on.
 port=$((20000 + $$ % 20000))
@@ -37,8 +38,8 @@ cli() { timeout 10 redis-cli -p $port "$@" 2>&1; }
 # storm PID: the signals, paced, and the pings; prints what it counted.
 storm() {
 	perl -MTime::HiRes=usleep -e '
-		my ($pid, $n1, $n2, $gap, $port) = @ARGV;
-		my ($s1, $s2, $pings, $pongs) = (0, 0, 0, 0);
+		my ($pid, $n1, $n2, $gap, $port, $bin) = @ARGV;
+		my ($s1, $s2, $pings, $pongs, $asks, $asked) = (0, 0, 0, 0, 0, 0);
 		my $every = $n2 ? int($n1 / $n2) : 0;
 		for my $i (1 .. $n1) {
 			kill("USR1", $pid) or last;
@@ -52,10 +53,14 @@ storm() {
 			if ($i % 100 == 0) {
 				$pings++;
 				$pongs++ if `timeout 10 redis-cli -p $port ping 2>&1` =~ /^PONG$/m;
+				$asks++;
+				my $path = `"$bin" dump $pid --timeout 30 2>/dev/null`;
+				chomp $path;
+				$asked++ if $? == 0 && -f $path;
 			}
 		}
-		print "usr1 $s1 usr2 $s2 pings $pings pongs $pongs\n";
-	' "$1" "$NUSR1" "$NUSR2" "$GAP" "$port"
+		print "usr1 $s1 usr2 $s2 pings $pings pongs $pongs asks $asks asked $asked\n";
+	' "$1" "$NUSR1" "$NUSR2" "$GAP" "$port" "$BIN"
 }
 
 for m in $REAL_MODES; do
@@ -110,9 +115,10 @@ real_time redis-benchmark "$(cat "$REAL_OUT/redis.bare.bench.ms")" \
 for m in default exact; do
 	o=$REAL_OUT/redis.$m
 	set -- $(head -n 1 "$o.storm")
-	usr1=${2:-0} usr2=${4:-0} pings=${6:-0} pongs=${8:-0}
+	usr1=${2:-0} usr2=${4:-0} pings=${6:-0} pongs=${8:-0} asks=${10:-0} asked=${12:-0}
 	is "$usr1 $usr2" "$NUSR1 $NUSR2" "$m: the storm sent every signal (the server lived)"
 	is "$pongs" "$pings" "$m: every PING during the storm answered ($pongs of $pings)"
+	is "$asked" "$asks" "$m: every heapprof dump PID during the storm gave a dump ($asked of $asks)"
 	ls "$REAL_DUMPS/$m" | grep '\.heap$' | sort >"$o.dumps"
 	n=$(wc -l <"$o.dumps")
 	logged=$(grep -c '^<heapprof>: dump .* (signal)' "$o.server.err")
@@ -136,7 +142,8 @@ for m in default exact; do
 	done <"$o.sample"
 	is "$alone_ok" "$alone" "$m: heapprof report DUMP exits 0 for each of $alone dumps (the first, every ${EVERY}th, the last)"
 	real_fact "$m: signals sent: SIGUSR1 $usr1, SIGUSR2 $usr2 (every ${GAP} ms, storm ended $(sed -n 2p "$o.storm") the benchmark);" \
-		"dumps written $n, logged $logged, parsed $parsed (alone: $alone_ok of $alone); pings $pongs/$pings"
+		"dumps written $n (of which $asked asked by heapprof dump), logged $logged, parsed $parsed" \
+		"(alone: $alone_ok of $alone); pings answered $pongs/$pings"
 done
 real_fact "redis-benchmark: $NREQ requests per test, 12 tests"
 for m in $REAL_MODES; do
