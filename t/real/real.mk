@@ -5,7 +5,7 @@
 #   make deps-real    the Debian packages, and a deb-src entry for
 #                     apt-get source
 #   make real-progs   SQLite's testfixture, built once into build/real
-#   make check-real   both, then prove t/real/ (about 15 minutes; not part
+#   make check-real   both, then prove t/real/ (about 13 minutes; not part
 #                     of make check)
 
 # CPython's regression tests and Debian's python3.11; redis; SQLite's test
