@@ -35,8 +35,10 @@ command -v debootstrap >/dev/null || { echo "Bail out! debootstrap is missing: m
 echo "1..9"
 mkdir -p "$work"
 mounted=
-svc_pid=
+svc_pid= spid=
 cleanup() {
+	# The service itself (chroot and env exec it), then the subshell.
+	[ -z "$spid" ] || kill "$spid" 2>/dev/null
 	[ -z "$svc_pid" ] || kill "$svc_pid" 2>/dev/null
 	for m in $mounted; do umount -l "$m" 2>/dev/null; done
 }
@@ -197,4 +199,6 @@ case $dump in /var/lib/heapprof/service."$spid".*.heap) r=0 ;; *) r=1 ;; esac
 ok $r "the dump is in the volume, named after the program (prof_prefix of the mounted file)"
 in_root heapprof report "$dump" 2>&1 | grep -q 'session_new'
 ok $? "heapprof report in the image names the leaking function"
+kill "$spid" 2>/dev/null
+wait "$svc_pid" 2>/dev/null
 exit $((failed > 0))

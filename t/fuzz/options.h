@@ -23,8 +23,13 @@ enum { FUZZ_ACCUM = 1, FUZZ_PEAK = 2, FUZZ_TEMPORARY = 4 };
 /* The facts of one dump read (enum above). */
 static inline unsigned fuzz_facts(const struct hp_input *in)
 {
-	return (in->has_accum ? FUZZ_ACCUM : 0) | (in->has_peak ? FUZZ_PEAK : 0) |
-	       (in->has_temporary ? FUZZ_TEMPORARY : 0);
+	/* A dump written with dump_peak:false has the process's figures but
+	 * no stack's: --peak and --temporary refuse it (when the figures are
+	 * not 0), as they refuse a dump without them. */
+	int stacks = in->has_stack_extra;
+	return (in->has_accum ? FUZZ_ACCUM : 0) |
+	       (in->has_peak && (stacks || in->peak_bytes <= 0) ? FUZZ_PEAK : 0) |
+	       (in->has_temporary && (stacks || in->temporary <= 0) ? FUZZ_TEMPORARY : 0);
 }
 
 /* Fills o from hash h and the dumps' facts.  The format is one of the
