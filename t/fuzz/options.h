@@ -1,7 +1,8 @@
 /*
  * options.h -- the report options a fuzz input runs with (report.c and
  * trend.c): every bit of the input's hash picks one, so that all
- * combinations occur and a given input always runs the same way.
+ * combinations occur and a given input always runs the same way.  Also
+ * their one way of reading a dump (struct reading, under fuzz_try).
  */
 #ifndef HP_FUZZ_OPTIONS_H
 #define HP_FUZZ_OPTIONS_H
@@ -11,6 +12,22 @@
 
 #include "input.h"
 #include "ropts.h"
+#include "strtab.h"
+
+/* One dump read: read_dump runs under fuzz_try (fuzz.h), which catches a
+ * refusal. */
+struct reading {
+	const char *path;
+	struct hp_input in;
+	struct hp_strtab strs;
+};
+
+static inline void read_dump(void *arg)
+{
+	struct reading *r = arg;
+
+	hp_input_read(&r->in, r->path, &r->strs);
+}
 
 /* Report's formats, --graph --svg left out: it runs Graphviz's dot, a
  * process per input. */

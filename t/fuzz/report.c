@@ -23,19 +23,6 @@
 #include "fuzz.h"
 #include "options.h"
 
-struct reading {
-	const char *path;
-	struct hp_input in;
-	struct hp_strtab strs;
-};
-
-static void read_dump(void *arg)
-{
-	struct reading *r = arg;
-
-	hp_input_read(&r->in, r->path, &r->strs);
-}
-
 static void check_input(const struct hp_input *in)
 {
 	for (size_t i = 0; i < in->nstacks; i++)

@@ -25,19 +25,6 @@
 
 #define MAX_DUMPS 8
 
-struct reading {
-	const char *path;
-	struct hp_input in;
-	struct hp_strtab strs;
-};
-
-static void read_dump(void *arg)
-{
-	struct reading *r = arg;
-
-	hp_input_read(&r->in, r->path, &r->strs);
-}
-
 struct running {
 	struct hp_ropts *o;
 	char **dumps;
