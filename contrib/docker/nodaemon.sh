@@ -184,13 +184,7 @@ done
 spid=$(pgrep -f -n "^/usr/bin/service $port\$")
 [ -n "$spid" ]
 ok $? "the service runs with the mounted profiler.ini and the volume (pid $spid)"
-python3 - "$port" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-for i in range(20000):
-    s.sendall(b"request %d with some text\n" % i)
-    s.recv(64)
-PY
+python3 contrib/docker/load.py "$port"
 ok $? "20000 requests served"
 dump=$(in_root heapprof dump "$spid" 2>"$work/dump.err")
 ok $? "heapprof dump in the image: $dump"

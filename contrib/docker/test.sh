@@ -56,13 +56,7 @@ docker run -d --name "$name" -p 127.0.0.1::8080 \
 ok $? "the service runs with the mounted profiler.ini and the volume"
 port=$(docker port "$name" 8080 | sed -n '1s/.*://p')
 sleep 1
-python3 - "$port" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-for i in range(20000):
-    s.sendall(b"request %d with some text\n" % i)
-    s.recv(64)
-PY
+python3 contrib/docker/load.py "$port"
 ok $? "20000 requests served"
 dump=$(docker exec "$name" heapprof dump 1)
 ok $? "heapprof dump 1 in the container: $dump"
