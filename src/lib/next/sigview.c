@@ -258,9 +258,9 @@ HP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return r;
 }
 
-/* BSD semantics: the signal blocked in its handler, calls restarted unless
- * siginterrupt said otherwise. */
-static __sighandler_t bsd_signal_impl(int sig, __sighandler_t handler)
+/* The signal(3) family, through sigaction (so through the view above):
+ * handler with flags; block_self adds sig to the handler's mask. */
+static __sighandler_t set_handler(int sig, __sighandler_t handler, int flags, int block_self)
 {
 	struct sigaction act, oact;
 
@@ -271,11 +271,21 @@ static __sighandler_t bsd_signal_impl(int sig, __sighandler_t handler)
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = handler;
 	sigemptyset(&act.sa_mask);
-	sigaddset(&act.sa_mask, sig);
-	act.sa_flags = sigismember(&intr, sig) == 1 ? 0 : SA_RESTART;
+	if (block_self)
+		sigaddset(&act.sa_mask, sig);
+	act.sa_flags = flags;
 	if (sigaction(sig, &act, &oact) < 0)
 		return SIG_ERR;
 	return oact.sa_handler;
+}
+
+/* BSD semantics: the signal blocked in its handler, calls restarted unless
+ * siginterrupt said otherwise. */
+static __sighandler_t bsd_signal_impl(int sig, __sighandler_t handler)
+{
+	int restart = !(sig >= 1 && sig < NSIG && sigismember(&intr, sig) == 1);
+
+	return set_handler(sig, handler, restart ? SA_RESTART : 0, 1);
 }
 
 HP_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
@@ -296,19 +306,7 @@ HP_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler)
 /* System V semantics: one shot, not blocked in its handler, interrupting. */
 static __sighandler_t sysv_signal_impl(int sig, __sighandler_t handler)
 {
-	struct sigaction act, oact;
-
-	if (handler == SIG_ERR || sig < 1 || sig >= NSIG) {
-		errno = EINVAL;
-		return SIG_ERR;
-	}
-	memset(&act, 0, sizeof(act));
-	act.sa_handler = handler;
-	sigemptyset(&act.sa_mask);
-	act.sa_flags = SA_RESETHAND | SA_NODEFER;
-	if (sigaction(sig, &act, &oact) < 0)
-		return SIG_ERR;
-	return oact.sa_handler;
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
 HP_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
