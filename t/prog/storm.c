@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "churnring.h"
+
 #define CHURNERS 8
 
 static volatile int stop;
@@ -34,23 +36,9 @@ static void on_term(int sig)
 	term = 1;
 }
 
-__attribute__((noinline)) static void *churn(size_t n)
-{
-	return malloc(n);
-}
-
 static void *churner(void *arg)
 {
-	void *ring[256] = { 0 };
-	unsigned x = (unsigned)(uintptr_t)arg * 2654435761u + 1;
-
-	for (unsigned i = 0; !stop; i++) {
-		x = x * 1103515245 + 12345;
-		free(ring[i % 256]);
-		ring[i % 256] = churn(16 + (x >> 16) % 4096);
-	}
-	for (int i = 0; i < 256; i++)
-		free(ring[i]);
+	churn_ring(&stop, (uintptr_t)arg);
 	return NULL;
 }
 
