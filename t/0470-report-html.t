@@ -11,22 +11,10 @@
 # Offline: elfutils would ask debuginfod servers for missing debug files.
 unset DEBUGINFOD_URLS
 plan 45
+. "$SRC/t/browser.sh"
 
-# browse FILE [browser.py options]: runs the commands on stdin in Chromium;
-# their answers, one per line, are in out (line N: $(at N)).
-browse() {
-	_f=$1
-	shift
-	timeout 90 python3 "$SRC/t/browser.py" "$@" "$_f" >out 2>berr
-	_rc=$?
-	[ $_rc -eq 0 ] || diag "browser.py $_f exited $_rc:" "$(cat berr)"
-	return $_rc
-}
-at() { sed -n "${1}p" out; }
 # pct PART WHOLE: "50.3%", as the reports print it.
 pct() { awk -v p="$1" -v w="$2" 'BEGIN { printf "%.1f%%\n", 100 * p / w }'; }
-# near A B: A and B (numbers) differ by at most 1.
-near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }'; }
 
 prof lg_prof_sample:0,prof_final:true,prof_prefix:s "$TP/seed" >/dev/null
 seed=$(one_file 's.*.f.*heap')

@@ -11,17 +11,8 @@
 # Offline: elfutils would ask debuginfod servers for missing debug files.
 unset DEBUGINFOD_URLS
 plan 29
+. "$SRC/t/browser.sh"
 
-browse() {
-	_f=$1
-	shift
-	timeout 90 python3 "$SRC/t/browser.py" "$@" "$_f" >out 2>berr
-	_rc=$?
-	[ $_rc -eq 0 ] || diag "browser.py $_f exited $_rc:" "$(cat berr)"
-	return $_rc
-}
-at() { sed -n "${1}p" out; }
-near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }'; }
 # color DELTA MAX: flame.c's diff colour, "R,G,B".
 color() {
 	awk -v d="$1" -v m="$2" 'BEGIN {
