@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../report/util.h"
 #include "../version.h"
 #include "httpd.h"
 
@@ -136,17 +137,6 @@ void hp_httpd_header(struct hp_httpd_resp *resp, const char *name, const char *v
 	strcpy(p, "\r\n");
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hp_httpd_query(const char *query, const char *key, char *buf, size_t cap)
 {
 	size_t klen = strlen(key);
@@ -161,7 +151,8 @@ int hp_httpd_query(const char *query, const char *key, char *buf, size_t cap)
 			if (c == '+') {
 				c = ' ';
 			} else if (c == '%') {
-				int hi = hexval(v[1]), lo = hi < 0 ? -1 : hexval(v[2]);
+				int hi = hp_util_hex_digit((unsigned char)v[1]);
+				int lo = hi < 0 ? -1 : hp_util_hex_digit((unsigned char)v[2]);
 				if (lo < 0)
 					return -1;
 				c = hi * 16 + lo;

@@ -175,17 +175,6 @@ static void scale_row(const struct hp_input *in, const uint64_t c[4], int64_t v[
 
 /* ---- stacks ---------------------------------------------------------- */
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x<1-16 hex digits>" at *p. */
 static int address(const char **p, const char *end, uint64_t *out)
 {
@@ -195,10 +184,10 @@ static int address(const char **p, const char *end, uint64_t *out)
 
 	if (end - s < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
 		return -1;
-	for (s += 2; s < end && hex_digit(*s) >= 0; s++) {
+	for (s += 2; s < end && hp_util_hex_digit((unsigned char)*s) >= 0; s++) {
 		if (++digits > 16)
 			return -1;
-		v = v << 4 | (uint64_t)hex_digit(*s);
+		v = v << 4 | (uint64_t)hp_util_hex_digit((unsigned char)*s);
 	}
 	if (!digits)
 		return -1;

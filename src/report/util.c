@@ -101,6 +101,17 @@ void hp_util_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, co
 		qsort(base, n, size, cmp);
 }
 
+int hp_util_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 int64_t hp_util_sat_add(int64_t a, int64_t b)
 {
 	int64_t r;

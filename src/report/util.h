@@ -36,6 +36,9 @@ void hp_util_grow(void *pp, size_t *cap, size_t need, size_t elem);
  * qsort(NULL, 0, ...) is undefined. */
 void hp_util_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* The value of hexadecimal digit c (either case), or -1. */
+int hp_util_hex_digit(int c);
+
 /* Saturating int64 addition: sums of hostile values stay finite. */
 int64_t hp_util_sat_add(int64_t a, int64_t b);
 
