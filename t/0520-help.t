@@ -45,7 +45,7 @@ for c in run check ps dump report trend serve; do
 		sed 's/.* //' | sort -u >opts
 	while read -r o; do
 		# (serve with a valid option serves: a second is enough to tell.)
-		timeout 1 "$BIN" "$c" "$o" </dev/null >o.out 2>o.err
+		timeout --foreground 1 "$BIN" "$c" "$o" </dev/null >o.out 2>o.err
 		grep -q "unknown option" o.err && unknown="$unknown $c:$o"
 		grep -q -- "^\\.Fl -${o#--}\\b\\|Fl -${o#--}\\b" "$SRC/man/heapprof.1" || undocumented="$undocumented $c:$o"
 	done <opts

@@ -29,7 +29,11 @@ a=$pid
 served b
 b=$pid
 
-timeout 60 "$BIN" serve --listen 127.0.0.1:0 >serve.out 2>serve.err &
+# --foreground (in every serve test): timeout(1) otherwise follows the
+# signal it forwards with SIGCONT to the whole group, which, on a loaded
+# machine, can land while LeakSanitizer (make check-asan) is stopping serve
+# at exit with ptrace, and cancel that stop: serve then spins for ever.
+timeout --foreground 60 "$BIN" serve --listen 127.0.0.1:0 >serve.out 2>serve.err &
 srv=$!
 wait_for serve.out 'listening'
 like "$(cat serve.out)" '^heapprof serve: listening on http://127\.0\.0\.1:[0-9]+/$' \

@@ -48,7 +48,7 @@ start() {
 	_name=$1
 	_run=$2
 	shift 2
-	$_run timeout 60 "$BIN" serve --listen 127.0.0.1:0 "$@" >"$_name.out" 2>"$_name.err" &
+	$_run timeout --foreground 60 "$BIN" serve --listen 127.0.0.1:0 "$@" >"$_name.out" 2>"$_name.err" &
 	srv=$!
 	wait_for "$_name.out" 'listening'
 	url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' "$_name.out")

@@ -27,7 +27,7 @@ wait_for "run/$n" '^signal_control='
 sleep 60 &
 bare=$!
 
-timeout 120 "$BIN" serve --listen 127.0.0.1:0 --timeout 2 --client-timeout 2 >serve.out 2>serve.err &
+timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --timeout 2 --client-timeout 2 >serve.out 2>serve.err &
 srv=$!
 wait_for serve.out 'listening'
 url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)

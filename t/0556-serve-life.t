@@ -17,7 +17,7 @@ wait_for() {
 serve() {
 	_name=$1
 	shift
-	timeout 60 "$BIN" serve "$@" >"$_name.out" 2>"$_name.err" &
+	timeout --foreground 60 "$BIN" serve "$@" >"$_name.out" 2>"$_name.err" &
 	srv=$!
 	wait_for "$_name.out" 'listening'
 	url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' "$_name.out")
@@ -48,7 +48,7 @@ usage "heapprof serve: --client-timeout wants seconds, more than 0, not 'soon'" 
 # ---- listening -----------------------------------------------------------
 serve one --listen 127.0.0.1:0
 port=${url##*:}
-timeout 20 "$BIN" serve --listen 127.0.0.1:$port >out 2>err
+timeout --foreground 20 "$BIN" serve --listen 127.0.0.1:$port >out 2>err
 is "$?: $(cat err)" "1: heapprof serve: cannot listen on 127.0.0.1:$port: Address already in use" \
 	"an address in use: status 1 and why"
 kill -TERM $srv
@@ -71,7 +71,7 @@ if grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null; 
 	wait $srv
 else
 	# A host without IPv6: said in one line.
-	timeout 20 "$BIN" serve --listen '[::1]:0' >out 2>err
+	timeout --foreground 20 "$BIN" serve --listen '[::1]:0' >out 2>err
 	is "$?" 1 "--listen [::1]:0 without IPv6: status 1"
 	like "$(cat err)" '^heapprof serve: cannot listen on \[::1\]:0: ' "and why"
 fi
