@@ -6,6 +6,8 @@
  * path, in the exit hook and in dump writers; never calls the host
  * allocator (records come from an arena, buffers from mmap).
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
@@ -53,14 +55,59 @@ static void give_frames(uintptr_t *f)
 	hp_spin_unlock(&spare_lock);
 }
 
-/* For the fast unwinder: every stack read must fall inside these. */
+/* ---- pthread_getattr_np ---------------------------------------------- */
+
+typedef int getattr_fn(pthread_t, pthread_attr_t *);
+static getattr_fn *next_getattr;
+
+/* The definition after ours: the C library's.  dlsym may allocate; the
+ * caller has marked the thread as inside pthread_getattr_np already, so
+ * a first sample there does not come back here. */
+static getattr_fn *resolve_getattr(void)
+{
+	getattr_fn *f = HP_LOAD_ACQ(&next_getattr);
+
+	if (!f) {
+		f = (getattr_fn *)dlsym(RTLD_NEXT, "pthread_getattr_np");
+		if (f)
+			HP_STORE_REL(&next_getattr, f);
+	}
+	return f;
+}
+
+int hp_threads_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	struct hp_tls *tls = &hp_tls;
+	int r = ENOSYS;
+
+	tls->in_getattr++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	getattr_fn *f = resolve_getattr();
+	if (f)
+		r = f(thread, attr);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	tls->in_getattr--;
+	return r;
+}
+
+/* For the fast unwinder: every stack read must fall inside these.  Not
+ * while the thread is inside pthread_getattr_np: glibc holds the thread's
+ * descriptor lock there while it allocates, and asking again would wait
+ * on that lock for ever (every HotSpot thread and Rust std::thread asks
+ * for its stack before it allocates).  Then the bounds are looked up at
+ * the thread's next sample outside it, and libunwind walks until then. */
 static void stack_bounds(struct hp_thread *t)
 {
 	pthread_attr_t attr;
 	void *addr;
 	size_t size;
 
-	if (pthread_getattr_np(pthread_self(), &attr) != 0)
+	if (hp_tls.in_getattr) {
+		t->bounds_later = 1;
+		return;
+	}
+	t->bounds_later = 0;
+	if (hp_threads_getattr_np(pthread_self(), &attr) != 0)
 		return;
 	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
 		t->stack_lo = (uintptr_t)addr;
@@ -115,8 +162,11 @@ struct hp_thread *hp_threads_self(void)
 	struct hp_tls *tls = &hp_tls;
 	struct hp_thread *t = tls->thread;
 
-	if (HP_LIKELY(t && t->frames))
+	if (HP_LIKELY(t && t->frames)) {
+		if (HP_UNLIKELY(t->bounds_later))
+			stack_bounds(t);
 		return t;
+	}
 	if (!t) {
 		t = hp_pages_arena_alloc(&arena, sizeof(*t), HP_CACHELINE);
 		if (!t)
@@ -156,7 +206,7 @@ void hp_threads_own_add(void)
 
 	if (i >= OWN_MAX)
 		return;
-	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+	if (hp_threads_getattr_np(pthread_self(), &attr) == 0) {
 		pthread_attr_getstack(&attr, &addr, &size);
 		pthread_attr_destroy(&attr);
 	}
@@ -201,6 +251,11 @@ void hp_threads_set_name(struct hp_thread *t, const char *name)
 
 void hp_threads_init(void)
 {
+	struct hp_tls *tls = &hp_tls;
+
+	tls->in_getattr++;
+	resolve_getattr();
+	tls->in_getattr--;
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 

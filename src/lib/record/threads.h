@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "stack/stack.h"
@@ -34,6 +35,7 @@ struct hp_thread {
 	uintptr_t *frames;          /* capture buffer: HP_BT_LIMIT + slack */
 	uintptr_t stack_lo;         /* the thread's stack, for the fast */
 	uintptr_t stack_hi;         /* unwinder's checks; 0 if unknown */
+	int bounds_later;           /* first sampled inside pthread_getattr_np */
 	/* Owner-only open-addressing map: key -> tctx id. */
 	uint64_t *map_keys;
 	uint32_t *map_vals;
@@ -73,6 +75,14 @@ struct hp_threads_own {
 };
 void hp_threads_own_add(void);
 unsigned hp_threads_own(const struct hp_threads_own **out);
+
+/* The C library's pthread_getattr_np, called with the thread marked as
+ * inside it (hp_tls.in_getattr): glibc holds the thread's descriptor lock
+ * while it allocates there, so a first sampled allocation of the thread
+ * inside it must not ask for the thread's stack, which takes that lock
+ * again.  The interposed pthread_getattr_np (intercept/threadattr.c) and
+ * the registry's own look at a thread's stack both come here. */
+int hp_threads_getattr_np(pthread_t thread, pthread_attr_t *attr);
 
 /* Installs the thread-exit hook.  Called once at init. */
 void hp_threads_init(void);

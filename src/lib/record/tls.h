@@ -54,6 +54,10 @@ struct hp_tls {
 	 * live-table shard they live in: freed when the guard is left. */
 	uint32_t npending;
 	void *pending[HP_PENDING_MAX];
+	/* Inside the C library's pthread_getattr_np (record/threads.c), which
+	 * holds the thread's descriptor lock while it allocates: asking for
+	 * the thread's stack now would wait on that lock for ever. */
+	uint32_t in_getattr;
 };
 
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
