@@ -3,7 +3,7 @@
 # asking them for a dump or a change of sampling; refusing processes
 # without heapprof, which the signal would kill.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 20
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/d "$BIN" run "$TP/idle" 30 3 >out 2>err &
@@ -23,6 +23,8 @@ path=$("$BIN" dump $pid)
 is $? 0 "dump: exit 0"
 like "$path" "^$T_DIR/d\\.$pid\\.0\\.s0\\.[0-9]{8}T[0-9]{6}Z\\.heap\$" "dump prints the new dump's path"
 is "$(jeprof_bytes "$TP/idle" "$path" leak_some)" 3145728 "a complete dump (3 MiB from leak_some)"
+like "$(cat err)" "^<heapprof>: dump $path \\(heapprof dump\\): ~3\\.0 MiB live in " \
+	"the process's log says who asked for the dump: heapprof dump (not a signal)"
 is "$("$BIN" pause $pid)" "$pid: sampling paused" "pause"
 is "$("$BIN" pause $pid)" "$pid: sampling already paused" "pause again: nothing to do"
 like "$("$BIN" ps)" "^$pid +paused +1 " "ps shows it paused, with one dump"
