@@ -575,4 +575,5 @@ void hp_dump_postfork_child(void)
 {
 	pthread_mutex_init(&dump_lock, NULL);
 	previous_live = -1;
+	hp_dumpname_postfork_child();
 }
