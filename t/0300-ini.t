@@ -71,7 +71,7 @@ rm -f *.heap
 
 # Bad input: one line each, naming file and line; the rest still applies.
 printf '%s\n' '[heapprof]' 'lg_prof_sampel = 12' 'prof_accum = maybe' 'lg_prof_sample = 99' \
-	'this is not a pair' '[nonsense]' 'prof_leak = true' '[heapprof]' 'signal_dump = KILL' \
+	'this is not a pair' '[nonsense]' 'prof_leak = true' '[heapprof]' 'signal_dump = PIPE' \
 	"prof_prefix = $(head -c 300 /dev/zero | tr '\0' 'x')" 'prof_leak = true' 'lg_prof_sample = 0' \
 	'narenas = 4' >"$ini"
 LD_PRELOAD=$LIB "$TP/seed" >out 2>err
@@ -84,7 +84,8 @@ like "$(cat err)" "^<heapprof>: $ini:3: invalid value 'maybe' for prof_accum \\(
 like "$(cat err)" "^<heapprof>: $ini:4: out-of-range value '99' for lg_prof_sample \\(expected 0 to 40\\)\$" "out of range"
 like "$(cat err)" "^<heapprof>: $ini:5: malformed line \\(expected key = value\\)\$" "malformed line"
 like "$(cat err)" "^<heapprof>: $ini:6: unknown section \\[nonsense\\]" "unknown section (its keys are ignored)"
-like "$(cat err)" "^<heapprof>: $ini:9: out-of-range value 'KILL' for signal_dump" "a signal that cannot be used"
+like "$(cat err)" "^<heapprof>: $ini:9: refused value 'PIPE' for signal_dump: SIGPIPE: the kernel sends it on a write to a closed pipe, which ends the program \\(yes \\| head -1\\) \\(expected USR1, USR2, RTMIN\\+0 to RTMIN\\+[0-9]+, or none\\)\$" \
+	"a signal whose sender or default action the program relies on: refused, saying why"
 like "$(cat err)" "^<heapprof>: $ini:10: line longer than 197 characters; ignored\$" "an over-long line"
 like "$(cat err)" "^<heapprof>: $ini:13: 'narenas' is a jemalloc option; heapprof ignores it\$" "a jemalloc option in the file"
 like "$(cat err)" "Leak approximation summary: ~6270976 bytes" "the good lines still apply"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # signal_dump and signal_toggle: a dump within 100 ms of the signal, idle
-# or busy; pause and resume; other signals and none; a storm of 1000
-# signals; the program's own handler wins.
+# or busy; pause and resume; a real-time signal and none; signals whose
+# sender or default action matters refused; a storm of 1000 signals; the
+# program's own handler wins.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 22
 
 state() { cat "${HEAPPROF_RUNTIME_DIR:-/tmp/heapprof-$(id -u)}/$1" 2>/dev/null; }
 # active_is PID N: the state file says active=N within 5 s (the helper
@@ -85,14 +86,37 @@ is "$(ls -A | grep -c '\.tmp$')" 0 "no temporary file is left"
 rm -f p.*.heap
 
 # Other signals, and none.
-conf=prof_prefix:p,signal_dump:HUP,signal_toggle:none
+conf=prof_prefix:p,signal_dump:RTMIN+5,signal_toggle:none
 start "$TP/idle" 30 1
-kill -HUP $pid
+kill -s RTMIN+5 $pid
 while ! ls p.$pid.*.s0.*.heap >/dev/null 2>&1; do sleep 0.01; done
-ok 0 "signal_dump:HUP dumps on SIGHUP"
+ok 0 "signal_dump:RTMIN+5 dumps on SIGRTMIN+5"
 kill -USR2 $pid
 wait $pid 2>/dev/null
 is $? 140 "signal_toggle:none leaves SIGUSR2 its default action (terminate)"
+rm -f p.*.heap
+
+# A signal whose sender or default action the program relies on is
+# refused, with one line naming the key, and the key keeps its default:
+# with signal_dump:PIPE, yes | head -1 ended yes with status 1 instead of
+# SIGPIPE's 141.
+{ HEAPPROF_CONF=signal_dump:PIPE LD_PRELOAD=$LIB yes 2>pipe.err; echo $? >pipe.st; } | head -n 1 >/dev/null
+is "$(cat pipe.st)" 141 "signal_dump:PIPE: yes | head -1 still dies of SIGPIPE (141)"
+like "$(cat pipe.err)" '^<heapprof>: Refused conf value: signal_dump:PIPE \(HEAPPROF_CONF\): SIGPIPE: the kernel sends it on a write to a closed pipe, which ends the program \(yes \| head -1\); signal_dump takes USR1, USR2, RTMIN\+0 to RTMIN\+[0-9]+, or none$' \
+	"one line says why, naming the key and what it takes"
+is "$(wc -l <pipe.err)" 1 "and only one"
+conf=prof_prefix:p,signal_dump:TERM,signal_toggle:INT
+start "$TP/idle" 30 1
+is "$(grep -c -e '^<heapprof>: Refused conf value: signal_dump:TERM (HEAPPROF_CONF): SIGTERM: it is how kill, systemd and docker stop the program; ' \
+	-e '^<heapprof>: Refused conf value: signal_toggle:INT (HEAPPROF_CONF): SIGINT: the terminal sends it on Ctrl-C, to end the program; ' err)" 2 \
+	"signal_dump:TERM and signal_toggle:INT: refused, one line each"
+kill -USR1 $pid
+i=0
+while ! ls p.$pid.*.s0.*.heap >/dev/null 2>&1 && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+ok $([ $i -lt 500 ]; echo $?) "signal_dump keeps its default: SIGUSR1 dumps"
+kill -TERM $pid
+wait $pid 2>/dev/null
+is $? 143 "and SIGTERM still ends the process (143)"
 rm -f p.*.heap
 
 # The program's own handler wins, and the log says so.

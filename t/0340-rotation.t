@@ -1,33 +1,79 @@
 #!/bin/sh
-# Retention: dump_keep keeps the newest N dumps of the prefix across
-# processes, dump_keep_bytes caps their size; only files named like this
-# prefix's dumps are ever deleted.  A full disk fails a dump cleanly.
+# Retention: dump_keep keeps the newest N dumps of each process under the
+# prefix, dump_keep_bytes caps their size; another process's dumps (its
+# final dump above all) are never deleted, nor those of an earlier process
+# with the same pid; only files named like this prefix's dumps are ever
+# deleted.  A full disk fails a dump cleanly.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 18
 
+export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 run() { prof "lg_prof_sample:0,prof_final:true,prof_prefix:$1,$2" "$TP/seed" >/dev/null 2>>err; }
+# start PREFIX CONF: a process that dumps on SIGUSR1, in $pid once it runs.
+start() {
+	rm -f idle.out
+	HEAPPROF_CONF="lg_prof_sample:0,prof_prefix:$1,$2" LD_PRELOAD=$LIB "$TP/idle" 30 1 >idle.out 2>>err &
+	pid=$!
+	while ! grep -q ready idle.out 2>/dev/null; do sleep 0.01; done
+}
+# signal_dumps PREFIX N: $pid writes N more dumps, one after the other.
+signal_dumps() {
+	for _i in $(seq "$2"); do
+		_want=$(( $(grep -c "^<heapprof>: dump $1\.$pid\." err) + 1 ))
+		kill -USR1 $pid
+		_n=0
+		while [ "$(grep -c "^<heapprof>: dump $1\.$pid\." err)" -lt $_want ] && [ $_n -lt 1000 ]; do
+			sleep 0.01
+			_n=$((_n + 1))
+		done
+	done
+}
+stop() { kill -TERM $pid; wait $pid 2>/dev/null; }
 
-# Count, across processes: five runs, keep three.
-pids=
-for i in 1 2 3 4 5; do run k dump_keep:3; pids="$pids $(ls -t k.*.heap | head -n 1 | cut -d. -f2)"; done
-is "$(ls k.*.heap | wc -l)" 3 "dump_keep:3 keeps three dumps across five processes"
-last3=$(echo $pids | tr ' ' '\n' | tail -n 3 | sort | tr '\n' ' ')
-have=$(ls k.*.heap | cut -d. -f2 | sort | tr '\n' ' ')
-is "$have" "$last3" "the newest three"
+# Count, within a process: five dumps, keep three, the newest.
+start k dump_keep:3
+signal_dumps k 5
+stop
+is "$(ls k.$pid.*.heap | sed 's/.*\.\(s[0-9]*\)\..*/\1/' | sort | tr '\n' ' ')" "s2 s3 s4 " \
+	"dump_keep:3 keeps a process's newest three dumps of five"
 
-# Bytes: each dump is some KiB; a cap of two dumps' worth keeps two.
-run b dump_keep:0
-size=$(stat -c %s b.*.heap)
-for i in 2 3 4; do run b "dump_keep:0,dump_keep_bytes:$((size * 2 + size / 2))"; done
-is "$(ls b.*.heap | wc -l)" 2 "dump_keep_bytes keeps what fits (two of four)"
-run b dump_keep:0,dump_keep_bytes:1
-is "$(ls b.*.heap | wc -l)" 1 "the newest dump is kept even when it alone exceeds the cap"
+# Across processes: each keeps its own.  A tree of 121 processes (the
+# issue's test tree) at the default dump_keep of 100 kept only 100 final
+# dumps: every process's final dump is kept now.
+prof "lg_prof_sample:0,prof_final:true,prof_prefix:t" "$TP/kidstorm" 120 -1 2>>err
+is $? 0 "a tree of 121 processes"
+is "$(ls t.*.f.*.heap | wc -l)" 121 "keeps its 121 final dumps (dump_keep:100 counts per process)"
+for i in 1 2 3 4 5; do run f dump_keep:1; done
+is "$(ls f.*.f.*.heap | wc -l)" 5 "dump_keep:1: five processes, five final dumps"
+start f dump_keep:1
+signal_dumps f 3
+stop
+is "$(ls f.*.heap | wc -l)" 6 "a sixth process that dumped thrice keeps its newest one, and the others' five"
 
-# %p in the prefix: every process's files belong to the prefix.
-for i in 1 2 3; do run "r-%p" dump_keep:2; done
-is "$(ls r-*.heap | wc -l)" 2 "with %p in the prefix, retention still spans processes"
+# Bytes, within a process: a cap of two and a half dumps' worth keeps two.
+start b dump_keep:0
+signal_dumps b 1
+stop
+first=$(ls b.*.heap)
+size=$(stat -c %s "$first")
+start b "dump_keep:0,dump_keep_bytes:$((size * 2 + size / 2))"
+signal_dumps b 4
+stop
+is "$(ls b.$pid.*.heap | wc -l)" 2 "dump_keep_bytes keeps what fits (two of four)"
+ok $([ -f "$first" ]; echo $?) "and another process's dump, older, stays"
+start b dump_keep:0,dump_keep_bytes:1
+signal_dumps b 2
+stop
+is "$(ls b.$pid.*.heap | wc -l)" 1 "the newest dump is kept even when it alone exceeds the cap"
 
-# Only our dumps are ever deleted.
+# %p in the prefix: the process's own files are matched.
+start "r-%p" dump_keep:2
+signal_dumps "r-$pid" 4
+stop
+is "$(ls r-*.heap | wc -l)" 2 "with %p in the prefix, dump_keep applies"
+
+# Only our dumps are ever deleted: not look-alikes, and not the dumps of
+# an earlier process that had this pid.
 mkdir z.1.0.f.20200101T000000Z.heap
 ln -s /etc/passwd z.2.0.f.20200101T000000Z.heap
 alike="z.txt z.heap z.1.0.f.heap z.abc.0.f.20200101T000000Z.heap z.1.0.f.20201301T000000Z.heap
@@ -35,14 +81,21 @@ alike="z.txt z.heap z.1.0.f.heap z.abc.0.f.20200101T000000Z.heap z.1.0.f.2020130
 	z.1.0.f.20200101T000000Z.heap.gz z.1.0.F.20200101T000000Z.heap"
 for f in $alike; do echo keep >"$f"; done
 touch -d 2001-01-01 $alike
-run z dump_keep:1
-run z dump_keep:1
+start z dump_keep:1
+earlier="z.$pid.0.f.20200101T000000Z.heap z.$pid.3.s2.$(date -u +%Y%m%dT%H%M%SZ).heap"
+for f in $earlier; do echo keep >"$f"; done
+touch -d '1 minute ago' $earlier
+signal_dumps z 2
+stop
 gone=
 for f in $alike; do [ -f "$f" ] || gone="$gone $f"; done
 is "$gone" "" "ten look-alike files are left alone (old, but not named like this prefix's dumps)"
 ok $([ -L z.2.0.f.20200101T000000Z.heap ] && [ -d z.1.0.f.20200101T000000Z.heap ]; echo $?) \
 	"the symlink and the directory named like dumps survive"
-is "$(ls z.*.f.2026*.heap z.*.f.2027*.heap 2>/dev/null | wc -l)" 1 "of our two dumps, one is kept"
+gone=
+for f in $earlier; do [ -f "$f" ] || gone="$gone $f"; done
+is "$gone" "" "dumps of an earlier process with the same pid survive"
+is "$(ls z.$pid.*.heap | wc -l)" 3 "of the process's two dumps, one is kept (and the earlier process's two)"
 
 # A full disk: the dump fails cleanly, the program carries on.
 mkdir full

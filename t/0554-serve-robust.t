@@ -4,11 +4,12 @@
 # of text; a slowloris client holds up no one and is dropped (408) after
 # --client-timeout; more idle connections than slots hold up no one
 # either; a stopped process gets 504 after --timeout with its request
-# withdrawn, and is served again once it runs; concurrent requests are
-# all answered.  The server lives through all of it.
+# withdrawn, and is served again once it runs; a zombie is said to be
+# one; concurrent requests are all answered.  The server lives through
+# all of it.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 50
+plan 53
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 wait_for() {
@@ -26,6 +27,16 @@ wait_for "run/$a" '^signal_control='
 wait_for "run/$n" '^signal_control='
 sleep 60 &
 bare=$!
+# A profiled zombie: its parent (sleep) never waits.
+sh -c 'HEAPPROF_CONF=prof_prefix: LD_PRELOAD=$1 "$2/served" 0 >/dev/null 2>&1 & echo $! >zombie; exec sleep 60' \
+	sh "$LIB" "$TP" &
+zparent=$!
+_n=0
+while [ "$(cut -d' ' -f3 "/proc/$(cat zombie 2>/dev/null)/stat" 2>/dev/null)" != Z ] && [ $_n -lt 500 ]; do
+	sleep 0.01
+	_n=$((_n + 1))
+done
+zombie=$(cat zombie)
 
 timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --timeout 2 --client-timeout 2 >serve.out 2>serve.err &
 srv=$!
@@ -64,7 +75,10 @@ is "$(answer "b'GET /\\x01 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'")" "400 a malforme
 	"a control character in the target: 400"
 is "$(answer "b'GET / HTTP/1.1\\r\\nHost: x\\x00\\r\\n\\r\\n'")" "400 a NUL byte in the request" "a NUL byte: 400"
 is "$(answer "b'GET / HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 5\\r\\n\\r\\nhello'")" \
-	"413 heapprof serve takes no request body" "a request body: 413"
+	"413 heapprof serve takes no request body" "a GET with a body: 413"
+is "$(answer "b'POST / HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 5\\r\\n\\r\\nhello'")" \
+	"405 POST: heapprof serve answers GET and HEAD" "a POST with a body: 405 (not 413)"
+like "$(cat raw.out)" '^Allow: GET, HEAD' "with Allow: GET, HEAD"
 is "$(answer "b'GET /?format=json HTTP/1.0\\r\\n\\r\\n'" | cut -c1-3)" 200 "HTTP/1.0 without Host: 200"
 is "$(answer "b'\\r\\nGET /?format=json HTTP/1.1\\nHost: x\\n\\n'" | cut -c1-3)" 200 \
 	"bare line feeds, and an empty line before the request: 200"
@@ -73,13 +87,16 @@ for q in pid=abc pid=-1 pid=0 pid=99999999999 pid=12x pid= pid=%zz pid=1%00 'pid
 	is "$(get "/debug/pprof/heap?$q")" 400 "?$q: 400"
 done
 is "$(cat body)" "pid: want a process ID, as in ?pid=4242" "saying what a pid is"
-is "$(get "/debug/pprof/heap?pid=$a&seconds=30")" 400 "seconds=30 (a delta profile): 400"
+is "$(get "/debug/pprof/heap?pid=$a&seconds=601")" 400 "seconds=601 (a delta profile past its bound): 400"
 is "$(get "/debug/pprof/heap?pid=$a&debug=1")" 400 "debug=1 (text): 400"
 is "$(get "/?format=xml")" 400 "format=xml: 400"
 is "$(get "/debug/pprof/heap?pid=999999999")" 404 "no such process: 404"
 is "$(cat body)" "no process 999999999" "saying so"
 is "$(get "/debug/pprof/heap?pid=$bare")" 404 "a process without heapprof: 404"
 like "$(cat body)" "^process $bare \\(.*sleep\\) is not profiled: heapprof is not loaded into it\$" "saying so"
+is "$(get "/debug/pprof/heap?pid=$zombie")|$(cat body)" \
+	"404|process $zombie (served) is a zombie: it has exited, and its parent ($zparent) has not reaped it; there is nothing to ask" \
+	"a zombie: 404, saying it is one"
 is "$(get "/debug/pprof/heap?pid=$n")" 409 "a process that writes no dumps: 409"
 is "$(cat body)" "process $n has an empty prof_prefix: it writes no dumps" "saying so"
 is "$(get /debug/pprof/goroutine)" 404 "another profile: 404"
@@ -128,6 +145,6 @@ ok "$(kill -0 $srv; echo $?)" "the server is still running"
 kill -TERM $srv
 wait $srv
 is $? 0 "and stops with status 0"
-kill -TERM $a $n $bare
-wait $a $n $bare 2>/dev/null
+kill -TERM $a $n $bare $zparent
+wait $a $n $bare $zparent 2>/dev/null
 done_testing

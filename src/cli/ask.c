@@ -64,6 +64,15 @@ enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user)
 	if (!any_user && ((kill(pid, 0) != 0 && errno == EPERM) ||
 			  (hp_proc_owner(pid, &uid) && uid != geteuid())))
 		return denied(a);
+	pid_t parent;
+	if (hp_proc_is_zombie(pid, &parent)) {
+		/* Its maps are gone: it would look like a process without
+		 * heapprof. */
+		snprintf(a->msg, sizeof(a->msg), "process %d (%s) is a zombie: it has exited, and its "
+			 "parent (%d) has not reaped it; there is nothing to ask", (int)pid, a->prog,
+			 (int)parent);
+		return HP_ASK_NO_PROCESS;
+	}
 	if (!hp_proc_has_heapprof(pid)) {
 		if (errno == EACCES || errno == EPERM)
 			return denied(a);

@@ -23,7 +23,7 @@
 
 enum hp_ask_status {
 	HP_ASK_OK,
-	HP_ASK_NO_PROCESS,	/* no such process */
+	HP_ASK_NO_PROCESS,	/* no such process, or a zombie */
 	HP_ASK_DENIED,		/* another user's (or the request was refused) */
 	HP_ASK_NOT_LOADED,	/* heapprof is not loaded into it */
 	HP_ASK_CANNOT,		/* loaded, but cannot be asked: no state, no
@@ -44,9 +44,9 @@ struct hp_ask {
 };
 
 /*
- * The checks before asking pid: it exists, it is this user's (any
- * user's when any_user: root), heapprof is loaded and its state file is
- * readable.  Fills a->pid, a->prog and a->st.  Returns HP_ASK_OK,
+ * The checks before asking pid: it exists and is no zombie, it is this
+ * user's (any user's when any_user: root), heapprof is loaded and its
+ * state file is readable.  Fills a->pid, a->prog and a->st.  Returns HP_ASK_OK,
  * HP_ASK_NO_PROCESS, HP_ASK_DENIED, HP_ASK_NOT_LOADED or HP_ASK_CANNOT.
  */
 enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user);

@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../report/report.h"
@@ -40,12 +41,18 @@
 
 /* How long converting a dump may take (symbolizing large binaries). */
 #define CONVERT_SECONDS 60
+/* The longest delta profile (?seconds=N): it holds a connection and one
+ * of the HP_HTTPD_MAX_WORKERS workers that long. */
+#define DELTA_MAX_SECONDS 600
 
 static const char usage_text[] =
 	"usage: heapprof serve [--listen ADDRESS:PORT] [options]\n"
 	"Serves the heap profiles of this user's profiled processes over HTTP, for\n"
 	"go tool pprof, Parca and other pprof scrapers:\n"
 	"  /debug/pprof/heap?pid=N   a fresh dump of process N as profile.proto\n"
+	"  /debug/pprof/heap?pid=N&seconds=S\n"
+	"                            a delta profile: what changed over S seconds\n"
+	"                            (at most 600; go tool pprof -seconds S)\n"
 	"  /, /debug/pprof/          the processes (HTML; ?format=json for JSON)\n"
 	"  /targets                  the processes for Prometheus HTTP service\n"
 	"                            discovery (Parca's http_sd_configs)\n"
@@ -445,28 +452,30 @@ static void heap_choose(const struct serve *s, const struct hp_httpd_req *req,
 			struct hp_httpd_resp *resp)
 {
 	struct serve_list l;
-	char who[64], loc[64];
+	char who[64], loc[96], secv[32], sec[48] = "";
 
+	/* A delta profile stays one (checked by the handler: digits). */
+	if (hp_httpd_query(req->query, "seconds", secv, sizeof(secv)) == 1)
+		snprintf(sec, sizeof(sec), "&seconds=%s", secv);
 	list_processes(s, &l);
 	whose(s, who, sizeof(who));
 	if (l.n == 0) {
 		hp_httpd_text(resp, 404, "no profiled process of %s", who);
 	} else if (l.n == 1) {
-		snprintf(loc, sizeof(loc), "/debug/pprof/heap?pid=%d", (int)l.e[0].pid);
+		snprintf(loc, sizeof(loc), "/debug/pprof/heap?pid=%d%s", (int)l.e[0].pid, sec);
 		hp_httpd_text(resp, 302, "the only profiled process of %s is %d", who, (int)l.e[0].pid);
 		hp_httpd_header(resp, "Location", loc);
 	} else {
 		struct serve_str b = { 0 };
 		add(&b, "%zu profiled processes of %s; choose one with ?pid=N:\n", l.n, who);
 		for (size_t i = 0; i < l.n; i++)
-			add(&b, "/debug/pprof/heap?pid=%d %s\n", (int)l.e[i].pid, l.e[i].prog);
+			add(&b, "/debug/pprof/heap?pid=%d%s %s\n", (int)l.e[i].pid, sec, l.e[i].prog);
 		snprintf(resp->note, sizeof(resp->note), "%zu processes to choose from", l.n);
 		give(resp, &b, "text/plain; charset=utf-8");
 		if (resp->status == 200)
 			resp->status = 300;
 		hp_httpd_header(resp, "X-Go-Pprof", "1");
 	}
-	(void)req;
 	free(l.e);
 }
 
@@ -485,11 +494,20 @@ static int become(const struct serve_ids *ids)
 	return 0;
 }
 
+/* What convert() makes of a dump: the difference from a base dump, and
+ * the profile's time and duration (ns), for a delta profile; none of
+ * them for a plain one. */
+struct serve_delta {
+	const char *base;
+	long long time_ns, duration_ns;
+};
+
 /* Converts dump to gzipped profile.proto with the report engine, in a
- * process of its own (its errors are fatal there).  Returns 0 with the
- * bytes in *out, or -1 with one line in err. */
-static int convert(const char *dump, char **out, size_t *len, char *err, size_t cap,
-		   volatile sig_atomic_t *stop)
+ * process of its own (its errors are fatal there), minus d->base when d
+ * is not NULL.  Returns 0 with the bytes in *out, or -1 with one line in
+ * err. */
+static int convert(const char *dump, const struct serve_delta *d, char **out, size_t *len,
+		   char *err, size_t cap, volatile sig_atomic_t *stop)
 {
 	char msg[4096];
 	size_t mlen = 0;
@@ -512,6 +530,14 @@ static int convert(const char *dump, char **out, size_t *len, char *err, size_t 
 		signal(SIGTERM, SIG_DFL);
 		hp_ropts_init(&o, "serve");
 		hp_ropts_format(&o, HP_ROPTS_FMT_PPROF);
+		if (d) {
+			static const char *base[1];
+			base[0] = d->base;
+			o.base = base;
+			o.nbase = 1;
+			o.time_ns = d->time_ns;
+			o.duration_ns = d->duration_ns;
+		}
 		exit(hp_report_run(&o, dumps, 1));
 	}
 	close(ep[1]);
@@ -581,6 +607,99 @@ static int convert(const char *dump, char **out, size_t *len, char *err, size_t 
 	return -1;
 }
 
+/* hp_ask_check, its refusals answered.  True when pid may be asked. */
+static bool checked(struct hp_ask *a, pid_t pid, struct hp_httpd_resp *resp)
+{
+	switch (hp_ask_check(a, pid, true)) {
+	case HP_ASK_OK:
+		return true;
+	case HP_ASK_NO_PROCESS:
+		hp_httpd_text(resp, 404, "%s", a->msg);
+		return false;
+	case HP_ASK_NOT_LOADED:
+		hp_httpd_text(resp, 404, "process %d (%s) is not profiled: heapprof is not loaded into it",
+			      (int)pid, a->prog);
+		return false;
+	case HP_ASK_DENIED:
+		hp_httpd_text(resp, 403, "%s", a->msg);
+		return false;
+	default:
+		hp_httpd_text(resp, 409, "%s", a->msg);
+		return false;
+	}
+}
+
+/* A fresh dump of the checked process, its path (as the process wrote
+ * it) in dump, or the failure answered.  True when there is one. */
+static bool fresh_dump(const struct serve *s, struct hp_ask *a, volatile sig_atomic_t *stop,
+		       char *dump, size_t cap, struct hp_httpd_resp *resp)
+{
+	switch (hp_ask_dump(a, s->timeout, stop, dump, cap)) {
+	case HP_ASK_OK:
+		return true;
+	case HP_ASK_EXITED:
+	case HP_ASK_NO_PROCESS:
+		hp_httpd_text(resp, 404, "%s", a->msg);
+		return false;
+	case HP_ASK_DENIED:
+		hp_httpd_text(resp, 403, "%s", a->msg);
+		return false;
+	case HP_ASK_CANNOT:
+		hp_httpd_text(resp, 409, "%s", a->msg);
+		return false;
+	case HP_ASK_TIMEOUT:
+		hp_httpd_text(resp, 504, "%s", a->msg);
+		return false;
+	case HP_ASK_STOPPED:
+		hp_httpd_text(resp, 503, "heapprof serve is shutting down");
+		return false;
+	default:
+		hp_httpd_text(resp, 500, "%s", a->msg);
+		return false;
+	}
+}
+
+/* Where the server reads a dump of pid: a relative name is relative to
+ * the process's working directory. */
+static void dump_path(pid_t pid, const char *dump, char *path, size_t cap)
+{
+	if (dump[0] == '/')
+		snprintf(path, cap, "%s", dump);
+	else
+		snprintf(path, cap, "/proc/%d/cwd/%s", (int)pid, dump);
+}
+
+static long long realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A delta profile's wait between its two dumps.  False, with the answer,
+ * when the process ends meanwhile or the server stops. */
+static bool delta_wait(pid_t pid, int seconds, volatile sig_atomic_t *stop, struct hp_httpd_resp *resp)
+{
+	double until = hp_ask_now() + seconds;
+
+	for (;;) {
+		if (*stop) {
+			hp_httpd_text(resp, 503, "heapprof serve is shutting down");
+			return false;
+		}
+		if ((kill(pid, 0) != 0 && errno == ESRCH) || hp_proc_is_zombie(pid, NULL)) {
+			hp_httpd_text(resp, 404, "process %d exited during the %d s of the delta profile",
+				      (int)pid, seconds);
+			return false;
+		}
+		double left = until - hp_ask_now();
+		if (left <= 0)
+			return true;
+		hp_ask_pause_ms(left > 0.1 ? 100 : (int)(left * 1000) + 1);
+	}
+}
+
 static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
 		      volatile sig_atomic_t *stop)
 {
@@ -588,6 +707,7 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 	static struct hp_ask a;
 	struct serve_ids ids;
 	char pidv[32], prog[PATH_MAX], who[64], dump[PATH_MAX], path[PATH_MAX + 64], err[1024];
+	char base[PATH_MAX], base_path[PATH_MAX + 64];
 
 	if (hp_httpd_query(req->query, "pid", pidv, sizeof(pidv)) != 1) {
 		heap_choose(s, req, resp);
@@ -611,23 +731,8 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 			      strerror(errno));
 		return;
 	}
-	switch (hp_ask_check(&a, pid, true)) {
-	case HP_ASK_OK:
-		break;
-	case HP_ASK_NO_PROCESS:
-		hp_httpd_text(resp, 404, "%s", a.msg);
+	if (!checked(&a, pid, resp))
 		return;
-	case HP_ASK_NOT_LOADED:
-		hp_httpd_text(resp, 404, "process %d (%s) is not profiled: heapprof is not loaded into it",
-			      (int)pid, a.prog);
-		return;
-	case HP_ASK_DENIED:
-		hp_httpd_text(resp, 403, "%s", a.msg);
-		return;
-	default:
-		hp_httpd_text(resp, 409, "%s", a.msg);
-		return;
-	}
 	if (req->head) {
 		/* Whether a GET would be answered, without asking for a dump. */
 		resp->status = 200;
@@ -635,37 +740,30 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 		resp->no_length = 1;
 		return;
 	}
-	switch (hp_ask_dump(&a, s->timeout, stop, dump, sizeof(dump))) {
-	case HP_ASK_OK:
-		break;
-	case HP_ASK_EXITED:
-	case HP_ASK_NO_PROCESS:
-		hp_httpd_text(resp, 404, "%s", a.msg);
-		return;
-	case HP_ASK_DENIED:
-		hp_httpd_text(resp, 403, "%s", a.msg);
-		return;
-	case HP_ASK_CANNOT:
-		hp_httpd_text(resp, 409, "%s", a.msg);
-		return;
-	case HP_ASK_TIMEOUT:
-		hp_httpd_text(resp, 504, "%s", a.msg);
-		return;
-	case HP_ASK_STOPPED:
-		hp_httpd_text(resp, 503, "heapprof serve is shutting down");
-		return;
-	default:
-		hp_httpd_text(resp, 500, "%s", a.msg);
+	char secv[32];
+	int seconds = hp_httpd_query(req->query, "seconds", secv, sizeof(secv)) == 1 ? atoi(secv) : 0;
+	struct serve_delta delta = { 0 };
+	if (seconds) {
+		/* Go's net/http/pprof: a profile now and one seconds later,
+		 * the first subtracted from the second. */
+		if (!fresh_dump(s, &a, stop, base, sizeof(base), resp))
+			return;
+		long long t0 = realtime_ns();
+		if (!delta_wait(pid, seconds, stop, resp) || !checked(&a, pid, resp))
+			return;
+		if (!fresh_dump(s, &a, stop, dump, sizeof(dump), resp))
+			return;
+		delta.time_ns = realtime_ns();
+		delta.duration_ns = delta.time_ns - t0;
+		dump_path(pid, base, base_path, sizeof(base_path));
+		delta.base = base_path;
+	} else if (!fresh_dump(s, &a, stop, dump, sizeof(dump), resp)) {
 		return;
 	}
-	/* A relative name is relative to the process's working directory. */
-	if (dump[0] == '/')
-		snprintf(path, sizeof(path), "%s", dump);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/cwd/%s", (int)pid, dump);
+	dump_path(pid, dump, path, sizeof(path));
 	char *body = NULL;
 	size_t len = 0;
-	if (convert(path, &body, &len, err, sizeof(err), stop) != 0) {
+	if (convert(path, seconds ? &delta : NULL, &body, &len, err, sizeof(err), stop) != 0) {
 		hp_httpd_text(resp, *stop ? 503 : 500, "%s", err);
 		return;
 	}
@@ -674,20 +772,27 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 	resp->body = body;
 	resp->len = len;
 	char disp[96];
-	snprintf(disp, sizeof(disp), "attachment; filename=\"heap.%d.pb.gz\"", (int)pid);
+	snprintf(disp, sizeof(disp), "attachment; filename=\"heap.%d%s.pb.gz\"", (int)pid,
+		 seconds ? ".delta" : "");
 	hp_httpd_header(resp, "Content-Disposition", disp);
 	hp_httpd_header(resp, "X-Heapprof-Dump", dump);
-	snprintf(resp->note, sizeof(resp->note), "%.*s", (int)sizeof(resp->note) - 1, dump);
+	if (seconds) {
+		hp_httpd_header(resp, "X-Heapprof-Base", base);
+		snprintf(resp->note, sizeof(resp->note), "%.*s minus %.*s", (int)sizeof(resp->note) / 2 - 8,
+			 dump, (int)sizeof(resp->note) / 2 - 8, base);
+	} else {
+		snprintf(resp->note, sizeof(resp->note), "%.*s", (int)sizeof(resp->note) - 1, dump);
+	}
 }
 
 /* In the server: routes, and checks the query (a bad one is answered at
  * once); the answers that read /proc or ask a process run in a worker. */
 static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg)
 {
+	const struct serve *s = arg;
 	const char *p = req->path;
 	char v[64];
 
-	(void)arg;
 	if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
 		int r = hp_httpd_query(req->query, "format", v, sizeof(v));
 		if (r < 0 || (r == 1 && strcmp(v, "json") && strcmp(v, "html"))) {
@@ -714,10 +819,24 @@ static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, v
 			hp_httpd_text(resp, 400, "pid: want a process ID, as in ?pid=4242");
 			return;
 		}
-		if (hp_httpd_query(req->query, "seconds", v, sizeof(v))) {
-			hp_httpd_text(resp, 400, "seconds: heapprof serve has no delta profiles; ask twice "
-				      "and use go tool pprof -diff_base");
-			return;
+		r = hp_httpd_query(req->query, "seconds", v, sizeof(v));
+		if (r) {
+			/* As Go's net/http/pprof: a whole number, more than 0. */
+			errno = 0;
+			long n = r == 1 && isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : 0;
+			if (n <= 0 || *end) {
+				hp_httpd_text(resp, 400, "seconds: want a whole number of seconds, more than 0, "
+					      "as in ?seconds=30");
+				return;
+			}
+			if (n > DELTA_MAX_SECONDS || errno == ERANGE) {
+				hp_httpd_text(resp, 400, "seconds: at most %d for a delta profile; for longer, "
+					      "take two profiles and compare them with go tool pprof -diff_base",
+					      DELTA_MAX_SECONDS);
+				return;
+			}
+			/* The wait, and the second dump's. */
+			resp->work_seconds = (double)n + s->timeout;
 		}
 		if (hp_httpd_query(req->query, "debug", v, sizeof(v)) == 1 && strcmp(v, "0")) {
 			hp_httpd_text(resp, 400, "debug: heapprof serve answers profile.proto only (debug=0)");

@@ -284,6 +284,7 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 {
 	char *p = c->in, *stop = c->in + end;
 	int hosts = 0;
+	bool body = false;
 
 	memset(req, 0, sizeof(*req));
 	req->peer = c->peer;
@@ -346,8 +347,7 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 			req->host = v;
 		} else if ((!strcasecmp(line, "Content-Length") && strspn(v, "0") != strlen(v)) ||
 			   !strcasecmp(line, "Transfer-Encoding")) {
-			hp_httpd_text(resp, 413, "heapprof serve takes no request body");
-			return -1;
+			body = true;   /* refused below: 405 or 413 */
 		}
 	}
 	if (!req->method) {
@@ -368,9 +368,14 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 		hp_httpd_text(resp, 505, "heapprof serve speaks HTTP/1.0 and HTTP/1.1");
 		return -1;
 	}
+	/* The method first: a POST is refused as a POST, body or not. */
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
 		hp_httpd_text(resp, 405, "%s: heapprof serve answers GET and HEAD", req->method);
 		hp_httpd_header(resp, "Allow", "GET, HEAD");
+		return -1;
+	}
+	if (body) {
+		hp_httpd_text(resp, 413, "heapprof serve takes no request body");
 		return -1;
 	}
 	req->head = !strcmp(req->method, "HEAD");
@@ -560,7 +565,7 @@ static int spawn(const struct hp_httpd *h, struct httpd_conn *c, const char *lin
 		exit(0);
 	}
 	workers[slot].pid = pid;
-	workers[slot].deadline = now() + h->worker_limit;
+	workers[slot].deadline = now() + h->worker_limit + resp->work_seconds;
 	workers[slot].killed = 0;
 	close(c->fd);
 	c->state = HTTPD_FREE;

@@ -12,7 +12,8 @@
  * without taking the server with it.
  *
  * Limits: a request (its line and headers) of at most HP_HTTPD_MAX_REQUEST
- * bytes (414 or 431 beyond), sent within client_timeout seconds of the
+ * bytes (414 or 431 beyond), with no body (405 for a method other than
+ * GET and HEAD, 413 for a GET or HEAD that has one), sent within client_timeout seconds of the
  * connection (408 after that: a slowloris client is dropped and costs one
  * slot meanwhile); at most HP_HTTPD_MAX_CONNS connections (a new one
  * evicts the oldest still sending its request, or is answered 503) and
@@ -61,6 +62,8 @@ struct hp_httpd_resp {
 	int no_length;		/* HEAD of an answer whose length is unknown */
 	char note[512];		/* for the log line: why, after an error */
 	hp_httpd_work_fn *work;	/* set by the handler: answer in a worker */
+	double work_seconds;	/* and how much longer than worker_limit it
+				 * may run (a wait the request asked for) */
 };
 
 /* The handler, called in the server process for each well-formed GET or

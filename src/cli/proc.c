@@ -237,6 +237,29 @@ unsigned long long hp_proc_starttime(pid_t pid)
 	return v;
 }
 
+bool hp_proc_is_zombie(pid_t pid, pid_t *parent)
+{
+	char path[64], line[1024];
+	bool zombie = false;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f)) {
+		/* "pid (comm) state ppid ...": the state follows the last ')'. */
+		char *p = strrchr(line, ')');
+		char state;
+		if (p && sscanf(p + 1, " %c %d", &state, &ppid) == 2)
+			zombie = state == 'Z';
+	}
+	fclose(f);
+	if (parent)
+		*parent = (pid_t)ppid;
+	return zombie;
+}
+
 /* Calls fn for each file matching tail in the runtime directories. */
 static void each_in_runtime_dirs(const char *tail, void (*fn)(const char *path, void *arg), void *arg)
 {

@@ -54,6 +54,9 @@ void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg);
 /* The same directories' temporaries (".<pid>.<pid>.<n>.tmp", left by a
  * process killed while it rewrote its state file). */
 void hp_proc_each_temp(void (*fn)(const char *path, void *arg), void *arg);
+/* True if pid is a zombie: it has exited and its parent (*parent, when
+ * not NULL) has not reaped it. */
+bool hp_proc_is_zombie(pid_t pid, pid_t *parent);
 /* When pid started (field 22 of /proc/pid/stat, clock ticks since boot);
  * 0 if unknown. */
 unsigned long long hp_proc_starttime(pid_t pid);

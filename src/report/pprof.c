@@ -25,7 +25,7 @@
 /* profile.proto field numbers. */
 enum {
 	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE, PROFILE_MAPPING, PROFILE_LOCATION,
-	PROFILE_FUNCTION, PROFILE_STRING_TABLE, PROFILE_TIME_NANOS = 9,
+	PROFILE_FUNCTION, PROFILE_STRING_TABLE, PROFILE_TIME_NANOS = 9, PROFILE_DURATION_NANOS,
 	PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD, PROFILE_COMMENT, PROFILE_DEFAULT_SAMPLE_TYPE,
 	VALUETYPE_TYPE = 1, VALUETYPE_UNIT,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE,
@@ -296,6 +296,7 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 {
 	struct encoder e = { .p = p, .r = r };
 	int types[HP_NVALUES];
+	char what[96];
 	size_t nt = 0;
 
 	e.func_used = hp_util_xcalloc(p->nfuncs + 1, 1);
@@ -325,7 +326,17 @@ void hp_pprof_render(const struct hp_profile *p, const struct hp_render *r, stru
 	 * (MemProfileRate): go tool pprof prints it as Period. */
 	if (p->period >= 1)
 		pb_uint(&e.out, PROFILE_PERIOD, (uint64_t)p->period);
+	if (r->time_ns > 0)
+		pb_uint(&e.out, PROFILE_TIME_NANOS, (uint64_t)r->time_ns);
+	if (r->duration_ns > 0)
+		pb_uint(&e.out, PROFILE_DURATION_NANOS, (uint64_t)r->duration_ns);
 	pb_uint(&e.out, PROFILE_COMMENT, str_id(&e.str, "written by heapprof report"));
+	/* (str_id keeps the pointer: what lives until the table is written.) */
+	if (r->nbases) {
+		snprintf(what, sizeof(what), "the difference: %zu dump%s minus %zu base dump%s", r->ndumps,
+			 r->ndumps == 1 ? "" : "s", r->nbases, r->nbases == 1 ? "" : "s");
+		pb_uint(&e.out, PROFILE_COMMENT, str_id(&e.str, what));
+	}
 	if (r->peak)
 		pb_uint(&e.out, PROFILE_COMMENT,
 			str_id(&e.str, "inuse values are the stacks' values at the process's peak"));

@@ -33,6 +33,7 @@ struct hp_render {
 	int peak;		/* --peak: the in-use values are the peak's */
 	/* --temporary: the dumps' own totals, for the whole processes */
 	int64_t temporary, allocations;
+	int64_t time_ns, duration_ns;	/* pprof's, when not 0 (ropts.h) */
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */

@@ -96,6 +96,8 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		.list = o->list_text ? &o->list : NULL,
 		.list_text = o->list_text,
 		.peak = o->peak,
+		.time_ns = o->time_ns,
+		.duration_ns = o->duration_ns,
 	};
 
 	hp_report_shape(o, &shape);

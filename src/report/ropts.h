@@ -110,6 +110,9 @@ struct hp_ropts {
 	int temporary;		/* report --temporary */
 	int functions;		/* trend --functions */
 	int merge;		/* report --merge: dumps of several processes */
+	/* The pprof profile's time and duration (ns; 0: none written): set
+	 * by heapprof serve for a delta profile, from when it took the dumps. */
+	long long time_ns, duration_ns;
 };
 
 /* Defaults; who is the subcommand, which messages name. */

@@ -212,21 +212,55 @@ static const struct {
 	{ "SYS", SIGSYS },
 };
 
-/* Signals that can serve as a trigger: not uncatchable, not the
- * synchronous fault signals a program needs for crash handling, not job
- * control or SIGCHLD, whose meaning a handler would change. */
+/*
+ * The signals signal_dump and signal_toggle may take: SIGUSR1, SIGUSR2 and
+ * the real-time signals glibc leaves to programs (SIGRTMIN to SIGRTMAX;
+ * the two below SIGRTMIN are its own).  Only someone who means it sends
+ * one of those.  Every other signal comes from the kernel (SIGPIPE,
+ * SIGXFSZ, the faults), the terminal (SIGINT, SIGHUP, SIGWINCH), a timer
+ * (SIGALRM), the program's children (SIGCHLD) or whoever stops the program
+ * (SIGTERM), and the program relies on its default action: heapprof's
+ * handler there would change how it lives or dies (with signal_dump:PIPE,
+ * yes | head -1 exits 1 instead of 141; with TERM it no longer stops).
+ * The control signal (control/signals.c) is picked among the real-time
+ * signals, never the two configured.
+ */
 static bool signal_usable(int sig)
 {
-	switch (sig) {
-	case SIGKILL: case SIGSTOP: case SIGSEGV: case SIGBUS: case SIGFPE:
-	case SIGILL: case SIGTRAP: case SIGABRT: case SIGCHLD: case SIGCONT:
-	case SIGTSTP: case SIGTTIN: case SIGTTOU:
-		return false;
-	}
-	return sig >= 1 && sig <= SIGRTMAX;
+	return sig == SIGUSR1 || sig == SIGUSR2 || (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 
-/* 0 ok, -1 not a signal, 1 a signal that cannot be used. */
+/* Why sig, a signal signal_usable refuses, is refused: its sender, or
+ * what its default action does for the program. */
+static const char *signal_refusal(int sig)
+{
+	switch (sig) {
+	case SIGHUP: return "the terminal sends it when it hangs up, and daemons take it as an order to reload";
+	case SIGINT: return "the terminal sends it on Ctrl-C, to end the program";
+	case SIGQUIT: return "the terminal sends it on Ctrl-\\, to end the program with a core dump";
+	case SIGTERM: return "it is how kill, systemd and docker stop the program";
+	case SIGPIPE: return "the kernel sends it on a write to a closed pipe, which ends the program "
+			     "(yes | head -1)";
+	case SIGALRM: case SIGVTALRM: case SIGPROF: return "timers send it (alarm, setitimer)";
+	case SIGWINCH: return "the terminal sends it when it is resized";
+	case SIGURG: case SIGIO: return "the kernel sends it for the program's sockets and descriptors";
+	case SIGXCPU: case SIGXFSZ: return "the kernel sends it at a resource limit, to end the program";
+	case SIGSYS: return "the kernel sends it for a refused system call (seccomp)";
+	case SIGPWR: return "init sends it on a power failure";
+	case SIGKILL: case SIGSTOP: return "it cannot be caught";
+	case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGTRAP:
+		return "the kernel sends it on a fault, and crash handlers need it";
+	case SIGABRT: return "abort() raises it to end the program";
+	case SIGCHLD: return "the program's children send it when they end";
+	case SIGCONT: case SIGTSTP: case SIGTTIN: case SIGTTOU: return "it is job control";
+	}
+	if (sig > SIGSYS && sig < SIGRTMIN)
+		return "glibc keeps it for its own threads";
+	return "it is not one of the signals left to programs";
+}
+
+/* 0 ok, -1 not a signal, 1 no such signal, 2 a signal that cannot be
+ * used (*out is the signal then). */
 static int parse_signal(const char *v, size_t len, int *out)
 {
 	char buf[32];
@@ -266,10 +300,21 @@ static int parse_signal(const char *v, size_t len, int *out)
 		if (sig < 0)
 			return -1;
 	}
-	if (!signal_usable(sig))
+	if (sig < 1 || sig > SIGRTMAX)
 		return 1;
 	*out = sig;
-	return 0;
+	return signal_usable(sig) ? 0 : 2;
+}
+
+size_t hp_conf_refusal(const struct hp_conf_desc *d, const char *val, size_t len, char *buf, size_t cap)
+{
+	char name[32];
+	int sig = 0;
+
+	if (d->type != HP_CONF_T_SIGNAL || parse_signal(val, len, &sig) != 2)
+		return hp_fmt(buf, cap, "%s", "");
+	return hp_fmt(buf, cap, "SIG%s: %s", hp_conf_signal_name(sig, name, sizeof(name)),
+		      signal_refusal(sig));
 }
 
 const char *hp_conf_signal_name(int sig, char *buf, size_t cap)
@@ -337,7 +382,7 @@ enum hp_conf_status hp_conf_set(struct hp_conf_values *o, const struct hp_conf_d
 		int sig;
 		int r = parse_signal(val, len, &sig);
 		if (r)
-			return r < 0 ? HP_CONF_BAD_VALUE : HP_CONF_OUT_OF_RANGE;
+			return r < 0 ? HP_CONF_BAD_VALUE : r == 1 ? HP_CONF_OUT_OF_RANGE : HP_CONF_REFUSED;
 		*(int *)field = sig;
 		return HP_CONF_OK;
 	}
@@ -417,7 +462,7 @@ size_t hp_conf_expected(const struct hp_conf_desc *d, char *buf, size_t cap)
 		return n;
 	}
 	case HP_CONF_T_SIGNAL:
-		return hp_fmt(buf, cap, "a signal such as USR1 or SIGRTMIN+3, or none");
+		return hp_fmt(buf, cap, "USR1, USR2, RTMIN+0 to RTMIN+%d, or none", SIGRTMAX - SIGRTMIN);
 	}
 	return 0;
 }
@@ -500,6 +545,14 @@ static void apply_pair(struct hp_conf_values *o, uint8_t *srcs, const char *k, s
 		hp_log(HP_LOG_WARN, "Out-of-range conf value: %.*s:%.*s (%s)",
 		       (int)kl, k, (int)vl, v, sname);
 		break;
+	case HP_CONF_REFUSED: {
+		char why[200], expect[128];
+		hp_conf_refusal(d, v, vl, why, sizeof(why));
+		hp_conf_expected(d, expect, sizeof(expect));
+		hp_log(HP_LOG_WARN, "Refused conf value: %.*s:%.*s (%s): %s; %.*s takes %s",
+		       (int)kl, k, (int)vl, v, sname, why, (int)kl, k, expect);
+		break;
+	}
 	}
 }
 

@@ -81,10 +81,17 @@ enum hp_conf_status {
 	HP_CONF_OK = 0,
 	HP_CONF_BAD_VALUE,     /* "Invalid conf value" */
 	HP_CONF_OUT_OF_RANGE,  /* "Out-of-range conf value" */
+	HP_CONF_REFUSED,       /* "Refused conf value": a signal whose sender or
+				* default action the program relies on */
 };
 
 /* Why a value was refused, for messages: "true/false", "0 to 40"... */
 size_t hp_conf_expected(const struct hp_conf_desc *d, char *buf, size_t cap);
+
+/* Why hp_conf_set refused val[0..len) for d (HP_CONF_REFUSED): "SIGPIPE:
+ * the kernel sends it on a write to a closed pipe, ...".  Empty for a
+ * value it did not refuse.  Returns the length. */
+size_t hp_conf_refusal(const struct hp_conf_desc *d, const char *val, size_t len, char *buf, size_t cap);
 
 /* Parses val[0..len) for option d into o.  On error o is unchanged. */
 enum hp_conf_status hp_conf_set(struct hp_conf_values *o, const struct hp_conf_desc *d,

@@ -238,6 +238,13 @@ static int on_pair(void *user, const char *section, const char *name, const char
 		hp_conf_expected(d, expect, sizeof(expect));
 		complain(r, "out-of-range value '%s' for %s (expected %s)", value, name, expect);
 		break;
+	case HP_CONF_REFUSED: {
+		char why[200];
+		hp_conf_refusal(d, value, strlen(value), why, sizeof(why));
+		hp_conf_expected(d, expect, sizeof(expect));
+		complain(r, "refused value '%s' for %s: %s (expected %s)", value, name, why, expect);
+		break;
+	}
 	}
 	return 1;
 }

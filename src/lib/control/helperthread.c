@@ -88,6 +88,15 @@ static void dump(char trigger)
 	(void)hp_dump_auto(trigger, 0, path, sizeof(path), NULL);
 }
 
+/* The dump signal_dump or heapprof dump asked for, logged as which. */
+static void dump_asked(unsigned by_signal, unsigned by_file)
+{
+	char path[PATH_MAX];
+	unsigned flags = by_file ? HP_DUMP_ASKED | (by_signal ? HP_DUMP_SIGNAL : 0) : 0;
+
+	(void)hp_dump_auto('s', flags, path, sizeof(path), NULL);
+}
+
 /* ---- profiler.ini watching ------------------------------------------ */
 
 /* Whether the file's identity or times differ from the last look (or,
@@ -283,12 +292,12 @@ static void *helper_main(void *arg)
 			hp_trigger_wait(deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0);
 		h->now_ms = now_ms();
 
-		unsigned req = hp_trigger_take() | early;
+		unsigned req = hp_trigger_take() | early, remote = 0;
 		early = 0;
 		/* heapprof dump and toggle: woken by the control signal, or
 		 * found at the housekeeping look (signals blocked everywhere). */
 		if ((req & HP_REQ_CONTROL) || h->now_ms >= h->next_housekeeping)
-			req |= hp_remote_take();
+			remote = hp_remote_take();
 		if (req & HP_REQ_TOGGLE) {
 			unsigned n = hp_trigger_take_toggles();
 			if (n & 1) {
@@ -299,8 +308,9 @@ static void *helper_main(void *arg)
 			}
 			req |= HP_REQ_STATE;
 		}
-		if (req & HP_REQ_SIGNAL_DUMP)
-			dump('s');
+		if ((req | remote) & HP_REQ_SIGNAL_DUMP)
+			dump_asked(req & HP_REQ_SIGNAL_DUMP, remote & HP_REQ_SIGNAL_DUMP);
+		req |= remote;
 		if ((req & HP_REQ_INTERVAL) && h->interval_armed_for >= 0)
 			on_interval(h);
 		if ((req & HP_REQ_GDUMP) || (h->gdump_pending && h->now_ms >= h->gdump_after))

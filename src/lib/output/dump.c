@@ -450,8 +450,10 @@ static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 	return err;
 }
 
-static const char *trigger_name(char t)
+static const char *trigger_name(char t, unsigned flags)
 {
+	if (t == 's' && (flags & HP_DUMP_ASKED))
+		return flags & HP_DUMP_SIGNAL ? "signal, heapprof dump" : "heapprof dump";
 	switch (t) {
 	case 'f': return "final";
 	case 'i': return "interval";
@@ -464,7 +466,8 @@ static const char *trigger_name(char t)
 	return "?";
 }
 
-void hp_dump_log(int level, const char *path, char trigger, const struct hp_totals *s)
+static void log_dump(int level, const char *path, char trigger, unsigned flags,
+		     const struct hp_totals *s)
 {
 	char live[32], delta[40];
 	uint64_t contexts = 0, objects = 0, sum = 0;
@@ -496,8 +499,13 @@ void hp_dump_log(int level, const char *path, char trigger, const struct hp_tota
 	}
 	previous_live = bytes;
 	hp_log((enum hp_log_level)level, "dump %s (%s): ~%s live in %llu object%s, %llu context%s, %s", path,
-	       trigger_name(trigger), live, (unsigned long long)objects, objects == 1 ? "" : "s",
+	       trigger_name(trigger, flags), live, (unsigned long long)objects, objects == 1 ? "" : "s",
 	       (unsigned long long)contexts, contexts == 1 ? "" : "s", delta);
+}
+
+void hp_dump_log(int level, const char *path, char trigger, const struct hp_totals *s)
+{
+	log_dump(level, path, trigger, 0, s);
 }
 
 int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
@@ -520,12 +528,12 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	if (!err)
 		err = dump_locked(path, trigger, &s);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger),
+		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger, flags),
 		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
 		goto out;
 	}
 	if (!(flags & HP_DUMP_QUIET))
-		hp_dump_log(HP_LOG_INFO, path, trigger, &s);
+		log_dump(HP_LOG_INFO, path, trigger, flags, &s);
 	hp_dumpname_rotate(hp_conf.prof_prefix, hp_conf.dump_keep, hp_conf.dump_keep_bytes, path);
 	hp_statefile_note_dump(path);
 	if (keep)
@@ -567,4 +575,5 @@ void hp_dump_postfork_child(void)
 {
 	pthread_mutex_init(&dump_lock, NULL);
 	previous_live = -1;
+	hp_dumpname_postfork_child();
 }

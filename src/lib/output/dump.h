@@ -54,6 +54,11 @@ int hp_dump_write(const char *path, const struct hp_totals *s, int format, int a
  * the snapshot the dump was written from is handed to the caller, who
  * releases it. */
 #define HP_DUMP_QUIET 1u
+/* A signal dump ('s') that heapprof dump asked for through its control
+ * file: logged as "(heapprof dump)", or "(signal, heapprof dump)" with
+ * HP_DUMP_SIGNAL when signal_dump arrived for the same dump. */
+#define HP_DUMP_ASKED 2u
+#define HP_DUMP_SIGNAL 4u
 int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 		 struct hp_totals *keep);
 

@@ -32,11 +32,31 @@ static unsigned letter_seq[26];
 /* The latest time in a name, and whether the clock is behind it now. */
 static int64_t last_utc;
 static int behind;
+/* When this process named its first dump (CLOCK_REALTIME_COARSE, which
+ * file times are taken from, in ns); 0 before.  Retention takes a file of
+ * this pid written before for an earlier process's: one whose pid the
+ * kernel gave this process again, or the program before an exec. */
+static int64_t born_ns;
 
 void hp_dumpname_postfork_child(void)
 {
 	/* jemalloc's children keep counting from the parent's counters; so do
-	 * we (names differ by pid anyway). */
+	 * we (names differ by pid anyway).  The child's dumps are its own
+	 * from its first. */
+	HP_STORE(&born_ns, 0);
+}
+
+/* Notes the time of the process's first dump, before it is named. */
+static void note_birth(void)
+{
+	struct timespec now;
+	int64_t zero = 0;
+
+	if (HP_LOAD(&born_ns))
+		return;
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	(void)HP_CAS(&born_ns, &zero, ns ? ns : 1);
 }
 
 void hp_dumpname_run_note(void)
@@ -142,6 +162,7 @@ int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap)
 
 	if (!hp_dumpname_expand(prefix, base, sizeof(base)))
 		return ENAMETOOLONG;
+	note_birth();
 	hp_fmt_utc(ts, name_time(), 0, 1);
 	unsigned n = HP_ADD(&seq, 1);
 	size_t len;
@@ -282,6 +303,21 @@ static void sort_newest_first(struct entry *e, size_t n)
 	}
 }
 
+/* Whether a file of this prefix is this process's own dump: its pid, and
+ * written since the process's first dump.  The time in the name never
+ * goes back (name_time) and is taken after born_ns: a later second is
+ * ours; in the same second, the file's modification time decides, which
+ * an earlier process with the same pid could not have reached. */
+static int is_mine(int pid, int64_t utc, int64_t mtime_ns)
+{
+	int64_t born = HP_LOAD(&born_ns);
+
+	if (pid != (int)getpid() || !born)
+		return 0;
+	int64_t born_s = born / 1000000000;
+	return utc > born_s || (utc == born_s && mtime_ns >= born);
+}
+
 unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
 			    const char *just_written)
 {
@@ -330,12 +366,16 @@ unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes
 			    hp_dumpname_parse(tmpl_base, d->d_name, &pid, &sq, &utc))
 				continue;
 			struct stat st;
-			if (fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			if (pid != (int)getpid() ||
+			    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+				continue;
+			int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+			if (!is_mine(pid, utc, mtime_ns))
 				continue;
 			memcpy(names + names_used, d->d_name, len + 1);
 			ents[n] = (struct entry){
 				.utc = utc, .size = st.st_size, .seq = sq, .pid = pid,
-				.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+				.mtime_ns = mtime_ns,
 				.name_off = (uint16_t)(names_used & 0xffff), .chunk = (uint32_t)(names_used >> 16),
 				.name_len = (uint16_t)len,
 			};

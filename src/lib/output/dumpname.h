@@ -10,8 +10,12 @@
  * (pid), %e (program name), %h (host name) and %%.
  *
  * Retention keeps the newest dump_keep files and at most dump_keep_bytes
- * bytes of the prefix, across processes.  Only regular files whose names
- * match the prefix and the pattern above are ever deleted.
+ * bytes of the process's own dumps under the prefix: those of its pid
+ * written since its first dump.  Another process's dumps, running or
+ * ended, are never deleted (a tree of 121 processes keeps its 121 final
+ * dumps), nor those of an earlier process the pid belonged to.  Only
+ * regular files whose names match the prefix and the pattern above are
+ * ever deleted.
  */
 #ifndef HP_DUMPNAME_H
 #define HP_DUMPNAME_H
@@ -33,8 +37,9 @@ int hp_dumpname_mkdirs(const char *path);
  * ENAMETOOLONG. */
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
 
-/* Applies dump_keep and dump_keep_bytes to the prefix's directory; never
- * deletes just_written.  Returns the number of files deleted. */
+/* Applies dump_keep and dump_keep_bytes to this process's dumps in the
+ * prefix's directory; never deletes just_written, nor another process's
+ * dumps.  Returns the number of files deleted. */
 unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
 			    const char *just_written);
 
@@ -48,6 +53,7 @@ int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
  * is absolute and the directory exists (the first dump made it). */
 void hp_dumpname_run_note(void);
 
+/* In a fork child: its dumps are its own from its first. */
 void hp_dumpname_postfork_child(void);
 
 #endif
