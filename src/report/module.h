@@ -32,10 +32,12 @@ struct hp_module {
 	size_t nload;
 
 	/* The last check, against the dump with this serial (dumps are read
-	 * and checked one by one). */
+	 * and checked one by one), and the load bias its mappings implied. */
 	uint64_t checked;
 	const char *check_err;
 	int warned;
+	int have_bias;
+	uint64_t bias;
 
 	void *dw;			/* the symbolizer's state (symbolize.c) */
 };
@@ -66,5 +68,18 @@ const char *hp_module_check(struct hp_module *mod, const struct hp_input *in);
 /* The ELF virtual address of file offset off, or -1 when no loadable
  * segment holds it. */
 int hp_module_vaddr(const struct hp_module *mod, uint64_t off, uint64_t *vaddr);
+
+/*
+ * Whether addr, in anonymous executable memory of the dump last checked
+ * (hp_module_check passed), is mod's code: it lies in the file-backed part
+ * of one of mod's executable segments, at the load bias the dump's
+ * mappings of mod imply.  Programs that move their own text to huge pages
+ * (node --use-largepages, libhugetlbfs) leave anonymous copies exactly
+ * there.  A JIT's code is never claimed: it cannot lie where the binary's
+ * own segments are mapped.
+ * Sets *seg to the mapping the loader made of that segment, so that the
+ * address's file offset is addr - seg->start + seg->offset.
+ */
+int hp_module_text(const struct hp_module *mod, uint64_t addr, struct hp_map *seg);
 
 #endif

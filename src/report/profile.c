@@ -180,9 +180,17 @@ static uint32_t new_loc(struct hp_profile *p, const struct hp_lockey *k, uint64_
 static const struct hp_canon *canon_for(struct hp_profile *p, const struct hp_module *mod,
 					const struct hp_map *m)
 {
-	for (size_t i = 0; i < p->ncanons; i++)
-		if (p->canons[i].mod == mod && p->canons[i].map_offset == m->offset)
-			return &p->canons[i];
+	for (size_t i = 0; i < p->ncanons; i++) {
+		struct hp_canon *c = &p->canons[i];
+		if (c->mod != mod || c->map_offset != m->offset)
+			continue;
+		/* A whole segment (hp_module_text) after the piece of it that
+		 * starts it: the pprof mapping covers both. */
+		struct hp_mapping *mp = &p->mappings[c->mapping - 1];
+		if (c->base == m->start - m->offset && m->end > mp->limit)
+			mp->limit = m->end;
+		return c;
+	}
 	hp_util_grow(&p->mappings, &p->cap_mappings, p->nmappings + 1, sizeof(*p->mappings));
 	p->mappings[p->nmappings] = (struct hp_mapping){
 		.start = m->start, .limit = m->end, .offset = m->offset, .file = mod->path,
@@ -259,6 +267,37 @@ static struct hp_module *map_module(struct adding *a, const struct hp_map *m, co
 	return a->mapmod[i];
 }
 
+/*
+ * The module whose code addr is, in the anonymous executable mapping m:
+ * the object whose file mappings come nearest below or above m, when addr
+ * lies in one of its executable segments (hp_module_text).  *seg becomes
+ * that segment's mapping.  NULL for anything else: a JIT's code.
+ */
+static struct hp_module *text_owner(struct adding *a, const struct hp_map *m, uint64_t addr,
+				    struct hp_map *seg)
+{
+	const struct hp_map *maps = a->in->maps, *end = maps + a->in->nmaps;
+	const struct hp_map *near[2] = { NULL, NULL };
+
+	for (const struct hp_map *q = m; q-- > maps;)
+		if (q->kind == HP_MAP_FILE) {
+			near[0] = q;
+			break;
+		}
+	for (const struct hp_map *q = m + 1; q < end; q++)
+		if (q->kind == HP_MAP_FILE) {
+			near[1] = q;
+			break;
+		}
+	for (int i = 0; i < 2; i++) {
+		const char *err;
+		struct hp_module *mod = near[i] ? map_module(a, near[i], &err) : NULL;
+		if (mod && !err && hp_module_text(mod, addr, seg))
+			return mod;
+	}
+	return NULL;
+}
+
 /* The location of frame i (program counter pc) of a stack of a->in. */
 static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 {
@@ -270,11 +309,17 @@ static uint32_t location(struct adding *a, uint32_t i, uint64_t pc)
 	struct hp_module *mod = NULL;
 	const char *err = NULL;
 	struct hp_lockey k = { LK_RAW, 0, addr };
+	struct hp_map seg;
 
+	/* Text the program moved to anonymous memory is its binary's. */
+	if (!names && m && m->kind == HP_MAP_ANON && m->perms[2] == 'x' &&
+	    (mod = text_owner(a, m, addr, &seg)))
+		m = &seg;
 	if (names)
 		k = (struct hp_lockey){ LK_SYMBOL, a->input_no, addr };
 	else if (m && m->kind == HP_MAP_FILE) {
-		mod = map_module(a, m, &err);
+		if (!mod)
+			mod = map_module(a, m, &err);
 		k = (struct hp_lockey){ err ? LK_STALE : LK_MODULE, mod->id,
 				     addr - m->start + m->offset };
 	} else if (m && m->kind == HP_MAP_SPECIAL)
