@@ -6,10 +6,10 @@
 # as jeprof does, and never names a JIT's code: anonymous executable
 # memory away from the binary's segments stays an address.  heapprof
 # check's verdicts and the dumps' own symbol section (dump_symbols) name
-# the frames in anonymous text too.
+# them too.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 31
+plan 33
 
 # names: the function column of a report or jeprof --text on stdin.
 names() { awk '$2 ~ /^[0-9.]+%$/ { $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print }'; }
@@ -63,12 +63,20 @@ is "$(cum main <r)" 25096 "jit: main is named"
 "$BIN" check "$prog" middle >c 2>&1
 like "$(cat c)" "^    #0 0x[0-9a-f]+ in remap_leaf .*remaptext\\.c:[0-9]+\$" \
 	"check, middle: the leak's frame in the anonymous page is named"
+"$BIN" check "$prog" copy >c 2>&1
+like "$(cat c)" "^    #0 0x[0-9a-f]+ in pi_alloc .*remaptext\\.c:[0-9]+\$" \
+	"check, copy: the leak's frame in the second mapping is named"
 
 # ---- the dumps' symbol section ------------------------------------------------
-prof lg_prof_sample:0,prof_final:true,dump_symbols:true,prof_prefix:symmiddle \
-	"$prog" middle >/dev/null 2>&1
-jeprof --text --show_bytes "$(one_file "symmiddle.*.f.*heap")" 2>/dev/null >j
-is "$(flat remap_leaf <j)" 20000 "dump_symbols, middle: jeprof without the binary names remap_leaf"
+for mode in middle copy; do
+	prof lg_prof_sample:0,prof_final:true,dump_symbols:true,prof_prefix:sym$mode \
+		"$prog" $mode >/dev/null 2>&1
+	jeprof --text --show_bytes "$(one_file "sym$mode.*.f.*heap")" 2>/dev/null >j$mode
+done
+is "$(flat remap_leaf <jmiddle)" 20000 \
+	"dump_symbols, middle: jeprof without the binary names remap_leaf"
+is "$(flat pi_alloc <jcopy)" 21000 \
+	"dump_symbols, copy: jeprof without the binary names pi_alloc (the second mapping)"
 
 # ---- node ---------------------------------------------------------------
 # node's own frames, in a dump taken while V8's builtins are mapped a

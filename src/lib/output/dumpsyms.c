@@ -9,6 +9,13 @@
  * rule: the first frame is looked up as written, every caller frame at
  * pc - 1.  C++ names are demangled with the process's own __cxa_demangle
  * when libstdc++ is loaded; its buffer comes from the real allocator.
+ *
+ * An object is the address range the loader gave its segments, whatever
+ * is mapped there now: a program that copied its text into anonymous
+ * memory at the same addresses (node --use-largepages, libhugetlbfs) is
+ * named.  Code an object's file supplies a second time, elsewhere (V8 maps
+ * node's embedded builtins again from the binary), is found in
+ * /proc/self/maps and looked up where the object's own mapping has it.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -18,8 +25,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/fmt.h"
 #include "base/out.h"
 #include "base/pages.h"
@@ -30,6 +39,8 @@
 #include "base/banned.h"
 
 #define MAX_OBJECTS 512
+#define MAX_TEXT 4	/* executable segments kept per object */
+#define MAX_COPIES 64	/* second mappings of objects' code */
 #if UINTPTR_MAX > 0xffffffffu
 #define ELFCLASS_NATIVE ELFCLASS64
 #else
@@ -42,9 +53,19 @@ struct sym {
 	const char *name;
 };
 
+/* An executable segment: its file offset, address and file size. */
+struct text {
+	uintptr_t off, vaddr, filesz;
+};
+
 struct object {
 	uintptr_t base, lo, hi;
 	char path[PATH_MAX];
+	struct text text[MAX_TEXT];
+	int ntext;
+	int statted;		/* dev and ino: 1 known, -1 unknown */
+	dev_t dev;
+	ino_t ino;
 	int loaded;
 	void *map;
 	size_t map_len;
@@ -53,10 +74,18 @@ struct object {
 	size_t syms_bytes;
 };
 
+/* A second mapping of an object's code: [lo, hi) holds what the object's
+ * own mapping holds from home on. */
+struct copy {
+	uintptr_t lo, hi, home;
+};
+
 struct symtab {
 	struct object *obj;
 	int nobj;
 	size_t obj_bytes;
+	struct copy copies[MAX_COPIES];
+	int ncopies;
 };
 
 static int collect(struct dl_phdr_info *info, size_t size, void *arg)
@@ -68,6 +97,8 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 		return 1;
 	struct object *o = &t->obj[t->nobj];
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	o->ntext = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
@@ -77,6 +108,9 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 			lo = a;
 		if (a + ph->p_memsz > hi)
 			hi = a + ph->p_memsz;
+		if ((ph->p_flags & PF_X) && o->ntext < MAX_TEXT)
+			o->text[o->ntext++] = (struct text){ ph->p_offset, ph->p_vaddr,
+							     ph->p_filesz };
 	}
 	const char *name = info->dlpi_name;
 	if (!name || !*name) {
@@ -95,6 +129,153 @@ static int collect(struct dl_phdr_info *info, size_t size, void *arg)
 	t->nobj++;
 	return 0;
 }
+
+/* ---- second mappings of objects' code --------------------------------- */
+
+/* The object whose file is path (len bytes) or, as stat tells, (dev, ino);
+ * or NULL.  The path alone where overlayfs shows maps the lower file's
+ * numbers. */
+static struct object *object_of_file(struct symtab *t, const char *path, size_t len, dev_t dev,
+				     ino_t ino)
+{
+	for (int k = 0; k < t->nobj; k++) {
+		struct object *o = &t->obj[k];
+		if (!strncmp(o->path, path, len) && !o->path[len])
+			return o;
+		if (!o->statted) {
+			struct stat st;
+			o->statted = o->path[0] && !stat(o->path, &st) ? 1 : -1;
+			if (o->statted > 0) {
+				o->dev = st.st_dev;
+				o->ino = st.st_ino;
+			}
+		}
+		if (o->statted > 0 && o->dev == dev && o->ino == ino)
+			return o;
+	}
+	return NULL;
+}
+
+static uintptr_t hex(const char **p, const char *end)
+{
+	uintptr_t v = 0;
+
+	for (; *p < end; (*p)++) {
+		char c = **p;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uintptr_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uintptr_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	return v;
+}
+
+/* One line of /proc/self/maps, "lo-hi perms offset major:minor inode
+ * path": an executable mapping of a file outside every object's range,
+ * whose pages lie in an executable segment of an object's file, is a
+ * copy of that object's code. */
+static void copy_line(struct symtab *t, const char *p, const char *end)
+{
+	uintptr_t lo = hex(&p, end), hi, off, major, minor, ino = 0;
+
+	if (p >= end || *p++ != '-')
+		return;
+	hi = hex(&p, end);
+	if (end - p < 6 || p[3] != 'x')
+		return;
+	p += 6;
+	off = hex(&p, end);
+	if (p >= end || *p++ != ' ')
+		return;
+	major = hex(&p, end);
+	if (p >= end || *p++ != ':')
+		return;
+	minor = hex(&p, end);
+	if (p >= end || *p++ != ' ')
+		return;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		ino = ino * 10 + (uintptr_t)(*p - '0');
+	while (p < end && *p == ' ')
+		p++;
+	/* Files only, and none the loader mapped: those are the objects. */
+	static const char deleted[] = " (deleted)";
+	size_t len = (size_t)(end - p), dl = sizeof(deleted) - 1;
+	if (!len || *p != '/' || hi <= lo || t->ncopies >= MAX_COPIES ||
+	    (len > dl && !memcmp(end - dl, deleted, dl)))
+		return;
+	for (int k = 0; k < t->nobj; k++)
+		if (lo < t->obj[k].hi && hi > t->obj[k].lo)
+			return;
+	struct object *o = object_of_file(t, p, len, makedev(major, minor), (ino_t)ino);
+	if (!o)
+		return;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < o->ntext; i++) {
+		const struct text *x = &o->text[i];
+		uintptr_t first = x->off & ~(page - 1);
+		uintptr_t last = (x->off + x->filesz + page - 1) & ~(page - 1);
+		if (off < first || off > last || hi - lo > last - off)
+			continue;
+		t->copies[t->ncopies++] = (struct copy){ lo, hi, o->base + x->vaddr + (off - x->off) };
+		return;
+	}
+}
+
+struct maps_lines {
+	struct symtab *t;
+	size_t len;
+	int skip;		/* the line is too long: none of ours */
+	char line[PATH_MAX + 128];
+};
+
+static void maps_chunk(const char *buf, size_t n, void *arg)
+{
+	struct maps_lines *m = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (!m->skip)
+				copy_line(m->t, m->line, m->line + m->len);
+			m->len = 0;
+			m->skip = 0;
+		} else if (m->len < sizeof(m->line)) {
+			m->line[m->len++] = buf[i];
+		} else {
+			m->skip = 1;
+		}
+	}
+}
+
+/* Finds the copies of the objects' code (after collect).  The calling
+ * thread's view first, as the dump reads it. */
+static void find_copies(struct symtab *t)
+{
+	struct maps_lines *m = hp_pages_alloc(sizeof(*m));
+
+	if (!m)
+		return;
+	m->t = t;
+	if (hp_file_each_chunk("/proc/thread-self/maps", maps_chunk, m))
+		hp_file_each_chunk("/proc/self/maps", maps_chunk, m);
+	hp_pages_free(m, sizeof(*m));
+}
+
+/* Where the object's own mapping holds the code at pc: pc itself, unless
+ * pc is in a copy. */
+static uintptr_t home(const struct symtab *t, uintptr_t pc)
+{
+	for (int k = 0; k < t->nobj; k++)
+		if (pc >= t->obj[k].lo && pc < t->obj[k].hi)
+			return pc;
+	for (int i = 0; i < t->ncopies; i++)
+		if (pc >= t->copies[i].lo && pc < t->copies[i].hi)
+			return t->copies[i].home + (pc - t->copies[i].lo);
+	return pc;
+}
+
+/* ---- symbol tables --------------------------------------------------- */
 
 static void sort_syms(struct sym *s, size_t n)
 {
@@ -174,6 +355,7 @@ static void load(struct object *o)
 
 static const char *lookup(struct symtab *t, uintptr_t pc)
 {
+	pc = home(t, pc);
 	for (int k = 0; k < t->nobj; k++) {
 		struct object *o = &t->obj[k];
 		if (pc < o->lo || pc >= o->hi)
@@ -241,6 +423,7 @@ struct hp_dumpsyms_names *hp_dumpsyms_names_open(void)
 		return NULL;
 	}
 	dl_iterate_phdr(collect, &n->t);
+	find_copies(&n->t);
 	n->demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	n->dlen = 256;
 	n->dbuf = n->demangle ? (hp_next.malloc)(n->dlen) : NULL;
@@ -264,14 +447,21 @@ const char *hp_dumpsyms_names_lookup(struct hp_dumpsyms_names *n, uintptr_t pc)
 
 const char *hp_dumpsyms_names_object(struct hp_dumpsyms_names *n, uintptr_t pc, uintptr_t *bias)
 {
+	uintptr_t at = home(&n->t, pc);
+
 	for (int k = 0; k < n->t.nobj; k++) {
 		const struct object *o = &n->t.obj[k];
-		if (pc >= o->lo && pc < o->hi && o->path[0]) {
-			*bias = o->base;
+		if (at >= o->lo && at < o->hi && o->path[0]) {
+			*bias = o->base + (pc - at);
 			return o->path;
 		}
 	}
 	return NULL;
+}
+
+uintptr_t hp_dumpsyms_names_home(struct hp_dumpsyms_names *n, uintptr_t pc)
+{
+	return n ? home(&n->t, pc) : pc;
 }
 
 void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
@@ -321,6 +511,7 @@ int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 	}
 	sort_keys(keys, nkeys);
 	dl_iterate_phdr(collect, &t);
+	find_copies(&t);
 
 	demangle_fn demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	size_t dlen = 256;

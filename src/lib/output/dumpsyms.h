@@ -33,8 +33,14 @@ void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n);
 /* The object that holds pc: its absolute path (the program's from
  * /proc/self/exe) and its load bias in *bias, so that pc - *bias is the
  * address as the ELF file numbers it; NULL for an address in no object
- * on disk (the vDSO, anonymous code).  Valid until close. */
+ * on disk (the vDSO, anonymous code).  An object holds the addresses the
+ * loader gave its segments, and the second mappings of its code that
+ * hp_dumpsyms_names_home follows.  Valid until close. */
 const char *hp_dumpsyms_names_object(struct hp_dumpsyms_names *n, uintptr_t pc, uintptr_t *bias);
+/* Where the object's own mapping holds the code at pc: pc, unless pc is
+ * in a second mapping of an object's code made elsewhere (V8 maps node's
+ * builtins again from the binary), for dladdr.  n may be NULL. */
+uintptr_t hp_dumpsyms_names_home(struct hp_dumpsyms_names *n, uintptr_t pc);
 
 #pragma GCC visibility pop
 

@@ -158,11 +158,13 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 	struct link_map *lm = NULL;
 	/* Caller frames are return addresses: look up the call. */
 	uintptr_t look = i ? pc - 1 : pc;
-	int have = dladdr1((void *)look, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname;
+	/* A second mapping of an object's code is that object's. */
+	uintptr_t at = hp_dumpsyms_names_home(names, look);
+	int have = dladdr1((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname;
 	const char *name = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 
 	if (!name && have)
-		name = symbol_holding(look);
+		name = symbol_holding(at);
 	if (vf) {
 		/* The object by its absolute path (the program's too), and the
 		 * address as its ELF file numbers it. */
@@ -170,7 +172,7 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
 		if (!obj && have && lm && info.dli_fname[0] == '/') {
 			obj = info.dli_fname;
-			bias = lm->l_addr;
+			bias = lm->l_addr + (look - at);
 		}
 		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
 	}
@@ -180,7 +182,7 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 		hp_log_report("    #%u 0x%lx", i, (unsigned long)pc);
 		return;
 	}
-	unsigned long off = (unsigned long)(pc - (uintptr_t)info.dli_fbase);
+	unsigned long off = (unsigned long)(at + (pc - look) - (uintptr_t)info.dli_fbase);
 	if (name)
 		hp_log_report("    #%u 0x%lx in %s (%s+0x%lx)", i, (unsigned long)pc, name,
 			      info.dli_fname, off);
@@ -228,12 +230,13 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 		return -1;
 	for (unsigned i = 0; i < stk->depth && n < FRAMES_SHOWN; i++) {
 		uintptr_t look = stk->frames[i] - (i ? 1 : 0);
+		uintptr_t at = hp_dumpsyms_names_home(names, look);
 		Dl_info info;
-		int have = dladdr((void *)look, &info);
+		int have = dladdr((void *)at, &info);
 		f[n].module = have ? info.dli_fname : NULL;
 		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 		if (!f[n].function && have)
-			f[n].function = symbol_holding(look);
+			f[n].function = symbol_holding(at);
 		f[n].file = NULL;
 		/* A frame's name lives until the next lookup: match as we go. */
 		int rule = hp_suppress_match_stack(set, &f[n], 1);
