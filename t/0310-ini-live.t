@@ -2,7 +2,9 @@
 # Live edits of profiler.ini: a running process picks them up within two
 # seconds (in-place writes and editors' rename-over), logs each changed
 # key, applies what can change and says what cannot; a bad edit never
-# disturbs it; the toggle's pause survives edits of other keys.
+# disturbs it; the toggle's pause survives edits of other keys.  The
+# helper thread watches the file: these single-threaded programs run
+# with helper_thread:start (a program with threads of its own gets it).
 . "$(dirname "$0")/lib.sh"
 plan 14
 
@@ -20,7 +22,7 @@ wait_log() {
 	done
 }
 
-HEAPPROF_CONF=dump_format:gperftools LD_PRELOAD=$LIB "$TP/idle" 20 >out 2>&1 &
+HEAPPROF_CONF=dump_format:gperftools,helper_thread:start LD_PRELOAD=$LIB "$TP/idle" 20 >out 2>&1 &
 pid=$!
 while ! grep -q ready out; do sleep 0.01; done
 
@@ -77,7 +79,7 @@ ok $([ $? -eq 143 ]; echo $?) "it ran until told to stop (SIGTERM keeps its mean
 seen=0
 for i in 1 2 3; do
 	printf '[heapprof]\nprof_prefix = before\n' >early.ini
-	HEAPPROF_CONFIG=$T_DIR/early.ini LD_PRELOAD=$LIB "$TP/iniedit" 2 2>early.err
+	HEAPPROF_CONF=helper_thread:start HEAPPROF_CONFIG=$T_DIR/early.ini LD_PRELOAD=$LIB "$TP/iniedit" 2 2>early.err
 	grep -q "early.ini: prof_prefix changed from before to edited" early.err && seen=$((seen + 1))
 done
 is $seen 3 "an edit made before the helper thread's first look is applied (3 runs of 3)"

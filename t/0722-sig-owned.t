@@ -101,7 +101,9 @@ wait $pid
 like "$(cat out)" '^total usr1=1 usr2=0 rt=0 stray=0$' "block: the program took its one SIGUSR1 and nothing else"
 
 # D: its own handlers on every real-time signal, heapprof's control
-# signal among them.
+# signal among them.  Single-threaded and idle, without a helper thread it
+# could only answer at its next sampled allocation: so with one.
+conf=$conf,helper_thread:start
 start rt
 wait_for "run/$pid" '^signal_control=0$'
 like "$(cat "run/$pid")" '^signal_control=0$' "rt: the program took the control signal; the state file says so"

@@ -15,12 +15,64 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ask.h"
+#include "bellpage.h"
+
+/* Maps pid's bell when it has one that is its own: a regular file of the
+ * process's owner, the right size, magic, version and pid. */
+static struct hp_bell *open_bell(pid_t pid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	unsigned uid;
+	unsigned long inode;
+
+	if (!hp_proc_bell_path(pid, path, sizeof(path), &inode))
+		return NULL;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	void *p = MAP_FAILED;
+	/* The file the process maps, not one that replaced it since (a new
+	 * image of the same process after exec). */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= HP_BELL_SIZE &&
+	    st.st_ino == inode &&
+	    hp_proc_owner(pid, &uid) && st.st_uid == uid)
+		p = mmap(NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	struct hp_bell *b = p;
+	if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != HP_BELL_MAGIC || b->version != HP_BELL_VERSION ||
+	    b->pid != (uint32_t)pid) {
+		munmap(p, HP_BELL_SIZE);
+		return NULL;
+	}
+	return b;
+}
+
+static void close_bell(struct hp_ask *a)
+{
+	if (a->bell)
+		munmap(a->bell, HP_BELL_SIZE);
+	a->bell = NULL;
+	a->bit = 0;
+}
+
+static unsigned bell_load(const unsigned *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 
 double hp_ask_now(void)
 {
@@ -53,6 +105,7 @@ enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user)
 {
 	unsigned uid;
 
+	close_bell(a);
 	a->pid = pid;
 	a->ctl[0] = a->msg[0] = '\0';
 	snprintf(a->prog, sizeof(a->prog), "?");
@@ -85,7 +138,53 @@ enum hp_ask_status hp_ask_check(struct hp_ask *a, pid_t pid, bool any_user)
 			 "HEAPPROF_RUNTIME_DIR in heapprof(7)); not signalling it", (int)pid, a->prog);
 		return HP_ASK_CANNOT;
 	}
+	a->bell = open_bell(pid);
 	return HP_ASK_OK;
+}
+
+/* Sends the control signal when heapprof's handler holds it. */
+static int control_signal(struct hp_ask *a)
+{
+	int sig = a->st.signal_control;
+
+	if (sig > 0 && hp_proc_catches(a->pid, sig) && !hp_proc_blocked_everywhere(a->pid, sig) &&
+	    kill(a->pid, sig) != 0 && errno != ESRCH)
+		return -1;
+	return 0;
+}
+
+/* Rings the bell: the request's bit, then a futex wake-up for heapprof's
+ * helper thread if it sleeps on the word; no signal. */
+static enum hp_ask_status ring(struct hp_ask *a, const char *what)
+{
+	struct hp_bell *b = a->bell;
+
+	a->answered0 = bell_load(&b->answered);
+	a->dumps0 = bell_load(&b->dumps);
+	a->failures0 = bell_load(&b->failures);
+	if (!strcmp(what, "dump")) {
+		a->bit = HP_BELL_DUMP;
+	} else {
+		__atomic_store_n(&b->want_active, !strcmp(what, "resume") ? 1u : 0u, __ATOMIC_RELEASE);
+		a->bit = HP_BELL_ACTIVE;
+	}
+	__atomic_fetch_or(&b->requests, a->bit, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &b->requests, FUTEX_WAKE, 1, NULL, NULL, 0);
+	a->rung_at = hp_ask_now();
+	a->nudged = false;
+	return HP_ASK_OK;
+}
+
+void hp_ask_nudge(struct hp_ask *a)
+{
+	struct hp_bell *b = a->bell;
+
+	if (!b || !a->bit || a->nudged || bell_load(&b->helper_tid) ||
+	    bell_load(&b->answered) != a->answered0 || !(bell_load(&b->requests) & a->bit) ||
+	    hp_ask_now() < a->rung_at + HP_BELL_POLL_MS / 1000.0)
+		return;
+	a->nudged = true;
+	(void)control_signal(a);
 }
 
 /* The control file's path for request what ("dump", "pause", "resume"). */
@@ -103,6 +202,8 @@ enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig
 	pid_t pid = a->pid;
 
 	a->ctl[0] = '\0';
+	if (a->bell)
+		return ring(a, what);
 	if (!st->has_control) {
 		if (!which_sig || !hp_proc_catches(pid, which_sig)) {
 			snprintf(a->msg, sizeof(a->msg), "process %d (%s) has no %s signal (%s is none, or "
@@ -136,9 +237,7 @@ enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig
 	/* Wake it now, when the signal cannot reach anything but heapprof's
 	 * handler; otherwise its helper thread finds the file within a
 	 * second. */
-	int sig = st->signal_control;
-	if (sig > 0 && hp_proc_catches(pid, sig) && !hp_proc_blocked_everywhere(pid, sig) &&
-	    kill(pid, sig) != 0 && errno != ESRCH)
+	if (control_signal(a) != 0)
 		goto fail;
 	return HP_ASK_OK;
 fail:;
@@ -152,9 +251,39 @@ fail:;
 
 void hp_ask_withdraw(struct hp_ask *a)
 {
+	if (a->bell && a->bit)
+		__atomic_fetch_and(&a->bell->requests, ~a->bit, __ATOMIC_ACQ_REL);
+	if (a->bell)
+		a->bit = 0;
 	if (a->ctl[0])
 		unlink(a->ctl);
 	a->ctl[0] = '\0';
+}
+
+/* The bell's answer to a dump request: the dump (HP_ASK_OK), its failure
+ * with the library's own words (HP_ASK_FAILED), or none yet
+ * (HP_ASK_TIMEOUT). */
+static enum hp_ask_status bell_answer(struct hp_ask *a, char *path, size_t cap)
+{
+	struct hp_bell *b = a->bell;
+
+	if (bell_load(&b->answered) == a->answered0)
+		return HP_ASK_TIMEOUT;
+	if (bell_load(&b->dumps) != a->dumps0) {
+		snprintf(path, cap, "%.*s", (int)sizeof(b->last_dump) - 1, b->last_dump);
+		a->bit = 0;
+		return HP_ASK_OK;
+	}
+	if (bell_load(&b->failures) != a->failures0) {
+		snprintf(a->msg, sizeof(a->msg), "process %d could not dump: %.*s", (int)a->pid,
+			 (int)sizeof(b->last_error) - 1, b->last_error);
+		a->bit = 0;
+		return HP_ASK_FAILED;
+	}
+	snprintf(a->msg, sizeof(a->msg), "process %d answered without a dump (see its standard error "
+		 "or log_file)", (int)a->pid);
+	a->bit = 0;
+	return HP_ASK_FAILED;
 }
 
 enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
@@ -172,7 +301,12 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 		return r;
 	double deadline = hp_ask_now() + timeout;
 	while (hp_ask_now() < deadline) {
-		if (hp_proc_read_state(a->pid, &now_st) && now_st.dumps > a->st.dumps &&
+		if (a->bell) {
+			enum hp_ask_status b = bell_answer(a, path, cap);
+			if (b != HP_ASK_TIMEOUT)
+				return b;
+			hp_ask_nudge(a);
+		} else if (hp_proc_read_state(a->pid, &now_st) && now_st.dumps > a->st.dumps &&
 		    now_st.last_dump[0]) {
 			/* The library renames the dump into place before it
 			 * counts it: the file is complete. */
@@ -180,6 +314,10 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 			return HP_ASK_OK;
 		}
 		if (kill(a->pid, 0) != 0 && errno == ESRCH) {
+			/* The bell stays mapped here: a dump written just before
+			 * the exit is still seen. */
+			if (a->bell && bell_answer(a, path, cap) != HP_ASK_TIMEOUT)
+				return bell_answer(a, path, cap);
 			hp_ask_withdraw(a);
 			snprintf(a->msg, sizeof(a->msg), "process %d exited before dumping", (int)a->pid);
 			return HP_ASK_EXITED;
@@ -192,6 +330,12 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 		hp_ask_pause_ms(10);
 	}
 	hp_ask_withdraw(a);
-	snprintf(a->msg, sizeof(a->msg), "no dump from process %d within %g s", (int)a->pid, timeout);
+	if (a->bell && !bell_load(&a->bell->helper_tid) && !a->nudged)
+		snprintf(a->msg, sizeof(a->msg), "no dump from process %d within %g s: it has no helper "
+			 "thread and took heapprof's control signal, so it answers only at its next "
+			 "sampled allocation (helper_thread:start in heapprof(7) avoids this)", (int)a->pid,
+			 timeout);
+	else
+		snprintf(a->msg, sizeof(a->msg), "no dump from process %d within %g s", (int)a->pid, timeout);
 	return HP_ASK_TIMEOUT;
 }

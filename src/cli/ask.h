@@ -1,8 +1,9 @@
 /*
  * ask.h -- asking a running process for a dump or a change of sampling:
- * the checks before asking, the request itself (a control file in the
- * process's runtime directory woken by heapprof's real-time signal, or an
- * older library's signal) and the wait for the dump.  Shared by heapprof
+ * the checks before asking, the request itself (the process's bell, a
+ * shared page its helper thread sleeps on, so that no signal reaches the
+ * program; a control file woken by heapprof's real-time signal for an
+ * older library; or an older library's signal) and the wait for the dump.  Shared by heapprof
  * dump, toggle, pause and resume (cmd_ctl.c) and heapprof serve
  * (cmd_serve.c).
  *
@@ -41,6 +42,13 @@ struct hp_ask {
 	char prog[PATH_MAX];		/* its program, for messages */
 	char ctl[PATH_MAX];		/* the control file made; "" for none */
 	char msg[PATH_MAX + 256];	/* why, when a step did not return OK */
+	/* The process's bell (src/bellpage.h), mapped; NULL for none (an
+	 * older library, or no runtime directory): control files then. */
+	struct hp_bell *bell;
+	unsigned bit;			/* the request rung, 0: none */
+	unsigned answered0, dumps0, failures0;
+	double rung_at;
+	bool nudged;			/* the control signal was sent */
 };
 
 /*
@@ -65,6 +73,11 @@ enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig
  * the control file, if any.  The process would otherwise act on it
  * within a second. */
 void hp_ask_withdraw(struct hp_ask *a);
+
+/* While waiting for an answer: a process without a helper thread that has
+ * not taken a rung request within HP_BELL_POLL_MS (no allocation reached
+ * a sample point) gets the control signal, once. */
+void hp_ask_nudge(struct hp_ask *a);
 
 /*
  * A fresh dump of the checked process: asks for it and waits until the

@@ -143,6 +143,7 @@ int hp_cmd_toggle(int argc, char **argv)
 		return r;
 	double deadline = hp_ask_now() + timeout;
 	while (hp_ask_now() < deadline) {
+		hp_ask_nudge(&a);
 		if (hp_proc_read_state(pid, &now_st) && now_st.active == want) {
 			printf("%d: sampling %s\n", (int)pid, want ? "active" : "paused");
 			return 0;

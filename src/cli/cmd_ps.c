@@ -232,6 +232,27 @@ static void one_temp(const char *path, void *arg)
 		unlink(path);
 }
 
+/* A bell ("bell.<pid>") no live process maps: its process is gone, or
+ * the pid now belongs to a process that maps another (or none). */
+static void one_bell(const char *path, void *arg)
+{
+	const char *base = strrchr(path, '/');
+	int pid = atoi(base ? base + 6 : path + 5);
+	char mapped[PATH_MAX];
+
+	(void)arg;
+	if (pid <= 0)
+		return;
+	if (kill(pid, 0) != 0 && errno == ESRCH) {
+		unlink(path);
+		return;
+	}
+	if (access("/proc/self", R_OK) == 0 && access(path, W_OK) == 0 &&
+	    (!hp_proc_bell_path(pid, mapped, sizeof(mapped), NULL) || strcmp(mapped, path)) &&
+	    hp_proc_has_heapprof(pid) == false && errno == 0)
+		unlink(path);
+}
+
 static int listed(const struct listing *l, pid_t pid)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -269,6 +290,7 @@ int hp_cmd_ps(int argc, char **argv)
 		return hp_cmd_usage_error("ps", "choose one of -q and --json");
 	hp_proc_each_state(one_state, &l);
 	hp_proc_each_temp(one_temp, NULL);
+	hp_proc_each_bell(one_bell, NULL);
 	/* Processes with the library mapped but no state file. */
 	DIR *d = opendir("/proc");
 	struct dirent *e;

@@ -201,11 +201,54 @@ static bool env_runtime_dir(pid_t pid, char *buf, size_t cap)
 	return false;
 }
 
+bool hp_proc_bell_path(pid_t pid, char *buf, size_t cap, unsigned long *inode)
+{
+	char path[64], line[PATH_MAX + 256], tail[48];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(tail, sizeof(tail), "/bell.%d\n", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t tl = strlen(tail);
+	while (!found && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line);
+		char *file = strchr(line, '/');
+		if (n < tl || strcmp(line + n - tl, tail) || !file)
+			continue;
+		line[n - 1] = '\0';
+		snprintf(buf, cap, "%s", file);
+		if (inode && sscanf(line, "%*s %*s %*s %*s %lu", inode) != 1)
+			continue;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The runtime directory the library of pid uses: its bell's, read from
+ * its memory map, whatever the program did to its environment (a process
+ * title written over it). */
+static bool bell_runtime_dir(pid_t pid, char *buf, size_t cap)
+{
+	char bell[PATH_MAX];
+
+	if (!hp_proc_bell_path(pid, bell, sizeof(bell), NULL))
+		return false;
+	char *slash = strrchr(bell, '/');
+	if (!slash || slash == bell)
+		return false;
+	*slash = '\0';
+	snprintf(buf, cap, "%s", bell);
+	return true;
+}
+
 bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 {
 	char dir[PATH_MAX], uid[64], path[PATH_MAX + 32];
 
-	if (!env_runtime_dir(pid, dir, sizeof(dir))) {
+	if (!bell_runtime_dir(pid, dir, sizeof(dir)) && !env_runtime_dir(pid, dir, sizeof(dir))) {
 		unsigned u = (unsigned)geteuid();
 		if (status_field(pid, "Uid:", uid, sizeof(uid)))
 			sscanf(uid, "%*u %u", &u);   /* the effective uid */
@@ -288,4 +331,9 @@ void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
 void hp_proc_each_temp(void (*fn)(const char *path, void *arg), void *arg)
 {
 	each_in_runtime_dirs(".[0-9]*.tmp", fn, arg);
+}
+
+void hp_proc_each_bell(void (*fn)(const char *path, void *arg), void *arg)
+{
+	each_in_runtime_dirs("bell.[0-9]*", fn, arg);
 }

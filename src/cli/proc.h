@@ -43,7 +43,11 @@ bool hp_proc_blocked_everywhere(pid_t pid, int sig);
 void hp_proc_program(pid_t pid, char *buf, size_t cap);
 /* True if pid catches sig (SigCgt in /proc/pid/status). */
 bool hp_proc_catches(pid_t pid, int sig);
-/* Reads pid's state file: $HEAPPROF_RUNTIME_DIR of the process (from its
+/* The path of pid's bell (src/bellpage.h) and its inode, from its memory
+ * map (inode may be NULL). */
+bool hp_proc_bell_path(pid_t pid, char *buf, size_t cap, unsigned long *inode);
+/* Reads pid's state file in its runtime directory: its bell's (from its
+ * memory map), else $HEAPPROF_RUNTIME_DIR of the process (from its
  * environment, when readable), else /tmp/heapprof-<its uid>. */
 bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st);
 /* Parses a state file at path. */
@@ -60,5 +64,8 @@ bool hp_proc_is_zombie(pid_t pid, pid_t *parent);
 /* When pid started (field 22 of /proc/pid/stat, clock ticks since boot);
  * 0 if unknown. */
 unsigned long long hp_proc_starttime(pid_t pid);
+
+/* Calls fn for each bell ("bell.<pid>") in the runtime directories. */
+void hp_proc_each_bell(void (*fn)(const char *path, void *arg), void *arg);
 
 #endif

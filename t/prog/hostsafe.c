@@ -12,6 +12,17 @@
  *                    (glibc reads /proc/self/maps through stdio inside it)
  *   tasks            prints the kernel's count of this process's threads
  *                    and glibc's view (__libc_single_threaded)
+ *   eintr SECS       three threads wait SECS in nanosleep, poll and
+ *                    sem_timedwait, main in select; prints "ready PID",
+ *                    then "eintr none", or "eintr in CALL" and exits 3 as a
+ *                    program that treats EINTR as fatal would
+ *   eintr1 SECS      the same with main alone, in nanosleep
+ *   sigwait SECS     every signal blocked; a thread waits in sigtimedwait
+ *                    for any signal and prints "got signal N" for each
+ *   title SECS       writes over its environment, as nginx and redis-server
+ *                    do with their process title; prints "ready PID"
+ *   sigfork          SIGALRM every 2 ms; the handler forks, the child
+ *                    allocates and _exits 5; prints "forks 300, all 5: yes"
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -21,6 +32,14 @@
 #include <sys/single_threaded.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/select.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 
 static void *asks_its_stack(void *arg)
 {
@@ -68,6 +87,167 @@ static int count_tasks(void)
 	return n;
 }
 
+static double secs = 2;
+static volatile int interrupted;
+static const char *where = "";
+
+static void saw(int r, const char *call)
+{
+	if (r < 0 && errno == EINTR) {
+		where = call;
+		interrupted = 1;
+	}
+}
+
+static void *in_nanosleep(void *arg)
+{
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+
+	(void)arg;
+	saw(nanosleep(&ts, NULL), "nanosleep");
+	return NULL;
+}
+
+static void *in_poll(void *arg)
+{
+	(void)arg;
+	saw(poll(NULL, 0, (int)(secs * 1000)), "poll");
+	return NULL;
+}
+
+static void *in_semwait(void *arg)
+{
+	sem_t sem;
+	struct timespec ts;
+
+	(void)arg;
+	sem_init(&sem, 0, 0);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)secs;
+	saw(sem_timedwait(&sem, &ts), "sem_timedwait");
+	return NULL;
+}
+
+static void ready(void)
+{
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+}
+
+static int eintr(int threads)
+{
+	pthread_t t[3];
+	void *(*fns[3])(void *) = { in_nanosleep, in_poll, in_semwait };
+	struct timeval tv = { (time_t)secs, 0 };
+
+	free(malloc(100));
+	for (int i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, fns[i], NULL);
+	ready();
+	if (threads)
+		saw(select(0, NULL, NULL, NULL, &tv), "select");
+	else
+		in_nanosleep(NULL);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	if (interrupted) {
+		printf("eintr in %s\n", where);
+		return 3;
+	}
+	printf("eintr none\n");
+	return 0;
+}
+
+static void *waits_for_signals(void *arg)
+{
+	sigset_t all;
+	struct timespec ts = { 0, 100 * 1000000L };
+	double left = secs;
+
+	(void)arg;
+	sigfillset(&all);
+	for (; left > 0; left -= 0.1) {
+		int sig = sigtimedwait(&all, NULL, &ts);
+		if (sig > 0) {
+			printf("got signal %d\n", sig);
+			fflush(stdout);
+		}
+	}
+	return NULL;
+}
+
+static int sigwaiter(void)
+{
+	sigset_t all;
+	pthread_t t;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	free(malloc(100));
+	pthread_create(&t, NULL, waits_for_signals, NULL);
+	ready();
+	pthread_join(t, NULL);
+	return 0;
+}
+
+extern char **environ;
+
+static int title(void)
+{
+	/* As setproctitle does: the environment's strings are written over
+	 * (they follow argv in the same block of memory). */
+	for (char **e = environ; *e; e++)
+		memset(*e, 'x', strlen(*e));
+	free(malloc(100));
+	ready();
+	in_nanosleep(NULL);
+	return 0;
+}
+
+static volatile sig_atomic_t forks;
+
+static void fork_in_handler(int sig)
+{
+	(void)sig;
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 10; i++)
+			free(malloc(100));
+		_exit(5);
+	}
+	if (pid > 0)
+		forks++;
+}
+
+static int sigfork(void)
+{
+	struct sigaction sa = { .sa_handler = fork_in_handler, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
+	long reaped = 0, bad = 0;
+	int st;
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (forks < 300) {
+		for (int i = 0; i < 1000; i++) {
+			char *p = malloc(16 + (size_t)i * 7);
+			p[0] = 1;
+			free(p);
+		}
+		while (waitpid(-1, &st, WNOHANG) > 0) {
+			reaped++;
+			bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+		}
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	while (waitpid(-1, &st, 0) > 0) {
+		reaped++;
+		bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 5);
+	}
+	printf("forks 300, all 5: %s\n", reaped == forks && !bad ? "yes" : "no");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -85,6 +265,18 @@ int main(int argc, char **argv)
 		free(p);
 		return 0;
 	}
+	if (argc > 2)
+		secs = atof(argv[2]);
+	if (!strcmp(how, "eintr"))
+		return eintr(3);
+	if (!strcmp(how, "eintr1"))
+		return eintr(0);
+	if (!strcmp(how, "sigwait"))
+		return sigwaiter();
+	if (!strcmp(how, "title"))
+		return title();
+	if (!strcmp(how, "sigfork"))
+		return sigfork();
 	fprintf(stderr, "usage: hostsafe CASE [ARG] (see the source)\n");
 	return 2;
 }

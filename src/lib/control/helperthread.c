@@ -33,6 +33,8 @@
 #include "base/fmt.h"
 #include "control/helperthread.h"
 #include "control/remote.h"
+#include "control/requests.h"
+#include "output/bell.h"
 #include "conf/inifile.h"
 #include "conf/sources.h"
 #include "base/log.h"
@@ -86,15 +88,6 @@ static void dump(char trigger)
 	char path[PATH_MAX];
 
 	(void)hp_dump_auto(trigger, 0, path, sizeof(path), NULL);
-}
-
-/* The dump signal_dump or heapprof dump asked for, logged as which. */
-static void dump_asked(unsigned by_signal, unsigned by_file)
-{
-	char path[PATH_MAX];
-	unsigned flags = by_file ? HP_DUMP_ASKED | (by_signal ? HP_DUMP_SIGNAL : 0) : 0;
-
-	(void)hp_dump_auto('s', flags, path, sizeof(path), NULL);
 }
 
 /* ---- profiler.ini watching ------------------------------------------ */
@@ -264,6 +257,10 @@ static void *helper_main(void *arg)
 	hp_tls_guard_enter(t);
 	prctl(PR_SET_NAME, "heapprof", 0, 0, 0);   /* no /proc file opened */
 	hp_threads_own_add();
+	/* From now on this thread answers every request, and the heapprof
+	 * command rings the bell without a signal. */
+	hp_requests_answer_in_helper();
+	hp_bell_set_helper(gettid());
 	HP_STORE_REL(&h->registered, 1);
 	h->now_ms = now_ms();
 	watch_ini(h);
@@ -292,25 +289,11 @@ static void *helper_main(void *arg)
 			hp_trigger_wait(deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0);
 		h->now_ms = now_ms();
 
-		unsigned req = hp_trigger_take() | early, remote = 0;
+		unsigned req = hp_trigger_take() | early;
 		early = 0;
-		/* heapprof dump and toggle: woken by the control signal, or
-		 * found at the housekeeping look (signals blocked everywhere). */
-		if ((req & HP_REQ_CONTROL) || h->now_ms >= h->next_housekeeping)
-			remote = hp_remote_take();
-		if (req & HP_REQ_TOGGLE) {
-			unsigned n = hp_trigger_take_toggles();
-			if (n & 1) {
-				char nm[32];
-				char why[48];
-				hp_fmt(why, sizeof(why), "SIG%s", hp_conf_signal_name(hp_conf.signal_toggle, nm, sizeof(nm)));
-				hp_settings_toggle(why);
-			}
-			req |= HP_REQ_STATE;
-		}
-		if ((req | remote) & HP_REQ_SIGNAL_DUMP)
-			dump_asked(req & HP_REQ_SIGNAL_DUMP, remote & HP_REQ_SIGNAL_DUMP);
-		req |= remote;
+		/* Signals, the bell (heapprof dump, pause, resume: no signal
+		 * at all), an older command's control files. */
+		req = hp_requests_do(req);
 		if ((req & HP_REQ_INTERVAL) && h->interval_armed_for >= 0)
 			on_interval(h);
 		if ((req & HP_REQ_GDUMP) || (h->gdump_pending && h->now_ms >= h->gdump_after))
@@ -394,7 +377,7 @@ static int start_thread(void)
 	 * signal that would end it, and never runs the program's handlers. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int err = pthread_create(&thread, &attr, helper_main, &h);
+	int err = hp_threads_create(&thread, &attr, helper_main, &h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (!err) {
@@ -408,16 +391,83 @@ static int start_thread(void)
 	return err;
 }
 
+/* 0: no helper thread; 1: started (or being started); the fork child's
+ * copy is reset by its fork handler. */
+static int started;
+
+/* The triggers only a thread of heapprof's can serve: timed, or raised
+ * by allocations and rate-limited in time. */
+static int timed_work(void)
+{
+	return hp_conf.dump_interval_s > 0 || hp_conf.dump_at_cgroup_pct > 0 || hp_conf.prof_gdump ||
+	       hp_conf.lg_prof_interval >= 0 || hp_conf.dump_at_bytes > 0;
+}
+
+static void start_now(const char *why)
+{
+	if (HP_XCHG(&started, 1))
+		return;
+	int err = start_thread();
+	if (err) {
+		HP_STORE(&started, 0);
+		hp_log(HP_LOG_ERROR, "no helper thread (%s): %s", strerrordesc_np(err),
+		       timed_work() ? "timed and trigger dumps are off until the program starts a thread"
+				    : "requests are answered on the program's threads");
+		return;
+	}
+	hp_log(HP_LOG_DEBUG, "helper thread started: %s", why);
+}
+
+/* Without a helper thread, the program's own threads answer requests
+ * (control/requests.c). */
+static void start_if_wanted(void)
+{
+	int mode = hp_conf.helper_thread;
+
+	if (mode == HP_CONF_HELPER_NEVER) {
+		if (timed_work())
+			hp_log(HP_LOG_WARN, "helper_thread:never: the timed and trigger dumps configured "
+			       "(dump_interval_s, dump_at_bytes, dump_at_cgroup_pct, prof_gdump, "
+			       "lg_prof_interval) are not written");
+		return;
+	}
+	if (mode == HP_CONF_HELPER_START)
+		start_now("helper_thread:start");
+	else if (timed_work())
+		start_now("a timed or trigger dump is configured");
+}
+
+static void program_started_a_thread(void)
+{
+	if (!HP_LOAD(&started) && hp_conf.helper_thread == HP_CONF_HELPER_AUTO)
+		start_now("the program started a thread");
+}
+
 int hp_helperthread_start(void)
 {
-	return start_thread();
+	hp_threads_on_create(program_started_a_thread);
+	hp_requests_answer_here();
+	start_if_wanted();
+	return 0;
+}
+
+int hp_helperthread_running(void)
+{
+	return HP_LOAD(&started);
+}
+
+void hp_helperthread_ensure(const char *why)
+{
+	if (!HP_LOAD(&started) && hp_conf.helper_thread != HP_CONF_HELPER_NEVER)
+		start_now(why);
 }
 
 void hp_helperthread_postfork_child(void)
 {
 	/* glibc has set its count to 1, the forking thread, whichever thread
-	 * of the parent's that was: its return ends the child. */
-	int err = start_thread();
-	if (err)
-		hp_log(HP_LOG_ERROR, "no helper thread in the child process: %s", strerrordesc_np(err));
+	 * of the parent's that was: its return ends the child.  The child has
+	 * one thread: a helper only if the configuration wants one now. */
+	HP_STORE(&started, 0);
+	hp_requests_answer_here();
+	start_if_wanted();
 }

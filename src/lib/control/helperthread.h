@@ -9,15 +9,29 @@
  * sleeps on the request word's futex (record/trigger.h), which signal
  * handlers and triggers wake, with a timeout for timed work; it looks at
  * profiler.ini with stat(2).  It holds no file descriptor between tasks.
+ *
+ * It runs only when something needs it (helper_thread, heapprof(7)): a
+ * single-threaded program stays single-threaded (unshare(CLONE_NEWUSER),
+ * a zygote's fork, glibc's single-threaded malloc) unless a timed or
+ * trigger dump is configured; the thread starts when the program starts a
+ * thread of its own.  Until then the program's threads answer requests
+ * (control/requests.c).
  */
 #ifndef HP_HELPERTHREAD_H
 #define HP_HELPERTHREAD_H
 
 #pragma GCC visibility push(hidden)
 
-/* Starts the thread.  Returns 0 or an errno value. */
+/* At init: starts the thread when the configuration wants it at once;
+ * otherwise the program's threads answer requests.  Returns 0. */
 int hp_helperthread_start(void);
-/* In a fork child: a new thread, the child's own. */
+/* Whether it runs. */
+int hp_helperthread_running(void);
+/* Starts it now unless it runs or helper_thread is never (the program
+ * started a thread of its own, or an option needing it was set). */
+void hp_helperthread_ensure(const char *why);
+/* In a fork child: the child's own thread, when its configuration wants
+ * one at once. */
 void hp_helperthread_postfork_child(void);
 
 #pragma GCC visibility pop

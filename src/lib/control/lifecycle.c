@@ -93,6 +93,8 @@ static void postfork_parent(void)
 
 static void postfork_child(void)
 {
+	/* First: the request word may be the parent's shared bell. */
+	hp_trigger_postfork_child();
 	hp_sigview_postfork_child(prefork_locked);
 	hp_pages_postfork_child();
 	hp_nextmaps_postfork_child();
@@ -108,8 +110,8 @@ static void postfork_child(void)
 	hp_remote_forget();
 	hp_leak_set_owner();
 	self_pid = getpid();
-	/* The child keeps profiling: its own helper thread and state. */
-	hp_trigger_postfork_child();
+	/* The child keeps profiling: its own bell (made with its state),
+	 * helper thread if it needs one, and state file. */
 	hp_helperthread_postfork_child();
 	hp_statefile_publish();
 	hp_sampled_leave(&hp_tls);
@@ -177,10 +179,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 		on_exit(exit_handler, NULL);
 		hp_statefile_init();
 		hp_remote_forget();
-		int err = hp_helperthread_start();
-		if (err)
-			hp_log(HP_LOG_ERROR, "no helper thread (%s): signal and trigger dumps are off",
-			       strerrordesc_np(err));
+		hp_helperthread_start();
 	} else {
 		hp_log_set_level(hp_conf.log_level);
 		hp_log_hold(0);

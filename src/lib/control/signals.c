@@ -39,6 +39,9 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 	}
 	if (sig == HP_LOAD(&control_signo))
 		hp_trigger_request(HP_REQ_CONTROL);
+	/* No helper thread: this thread answers, if it is outside heapprof
+	 * (otherwise at its next sample point). */
+	hp_trigger_answer_from_handler();
 	errno = saved;
 }
 

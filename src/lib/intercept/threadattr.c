@@ -1,5 +1,10 @@
 /*
- * threadattr.c -- the interposed pthread_getattr_np().
+ * threadattr.c -- the interposed pthread_getattr_np() and pthread_create().
+ *
+ * pthread_create: forwarded with its exact result; once the program has a
+ * thread of its own, heapprof's helper thread may start (it never does in
+ * a single-threaded program unless the configuration asks: see
+ * control/helperthread.h).
  *
  * Owns nothing.  glibc's pthread_getattr_np holds the thread's descriptor
  * lock while it allocates (the affinity mask, and for the main thread
@@ -19,4 +24,10 @@
 HP_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 {
 	return hp_threads_getattr_np(thread, attr);
+}
+
+HP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+			     void *arg)
+{
+	return hp_threads_create(thread, attr, start, arg);
 }

@@ -34,6 +34,7 @@
 #include "record/stacktab.h"
 #include "record/threads.h"
 #include "record/tls.h"
+#include "output/bell.h"
 #include "base/banned.h"
 
 #define OUT_BUF (64u << 10)
@@ -528,8 +529,12 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	if (!err)
 		err = dump_locked(path, trigger, &s);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger, flags),
+		char why[PATH_MAX + 200];
+		hp_fmt(why, sizeof(why), "dump failed (%s): %s: %s", trigger_name(trigger, flags),
 		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
+		hp_log(HP_LOG_ERROR, "%s", why);
+		if (trigger == 's')
+			hp_bell_note_failure(why);
 		goto out;
 	}
 	if (!(flags & HP_DUMP_QUIET))

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "conf/conf.h"
+#include "output/bell.h"
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
@@ -108,12 +109,13 @@ static unsigned long long start_of(int pid)
 }
 
 /* The pid a name in the directory belongs to: "<pid>", a temporary of
- * hp_file's, ".<pid>.<writer pid>.<n>.tmp", or a control file the
- * heapprof command left, "ctl.<pid>.<request>".  0: none of these. */
+ * hp_file's, ".<pid>.<writer pid>.<n>.tmp", a control file the heapprof
+ * command left, "ctl.<pid>.<request>", or a bell (output/bell.c),
+ * "bell.<pid>".  0: none of these. */
 static int owner_of(const char *name, int *is_tmp)
 {
-	int pid = 0, k = 0, ctl = !strncmp(name, "ctl.", 4);
-	const char *p = ctl ? name + 4 : name;
+	int pid = 0, k = 0, ctl = !strncmp(name, "ctl.", 4), bell = !strncmp(name, "bell.", 5);
+	const char *p = ctl ? name + 4 : bell ? name + 5 : name;
 
 	*is_tmp = !ctl && *p == '.';
 	if (*is_tmp)
@@ -124,6 +126,8 @@ static int owner_of(const char *name, int *is_tmp)
 		return 0;
 	if (ctl)
 		return *p == '.' ? pid : 0;
+	if (bell)
+		return *p ? 0 : pid;
 	if ((!*is_tmp && *p) || (*is_tmp && (*p != '.' || !strstr(p, ".tmp"))))
 		return 0;
 	return pid;
@@ -193,6 +197,7 @@ void hp_statefile_init(void)
 	starttime = start_of((int)getpid());
 	if (dir[0])
 		sweep();
+	hp_bell_init(dir);
 	clock_gettime(CLOCK_REALTIME, &now);
 	hp_fmt_utc(started, now.tv_sec, 0, 1);
 	hp_statefile_publish();
@@ -216,6 +221,7 @@ void hp_statefile_note_dump(const char *path)
 	dumps++;
 	hp_fmt(last_dump, sizeof(last_dump), "%s", path);
 	hp_spin_unlock(&lock);
+	hp_bell_note_dump(path);
 	hp_statefile_publish();
 }
 
@@ -279,6 +285,7 @@ void hp_statefile_remove(void)
 	HP_STORE_REL(&closed, 1);
 	unlink(path);
 	hp_spin_unlock(&lock);
+	hp_bell_remove();
 }
 
 void hp_statefile_postfork_child(void)
@@ -292,4 +299,5 @@ void hp_statefile_postfork_child(void)
 	starttime = start_of((int)getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	hp_fmt_utc(started, now.tv_sec, 0, 1);
+	hp_bell_postfork_child();
 }

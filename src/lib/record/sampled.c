@@ -56,6 +56,7 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	hp_trigger_poll();   /* no helper thread: answer a request here */
 	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	*lg = HP_LOAD(&hp_switches.lg_sample);

@@ -90,6 +90,34 @@ int hp_threads_getattr_np(pthread_t thread, pthread_attr_t *attr)
 	return r;
 }
 
+/* ---- pthread_create ------------------------------------------------- */
+
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static create_fn *next_create;
+static void (*created_hook)(void);
+
+int hp_threads_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+	create_fn *f = HP_LOAD_ACQ(&next_create);
+
+	if (!f) {
+		f = (create_fn *)dlsym(RTLD_NEXT, "pthread_create");
+		if (!f)
+			return EAGAIN;
+		HP_STORE_REL(&next_create, f);
+	}
+	int r = f(thread, attr, start, arg);
+	void (*hook)(void) = HP_LOAD_ACQ(&created_hook);
+	if (r == 0 && hook)
+		hook();
+	return r;
+}
+
+void hp_threads_on_create(void (*hook)(void))
+{
+	HP_STORE_REL(&created_hook, hook);
+}
+
 /* For the fast unwinder: every stack read must fall inside these.  Not
  * while the thread is inside pthread_getattr_np: glibc holds the thread's
  * descriptor lock there while it allocates, and asking again would wait

@@ -84,6 +84,13 @@ unsigned hp_threads_own(const struct hp_threads_own **out);
  * the registry's own look at a thread's stack both come here. */
 int hp_threads_getattr_np(pthread_t thread, pthread_attr_t *attr);
 
+/* The C library's pthread_create, for the interposed one
+ * (intercept/threadattr.c); on success, calls the hook control/ gave
+ * (heapprof's helper thread starts once the program has a second thread
+ * of its own). */
+int hp_threads_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+void hp_threads_on_create(void (*hook)(void));
+
 /* Installs the thread-exit hook.  Called once at init. */
 void hp_threads_init(void);
 

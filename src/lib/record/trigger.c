@@ -12,11 +12,60 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/conf.h"
 #include "record/trigger.h"
 #include "base/banned.h"
 
-static unsigned requests;
+static unsigned own_word;
+unsigned *hp_trigger_word = &own_word;
+static int word_shared;
+unsigned hp_trigger_answer_mask;
+static hp_trigger_server *server;
 static unsigned toggles;
+
+#define requests (*hp_trigger_word)
+
+static int op(int private_op)
+{
+	return HP_LOAD(&word_shared) ? private_op & ~FUTEX_PRIVATE_FLAG : private_op;
+}
+
+void hp_trigger_use_word(unsigned *word, int shared)
+{
+	unsigned *old = HP_LOAD_ACQ(&hp_trigger_word);
+
+	if (!word) {
+		word = &own_word;
+		shared = 0;
+	}
+	if (word == old)
+		return;
+	HP_STORE(&word_shared, shared);
+	HP_STORE_REL(&hp_trigger_word, word);
+	unsigned moved = __atomic_exchange_n(old, 0, __ATOMIC_ACQ_REL) & 0xffffu;
+	if (moved)
+		hp_trigger_request(moved);
+}
+
+void hp_trigger_set_server(hp_trigger_server *fn)
+{
+	HP_STORE_REL(&server, fn);
+	HP_STORE(&hp_trigger_answer_mask, fn ? (unsigned)HP_REQ_ANSWERABLE : 0u);
+}
+
+void hp_trigger_answer_from_handler(void)
+{
+	if (HP_LOAD(&hp_trigger_answer_mask) && !hp_conf.dump_symbols)
+		hp_trigger_answer();
+}
+
+void hp_trigger_answer(void)
+{
+	hp_trigger_server *fn = HP_LOAD_ACQ(&server);
+
+	if (fn)
+		fn();
+}
 
 static uint64_t allocated;
 static int64_t live;
@@ -34,7 +83,7 @@ HP_NOINLINE void hp_trigger_request(unsigned reqs)
 	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
 	/* A system call, but no descriptor: nothing the program can close or
 	 * reuse, and nothing to wake when the helper thread is not asleep. */
-	syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &requests, op(FUTEX_WAKE_PRIVATE), 1, NULL, NULL, 0);
 	errno = saved;
 }
 
@@ -46,18 +95,26 @@ void hp_trigger_wait(int timeout_ms)
 	 * compares the word with 0 under its own lock, so a request made
 	 * between the caller's last look and this call is not missed. */
 	if (timeout_ms > 0 && !HP_LOAD_ACQ(&requests))
-		syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		syscall(SYS_futex, &requests, op(FUTEX_WAIT_PRIVATE), 0, &ts, NULL, 0);
 }
 
 void hp_trigger_postfork_child(void)
 {
-	HP_STORE(&requests, 0);
+	/* The word may still be the parent's shared page: leave it alone. */
+	HP_STORE(&own_word, 0);
+	HP_STORE(&word_shared, 0);
+	HP_STORE_REL(&hp_trigger_word, &own_word);
 	HP_STORE(&toggles, 0);
 }
 
 unsigned hp_trigger_take(void)
 {
 	return __atomic_exchange_n(&requests, 0, __ATOMIC_ACQ_REL);
+}
+
+unsigned hp_trigger_take_some(unsigned mask)
+{
+	return __atomic_fetch_and(&requests, ~mask, __ATOMIC_ACQ_REL) & mask;
 }
 
 void hp_trigger_note_toggle(void)

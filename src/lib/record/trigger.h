@@ -34,7 +34,43 @@ enum hp_request {
 	HP_REQ_CGROUP      = 1u << 5,   /* heap grew: look at the cgroup now */
 	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
 	HP_REQ_CONTROL     = 1u << 7,   /* the control signal: read the control files */
+	/* Bits 16 and up are the heapprof command's, rung through the bell
+	 * (src/bellpage.h): HP_BELL_DUMP, HP_BELL_ACTIVE. */
 };
+
+/* What a process without a helper thread answers on its own threads (the
+ * rest, the triggers, are only armed when a helper thread runs). */
+#define HP_REQ_ANSWERABLE (HP_REQ_SIGNAL_DUMP | HP_REQ_TOGGLE | HP_REQ_STATE | HP_REQ_CONTROL | \
+			   (1u << 16) | (1u << 17))
+
+/* The request word lives in the bell's shared page once there is one
+ * (output/bell.c), so that the heapprof command can ring it; before, and
+ * when the page cannot be made, in this module.  shared: the futex calls
+ * must not be the private kind.  Pending requests move to the new word. */
+void hp_trigger_use_word(unsigned *word, int shared);
+
+/* A process without a helper thread: server (control/) answers the
+ * answerable requests on whichever thread of the program's meets them,
+ * at its next sample point (hp_trigger_poll) or in heapprof's signal
+ * handler.  NULL once a helper thread takes them. */
+typedef void hp_trigger_server(void);
+void hp_trigger_set_server(hp_trigger_server *server);
+extern unsigned *hp_trigger_word;
+extern unsigned hp_trigger_answer_mask;
+void hp_trigger_answer(void);
+/* From heapprof's signal handlers, after the request: answers at once
+ * when no helper thread runs and this thread is outside heapprof (the
+ * server checks); not with dump_symbols, whose walk of the loader's list
+ * of objects the interrupted code may be changing: that dump waits for
+ * the thread's next sample point. */
+void hp_trigger_answer_from_handler(void);
+
+/* At a sample point, outside the guard and holding no lock: one load. */
+HP_INLINE void hp_trigger_poll(void)
+{
+	if (HP_UNLIKELY(HP_LOAD(hp_trigger_word) & HP_LOAD(&hp_trigger_answer_mask)))
+		hp_trigger_answer();
+}
 
 /* Asks the helper thread for work: ORs reqs into the request word and
  * wakes the thread sleeping on it.  Async-signal-safe; errno is kept. */
@@ -48,6 +84,8 @@ void hp_trigger_wait(int timeout_ms);
 void hp_trigger_postfork_child(void);
 /* The helper takes what was asked since it last looked. */
 unsigned hp_trigger_take(void);
+/* Takes only the requests in mask (a thread answering without a helper). */
+unsigned hp_trigger_take_some(unsigned mask);
 /* Toggle signals received (the helper flips prof_active once per odd). */
 unsigned hp_trigger_take_toggles(void);
 void hp_trigger_note_toggle(void);

@@ -1,0 +1,110 @@
+/*
+ * requests.c -- what the signals and the heapprof command ask for, done
+ * (see requests.h): signal_dump's dump, signal_toggle's flip, the bell's
+ * dump, pause and resume, the control files of an older command.
+ *
+ * Owns the answering of these requests, on heapprof's helper thread when
+ * the process has one, and otherwise on the program's own thread that
+ * meets them: at its next sample point (record/trigger.h's poll), or in
+ * heapprof's signal handler when that thread is outside heapprof.  Never
+ * more than one thread answers at a time; another that finds the work
+ * taken goes on with its own.
+ */
+#include <limits.h>
+
+#include "base/fmt.h"
+#include "base/log.h"
+#include "conf/conf.h"
+#include "control/remote.h"
+#include "control/requests.h"
+#include "control/settings.h"
+#include "control/signals.h"
+#include "output/bell.h"
+#include "output/dump.h"
+#include "output/statefile.h"
+#include "record/sampled.h"
+#include "record/tls.h"
+#include "record/trigger.h"
+#include "base/banned.h"
+
+static void dump_asked(unsigned by_signal, unsigned by_command)
+{
+	char path[PATH_MAX];
+	unsigned flags = by_command ? HP_DUMP_ASKED | (by_signal ? HP_DUMP_SIGNAL : 0) : 0;
+
+	(void)hp_dump_auto('s', flags, path, sizeof(path), NULL);
+}
+
+unsigned hp_requests_do(unsigned req)
+{
+	unsigned asked = 0;
+
+	/* An older heapprof command's control files, woken by the control
+	 * signal. */
+	if (req & HP_REQ_CONTROL) {
+		unsigned remote = hp_remote_take();
+		asked |= remote & HP_REQ_SIGNAL_DUMP;
+		req |= remote & HP_REQ_STATE;
+	}
+	if (req & HP_BELL_DUMP)
+		asked |= HP_REQ_SIGNAL_DUMP;
+	if (req & HP_BELL_ACTIVE) {
+		struct hp_bell *b = hp_bell_page();
+		int on = b ? (int)HP_LOAD_ACQ(&b->want_active) : 1;
+		hp_settings_set_active(on, on ? "heapprof resume" : "heapprof pause");
+		req |= HP_REQ_STATE;
+	}
+	if (req & HP_REQ_TOGGLE) {
+		unsigned n = hp_trigger_take_toggles();
+		if (n & 1) {
+			char nm[32], why[48];
+			hp_fmt(why, sizeof(why), "SIG%s", hp_conf_signal_name(hp_conf.signal_toggle, nm, sizeof(nm)));
+			hp_settings_toggle(why);
+		}
+		req |= HP_REQ_STATE;
+	}
+	if ((req | asked) & HP_REQ_SIGNAL_DUMP)
+		dump_asked(req & HP_REQ_SIGNAL_DUMP, asked);
+	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE))
+		hp_bell_note_answered();
+
+	return req | asked;
+}
+
+static int answering;
+
+/* A process without a helper thread: the thread that meets a request
+ * answers it, outside the guard and holding no lock of heapprof's. */
+static void answer_here(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (t->guard || HP_XCHG(&answering, 1))
+		return;
+	hp_tls_guard_enter(t);
+	for (int round = 0; round < 8; round++) {
+		unsigned req = hp_trigger_take_some(HP_REQ_ANSWERABLE);
+		if (!req)
+			break;
+		/* What the helper's once-a-second look would have said: a
+		 * signal of heapprof's the program took (the control signal
+		 * moves); not for a mere change of state, which a program that
+		 * sets a handler for a moment and puts ours back makes. */
+		if (req & ~(unsigned)HP_REQ_STATE)
+			hp_signals_check();
+		if (hp_requests_do(req) & HP_REQ_STATE)
+			hp_statefile_publish();
+	}
+	hp_sampled_leave(t);
+	HP_STORE_REL(&answering, 0);
+}
+
+void hp_requests_answer_here(void)
+{
+	hp_trigger_set_server(answer_here);
+}
+
+void hp_requests_answer_in_helper(void)
+{
+	hp_trigger_set_server(NULL);
+}

@@ -1,0 +1,162 @@
+/*
+ * bell.c -- the process's end of the bell (see bell.h and src/bellpage.h).
+ *
+ * Owns the page and its file's name, <runtime dir>/bell.<pid>.  The file
+ * is written whole under a temporary name (base/file.c: 0600, no symlink
+ * followed), mapped MAP_SHARED through that descriptor, and renamed into
+ * place; no descriptor is kept.  The runtime directory and the sweep of
+ * dead processes' files are output/statefile.c's, which calls here.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/compiler.h"
+#include "base/file.h"
+#include "base/fmt.h"
+#include "base/log.h"
+#include "base/out.h"
+#include "output/bell.h"
+#include "record/trigger.h"
+#include "base/banned.h"
+
+_Static_assert(sizeof(struct hp_bell) <= HP_BELL_SIZE, "the bell fits its page");
+
+static struct hp_bell *page;
+static int removed;
+static char dir[PATH_MAX];
+
+static void path_of(char *buf, size_t cap, int pid)
+{
+	hp_fmt(buf, cap, "%s/bell.%d", dir, pid);
+}
+
+static struct hp_bell *make(void)
+{
+	char path[PATH_MAX + 32];
+	static struct hp_bell fresh;   /* written whole: no partial page seen */
+	struct hp_file f;
+
+	if (!dir[0])
+		return NULL;
+	path_of(path, sizeof(path), (int)getpid());
+	if (hp_file_create(&f, path))
+		return NULL;
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.magic = HP_BELL_MAGIC;
+	fresh.version = HP_BELL_VERSION;
+	fresh.pid = (uint32_t)getpid();
+	char pad[HP_BELL_SIZE - sizeof(fresh)];
+	memset(pad, 0, sizeof(pad));
+	long r = -1;
+	if (!hp_out_write_all(f.fd, (const char *)&fresh, sizeof(fresh)) &&
+	    !hp_out_write_all(f.fd, pad, sizeof(pad))) {
+		/* The temporary is open for writing only; a shared writable
+		 * mapping needs it open for reading too. */
+		int fd = open(f.tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			r = syscall(SYS_mmap, NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			close(fd);
+		}
+	}
+	if (r == -1) {
+		hp_file_abort(&f);
+		return NULL;
+	}
+	if (hp_file_commit(&f)) {
+		syscall(SYS_munmap, (void *)r, HP_BELL_SIZE);
+		return NULL;
+	}
+	return (struct hp_bell *)r;
+}
+
+static void install(struct hp_bell *b)
+{
+	HP_STORE_REL(&page, b);
+	removed = 0;
+	hp_trigger_use_word(b ? &b->requests : NULL, b != NULL);
+	if (!b)
+		hp_log(HP_LOG_DEBUG, "no bell in the runtime directory: heapprof dump reaches this process "
+		       "through its control files");
+}
+
+void hp_bell_init(const char *runtime_dir)
+{
+	hp_fmt(dir, sizeof(dir), "%s", runtime_dir);
+	install(make());
+}
+
+void hp_bell_postfork_child(void)
+{
+	struct hp_bell *parents = HP_LOAD(&page);
+
+	/* trigger.c's fork handler already moved the word off the parent's
+	 * page; the child must never write it again. */
+	HP_STORE(&page, NULL);
+	if (parents)
+		syscall(SYS_munmap, parents, HP_BELL_SIZE);
+	install(make());
+}
+
+struct hp_bell *hp_bell_page(void)
+{
+	return HP_LOAD_ACQ(&page);
+}
+
+void hp_bell_set_helper(pid_t tid)
+{
+	struct hp_bell *b = hp_bell_page();
+
+	if (b)
+		HP_STORE_REL(&b->helper_tid, (uint32_t)tid);
+}
+
+static void put_string(char *dst, size_t cap, const char *s)
+{
+	size_t n = strnlen(s, cap - 1);
+
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&dst[i], s[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&dst[n], '\0', __ATOMIC_RELAXED);
+}
+
+void hp_bell_note_dump(const char *path)
+{
+	struct hp_bell *b = hp_bell_page();
+
+	if (!b)
+		return;
+	put_string(b->last_dump, sizeof(b->last_dump), path);
+	__atomic_fetch_add(&b->dumps, 1, __ATOMIC_RELEASE);
+}
+
+void hp_bell_note_failure(const char *why)
+{
+	struct hp_bell *b = hp_bell_page();
+
+	if (!b)
+		return;
+	put_string(b->last_error, sizeof(b->last_error), why);
+	__atomic_fetch_add(&b->failures, 1, __ATOMIC_RELEASE);
+}
+
+void hp_bell_note_answered(void)
+{
+	struct hp_bell *b = hp_bell_page();
+
+	if (b)
+		__atomic_fetch_add(&b->answered, 1, __ATOMIC_RELEASE);
+}
+
+void hp_bell_remove(void)
+{
+	char path[PATH_MAX + 32];
+
+	if (!hp_bell_page() || HP_XCHG(&removed, 1) || !dir[0])
+		return;
+	path_of(path, sizeof(path), (int)getpid());
+	unlink(path);
+}
