@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@
 #include "record/threads.h"
 #include "record/trigger.h"
 #include "record/switches.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 #define HOUSEKEEPING_MS   1000   /* signal handler check, profiler.ini's look */
@@ -262,7 +264,7 @@ static void *helper_main(void *arg)
 
 	/* Everything this thread does is the profiler's own work. */
 	hp_tls_guard_enter(t);
-	prctl(PR_SET_NAME, "heapprof", 0, 0, 0);   /* no /proc file opened */
+	hp_syscall(SYS_prctl, PR_SET_NAME, "heapprof");   /* no /proc file opened */
 	hp_threads_own_add();
 	HP_STORE_REL(&h->registered, 1);
 	h->now_ms = now_ms();

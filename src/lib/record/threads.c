@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fmt.h"
@@ -19,6 +20,7 @@
 #include "record/threads.h"
 #include "record/tls.h"
 #include "record/switches.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
@@ -141,7 +143,7 @@ static void on_thread_exit(void *arg)
 
 	hp_tls_guard_enter(tls);
 	if (!t->name_set)
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 	HP_STORE(&t->exited, 1);
 	give_frames(t->frames);
 	t->frames = NULL;
@@ -175,7 +177,7 @@ struct hp_thread *hp_threads_self(void)
 		t->tid = gettid();
 		stack_bounds(t);
 		t->active = HP_LOAD(&hp_switches.thread_active_init);
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 		struct hp_thread *old = HP_LOAD(&head);
 		do {
 			t->next = old;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "record/trigger.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 static unsigned requests;
@@ -34,7 +35,7 @@ HP_NOINLINE void hp_trigger_request(unsigned reqs)
 	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
 	/* A system call, but no descriptor: nothing the program can close or
 	 * reuse, and nothing to wake when the helper thread is not asleep. */
-	syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	hp_syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	errno = saved;
 }
 
@@ -46,7 +47,7 @@ void hp_trigger_wait(int timeout_ms)
 	 * compares the word with 0 under its own lock, so a request made
 	 * between the caller's last look and this call is not missed. */
 	if (timeout_ms > 0 && !HP_LOAD_ACQ(&requests))
-		syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+		hp_syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
 void hp_trigger_postfork_child(void)
