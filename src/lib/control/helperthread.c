@@ -37,6 +37,7 @@
 #include "conf/inifile.h"
 #include "conf/sources.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "control/settings.h"
 #include "control/signals.h"
 #include "output/statefile.h"
@@ -331,8 +332,13 @@ static void *helper_main(void *arg)
 		}
 		if (h->now_ms >= h->next_housekeeping) {
 			h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
-			hp_signals_check();
-			look_at_ini(h);
+			/* Under a seccomp filter (base/sandbox.h), no file system
+			 * work of its own: the control files and the state file
+			 * are off (output/statefile.c), profiler.ini unread. */
+			if (!hp_sandbox_on()) {
+				hp_signals_check();
+				look_at_ini(h);
+			}
 			req |= HP_REQ_STATE;
 		}
 		arm(h);

@@ -27,6 +27,7 @@
 #include "base/maths.h"
 #include "base/pages.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "record/sample.h"
 #include "output/totals.h"
 #include "output/statefile.h"
@@ -528,8 +529,16 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 	if (!err)
 		err = dump_locked(path, trigger, &s);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger, flags),
-		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
+		static int refusal_told;
+		/* A filter refuses every dump alike: said once. */
+		if (!hp_sandbox_on() || !hp_sandbox_refusal(err))
+			hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s", trigger_name(trigger, flags),
+			       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
+		else if (!HP_XCHG(&refusal_told, 1))
+			hp_log(HP_LOG_ERROR, "dump failed (%s): %s: %s: refused by the program's seccomp filter; "
+			       "further refusals are not reported (heapprof(7): SANDBOXES)",
+			       trigger_name(trigger, flags), path[0] ? path : hp_conf.prof_prefix,
+			       strerrordesc_np(err));
 		goto out;
 	}
 	if (!(flags & HP_DUMP_QUIET))

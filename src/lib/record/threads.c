@@ -4,7 +4,10 @@
  * Owns the registry list, the uid counter, the thread-exit key and the
  * free list of capture buffers.  Runs inside the guard on the sampled slow
  * path, in the exit hook and in dump writers; never calls the host
- * allocator (records come from an arena, buffers from mmap).
+ * allocator (records come from an arena, buffers from mmap).  Under a
+ * seccomp filter (base/sandbox.h) a thread seen for the first time costs
+ * no system call: no tid, no name, and stack bounds taken from where
+ * glibc puts things.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 
 #include "base/fmt.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "record/threads.h"
 #include "record/tls.h"
 #include "record/switches.h"
@@ -118,6 +122,28 @@ static void stack_bounds(struct hp_thread *t)
 	pthread_attr_destroy(&attr);
 }
 
+/* The same under a seccomp filter, where pthread_getattr_np's calls (the
+ * main thread's /proc/self/maps, every thread's CPU affinity) may be
+ * refused.  glibc puts a thread's descriptor, the thread pointer, just
+ * above its stack, and the main thread's stack ends at __libc_stack_end:
+ * from this frame up to there, the stack is readable.  The walks start
+ * above this frame's callers, so the bottom is left at 0.  Neither (a
+ * thread on a stack of its own): bounds unknown, and the stack is its
+ * caller's frame alone (stack/stack.h). */
+#define SANDBOX_STACK_MAX ((uintptr_t)1 << 30)
+extern void *__libc_stack_end;
+
+static void sandboxed_stack_bounds(struct hp_thread *t)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self(), end = (uintptr_t)__libc_stack_end;
+
+	if (here < self && self - here < SANDBOX_STACK_MAX)
+		t->stack_hi = self;
+	else if (here < end && end - here < SANDBOX_STACK_MAX)
+		t->stack_hi = end;
+}
+
 static void read_comm(struct hp_thread *t)
 {
 	char path[64], buf[HP_NAME_MAX + 1];
@@ -142,7 +168,7 @@ static void on_thread_exit(void *arg)
 	struct hp_tls *tls = &hp_tls;
 
 	hp_tls_guard_enter(tls);
-	if (!t->name_set)
+	if (!t->name_set && !hp_sandbox_on())
 		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 	HP_STORE(&t->exited, 1);
 	give_frames(t->frames);
@@ -174,10 +200,14 @@ struct hp_thread *hp_threads_self(void)
 		if (!t)
 			return NULL;
 		t->uid = HP_ADD(&uids, 1);
-		t->tid = gettid();
-		stack_bounds(t);
+		if (HP_UNLIKELY(hp_sandbox_on())) {
+			sandboxed_stack_bounds(t);   /* tid 0, no name */
+		} else {
+			t->tid = gettid();
+			stack_bounds(t);
+			hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
+		}
 		t->active = HP_LOAD(&hp_switches.thread_active_init);
-		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 		struct hp_thread *old = HP_LOAD(&head);
 		do {
 			t->next = old;
@@ -237,6 +267,8 @@ uint32_t hp_threads_count(void)
 
 void hp_threads_refresh_names(void)
 {
+	if (hp_sandbox_on())
+		return;   /* /proc/self/task/N/comm: an open each */
 	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (!HP_LOAD(&t->exited) && !t->name_set)
 			read_comm(t);
@@ -286,6 +318,6 @@ void hp_threads_postfork_child(void)
 	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (t != tls->thread)
 			HP_STORE(&t->exited, 1);
-	if (tls->thread)
+	if (tls->thread && !hp_sandbox_on())
 		tls->thread->tid = gettid();   /* same stack: its bounds hold */
 }

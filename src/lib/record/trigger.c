@@ -18,6 +18,10 @@
 
 static unsigned requests;
 static unsigned toggles;
+/* A thread has waited on the word (the helper): until then a request is
+ * only stored, so that a process without a helper (one started under a
+ * seccomp filter, base/sandbox.h) makes no system call for it. */
+static int waiter;
 
 static uint64_t allocated;
 static int64_t live;
@@ -32,10 +36,13 @@ HP_NOINLINE void hp_trigger_request(unsigned reqs)
 {
 	int saved = errno;
 
-	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
+	/* Sequentially consistent with hp_trigger_wait's store and load:
+	 * either this sees the waiter or the waiter sees the request. */
+	__atomic_fetch_or(&requests, reqs, __ATOMIC_SEQ_CST);
 	/* A system call, but no descriptor: nothing the program can close or
 	 * reuse, and nothing to wake when the helper thread is not asleep. */
-	hp_syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	if (__atomic_load_n(&waiter, __ATOMIC_SEQ_CST))
+		hp_syscall(SYS_futex, &requests, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	errno = saved;
 }
 
@@ -46,7 +53,8 @@ void hp_trigger_wait(int timeout_ms)
 	/* Returns at once when a request is already there: the kernel
 	 * compares the word with 0 under its own lock, so a request made
 	 * between the caller's last look and this call is not missed. */
-	if (timeout_ms > 0 && !HP_LOAD_ACQ(&requests))
+	__atomic_store_n(&waiter, 1, __ATOMIC_SEQ_CST);
+	if (timeout_ms > 0 && !__atomic_load_n(&requests, __ATOMIC_SEQ_CST))
 		hp_syscall(SYS_futex, &requests, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
@@ -54,6 +62,7 @@ void hp_trigger_postfork_child(void)
 {
 	HP_STORE(&requests, 0);
 	HP_STORE(&toggles, 0);
+	HP_STORE(&waiter, 0);   /* until the child's helper waits */
 }
 
 unsigned hp_trigger_take(void)
