@@ -96,40 +96,15 @@ int hp_threads_getattr_np(pthread_t thread, pthread_attr_t *attr)
 	return r;
 }
 
-/* For the fast unwinder: every stack read must fall inside these.  Not
- * while the thread is inside pthread_getattr_np: glibc holds the thread's
- * descriptor lock there while it allocates, and asking again would wait
- * on that lock for ever (every HotSpot thread and Rust std::thread asks
- * for its stack before it allocates).  Then the bounds are looked up at
- * the thread's next sample outside it, and libunwind walks until then. */
-static void stack_bounds(struct hp_thread *t)
-{
-	pthread_attr_t attr;
-	void *addr;
-	size_t size;
-
-	if (hp_tls.in_getattr) {
-		t->bounds_later = 1;
-		return;
-	}
-	t->bounds_later = 0;
-	if (hp_threads_getattr_np(pthread_self(), &attr) != 0)
-		return;
-	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-		t->stack_lo = (uintptr_t)addr;
-		t->stack_hi = (uintptr_t)addr + size;
-	}
-	pthread_attr_destroy(&attr);
-}
-
-/* The same under a seccomp filter, where pthread_getattr_np's calls (the
- * main thread's /proc/self/maps, every thread's CPU affinity) may be
- * refused.  glibc puts a thread's descriptor, the thread pointer, just
- * above its stack, and the main thread's stack ends at __libc_stack_end:
- * from this frame up to there, the stack is readable.  The walks start
- * above this frame's callers, so the bottom is left at 0.  Neither (a
- * thread on a stack of its own): bounds unknown, and the stack is its
- * caller's frame alone (stack/stack.h). */
+/* A thread's stack under a seccomp filter (base/sandbox.h), where
+ * pthread_getattr_np's calls (the main thread's /proc/self/maps, every
+ * thread's CPU affinity) may be refused.  glibc puts a thread's
+ * descriptor, the thread pointer, just above its stack, and the main
+ * thread's stack ends at __libc_stack_end: from this frame up to there,
+ * the stack is readable.  The walks start above this frame's callers, so
+ * the bottom is left at 0.  Neither (a thread on a stack of its own):
+ * bounds unknown, and the stack is its caller's frame alone
+ * (stack/stack.h). */
 #define SANDBOX_STACK_MAX ((uintptr_t)1 << 30)
 extern void *__libc_stack_end;
 
@@ -142,6 +117,37 @@ static void sandboxed_stack_bounds(struct hp_thread *t)
 		t->stack_hi = self;
 	else if (here < end && end - here < SANDBOX_STACK_MAX)
 		t->stack_hi = end;
+}
+
+/* For the fast unwinder: every stack read must fall inside these.  Not
+ * while the thread is inside pthread_getattr_np: glibc holds the thread's
+ * descriptor lock there while it allocates, and asking again would wait
+ * on that lock for ever (every HotSpot thread and Rust std::thread asks
+ * for its stack before it allocates).  Then the bounds are looked up at
+ * the thread's next sample outside it, and libunwind walks until then. */
+static void stack_bounds(struct hp_thread *t)
+{
+	pthread_attr_t attr;
+	void *addr;
+	size_t size;
+
+	if (HP_UNLIKELY(hp_sandbox_on())) {
+		t->bounds_later = 0;
+		sandboxed_stack_bounds(t);
+		return;
+	}
+	if (hp_tls.in_getattr) {
+		t->bounds_later = 1;
+		return;
+	}
+	t->bounds_later = 0;
+	if (hp_threads_getattr_np(pthread_self(), &attr) != 0)
+		return;
+	if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+		t->stack_lo = (uintptr_t)addr;
+		t->stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&attr);
 }
 
 static void read_comm(struct hp_thread *t)
@@ -200,11 +206,9 @@ struct hp_thread *hp_threads_self(void)
 		if (!t)
 			return NULL;
 		t->uid = HP_ADD(&uids, 1);
-		if (HP_UNLIKELY(hp_sandbox_on())) {
-			sandboxed_stack_bounds(t);   /* tid 0, no name */
-		} else {
+		stack_bounds(t);
+		if (!hp_sandbox_on()) {   /* sandboxed: tid 0, no name */
 			t->tid = gettid();
-			stack_bounds(t);
 			hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 		}
 		t->active = HP_LOAD(&hp_switches.thread_active_init);
