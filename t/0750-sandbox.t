@@ -92,6 +92,6 @@ wait $job
 is $? 0 "two dumps asked for under a denylist filter: the program exits 0"
 is "$(ls allowed.*.heap 2>/dev/null | wc -l)" 2 "both dumps are written"
 set -- allowed.*.s1.*.heap
-like "$("$BIN" report --collapsed "$1" 2>&1)" '^clone3?;start_thread;worker;churn [0-9]+$' \
+like "$("$BIN" report --collapsed "$1" 2>&1)" '^clone3?;start_thread;worker 4096$' \
 	"the thread first seen sandboxed has its whole stack"
 done_testing
