@@ -15,8 +15,9 @@ plan 160
 
 # Every mode leaks 3 x 100 bytes, 8 MiB, then 3 x 200 bytes: 7 blocks.
 EXACT='Leak approximation summary: ~8389508 bytes, ~7 objects, >= 3 contexts$'
-# At the default rate the 8 MiB block is sampled but for e^-16.
-SAMPLED='Leak approximation summary: ~83[0-9]{5} bytes, ~[1-7] objects?, >= [1-3] contexts?$'
+# At the default rate the 8 MiB block is sampled but for e^-16; a small
+# block sampled too (1 run in a few hundred) counts ~512 KiB more.
+SAMPLED='Leak approximation summary: ~[0-9]+ bytes, ~[0-9]+ objects?, >= [0-9]+ contexts?$'
 
 # sandboxed MODE...: the four runs against one bare run, and heapprof check.
 sandboxed() {
@@ -33,7 +34,13 @@ sandboxed() {
 		run_one pre 1 "$TP/sandboxed" "$@"
 		compare "$_mode, $conf"
 		if [ "$conf" = prof_leak:true ]; then want=$SAMPLED; else want=$EXACT; fi
-		like "$(cat pre.rawerr)" "^<heapprof>: $want" "$_mode, $conf: the leak summary, printed sandboxed"
+		bytes=$(sed -n 's/^<heapprof>: Leak approximation summary: ~\([0-9]*\) bytes.*/\1/p' pre.rawerr)
+		if grep -Eq "^<heapprof>: $want" pre.rawerr && [ "${bytes:-0}" -ge 8388608 ]; then
+			ok 0 "$_mode, $conf: the leak summary, printed sandboxed (~$bytes bytes)"
+		else
+			ok 1 "$_mode, $conf: the leak summary, printed sandboxed"
+			diag "want: $want, at least 8388608 bytes" "in:" "$(cat pre.rawerr)"
+		fi
 	done
 	conf=
 	timeout -s KILL 20 "$BIN" check "$TP/sandboxed" "$@" >chk.raw 2>chk.rawerr
