@@ -15,6 +15,7 @@
 #include "base/compiler.h"
 #include "base/file.h"
 #include "base/fmt.h"
+#include "base/sandbox.h"
 #include "base/banned.h"
 
 static unsigned tmp_counter;
@@ -99,7 +100,7 @@ static int tmp_name(char *out, size_t cap, const char *path)
 	const char *base = slash ? slash + 1 : path;
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	size_t n = hp_fmt(out, cap, "%.*s.%s.%d.%u.tmp", dirlen, path, base,
-			  (int)getpid(), HP_ADD(&tmp_counter, 1));
+			  hp_sandbox_getpid(), HP_ADD(&tmp_counter, 1));
 
 	return n + 1 >= cap ? ENAMETOOLONG : 0;
 }

@@ -23,6 +23,11 @@
  * Every message is one line whatever it quotes: control bytes (newlines
  * too) become \xHH here, so a value from the environment, a file or a
  * file name cannot forge a line of its own.
+ *
+ * Under a seccomp filter (base/sandbox.h) a line is one write(2) and
+ * nothing else: no SIGXFSZ guard, no flock, no look at the log's name
+ * (so no rotation), no getpid (the log file's lines carry the pid it
+ * had when the filter went in), no look at whether descriptor 2 is open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +43,7 @@
 #include "base/fmt.h"
 #include "base/out.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "base/spin.h"
 #include "base/banned.h"
 
@@ -244,6 +250,10 @@ static void to_stderr(const char *line, size_t n)
 
 	if (stderr_gone)
 		return;
+	if (hp_sandbox_on()) {
+		(void)hp_out_write_all(STDERR_FILENO, line, n);
+		return;
+	}
 	hp_file_xfsz_block(&g);   /* stderr may be a file at its size limit */
 	(void)hp_out_write_all(STDERR_FILENO, line, n);
 	hp_file_xfsz_restore(&g);
@@ -256,7 +266,8 @@ static void write_to_file(const char *msg, size_t len)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	size_t n = hp_fmt_utc(line, ts.tv_sec, (int)(ts.tv_nsec / 1000000), 0);
-	n += hp_fmt(line + n, sizeof(line) - n, " %d ", (int)getpid());
+	int sandboxed = hp_sandbox_on();
+	n += hp_fmt(line + n, sizeof(line) - n, " %d ", hp_sandbox_getpid());
 	if (len > sizeof(line) - n)
 		len = sizeof(line) - n;
 	memcpy(line + n, msg, len);
@@ -266,6 +277,11 @@ static void write_to_file(const char *msg, size_t len)
 	if (log_fd < 0) {
 		hp_spin_unlock(&file_lock);
 		to_stderr(msg, len);
+		return;
+	}
+	if (sandboxed) {
+		(void)hp_out_write_all(log_fd, line, n);
+		hp_spin_unlock(&file_lock);
 		return;
 	}
 	if (lock_fd >= 0 && !still_own(&lock_fd, &lock_id))
@@ -334,7 +350,11 @@ const char *hp_log_strerror(int err)
 
 int hp_log_can_print(void)
 {
-	return HP_LOAD(&log_fd) >= 0 || (!stderr_gone && fcntl(STDERR_FILENO, F_GETFD) != -1);
+	if (HP_LOAD(&log_fd) >= 0)
+		return 1;
+	/* Sandboxed, descriptor 2 cannot be asked about: it is taken to be
+	 * open when it was at start-up. */
+	return !stderr_gone && (hp_sandbox_on() || fcntl(STDERR_FILENO, F_GETFD) != -1);
 }
 
 
@@ -343,6 +363,8 @@ void hp_log_postfork_child(void)
 	/* flock locks belong to the open file description, which the child
 	 * shares with its parent: it needs its own. */
 	hp_spin_reset(&file_lock);
+	if (hp_sandbox_on())
+		return;   /* the parent's lock stays: no system call */
 	if (lock_fd >= 0) {
 		drop_fd(&lock_fd, &lock_id);
 		lock_fd = own_fd(open_lock(log_path, lock_on_dir), &lock_id);
@@ -353,7 +375,7 @@ void hp_log_hold(int on)
 {
 	if (on) {
 		/* The start of start-up: is standard error there at all? */
-		stderr_gone = fcntl(STDERR_FILENO, F_GETFD) == -1;
+		stderr_gone = !hp_sandbox_on() && fcntl(STDERR_FILENO, F_GETFD) == -1;
 		holding = 1;
 		return;
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/pages.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 #define HP_ARENA_CHUNK_DEFAULT (1u << 20)
@@ -33,14 +34,14 @@ static int reg_full;   /* an entry could not be recorded */
  * interposed mmap (intercept/mmap.c), nor a next allocator's hooks. */
 static void *raw_map(size_t n)
 {
-	long r = syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long r = hp_syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	return r == -1 ? MAP_FAILED : (void *)r;
 }
 
 static void raw_unmap(void *p, size_t n)
 {
-	syscall(SYS_munmap, p, n);
+	hp_syscall(SYS_munmap, p, n);
 }
 
 /* The first entry whose lo is >= lo. */
@@ -146,7 +147,7 @@ void *hp_pages_alloc(size_t n)
 
 void *hp_pages_map_file(int fd, size_t n)
 {
-	long r = syscall(SYS_mmap, NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+	long r = hp_syscall(SYS_mmap, NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
 
 	return r == -1 ? MAP_FAILED : (void *)r;
 }

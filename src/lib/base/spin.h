@@ -14,6 +14,7 @@
 #include <sched.h>
 
 #include "base/compiler.h"
+#include "base/sandbox.h"
 
 struct hp_spin {
 	int locked;
@@ -30,6 +31,16 @@ HP_INLINE void hp_cpu_relax(void)
 #endif
 }
 
+/* Gives the CPU up after a long spin: sched_yield(2), which a seccomp
+ * filter may refuse (base/sandbox.h); sandboxed, one more pause instead. */
+HP_INLINE void hp_spin_yield(void)
+{
+	if (HP_LIKELY(!hp_sandbox_on()))
+		sched_yield();
+	else
+		hp_cpu_relax();
+}
+
 HP_INLINE int hp_spin_trylock(struct hp_spin *l)
 {
 	return !HP_LOAD(&l->locked) &&
@@ -44,7 +55,7 @@ HP_INLINE void hp_spin_lock(struct hp_spin *l)
 		if (++spins < 128)
 			hp_cpu_relax();
 		else
-			sched_yield();
+			hp_spin_yield();
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "conf/inifile.h"
 #include "base/log.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "base/banned.h"
 
 /* Messages per file read, then one line saying the rest were dropped. */
@@ -71,8 +73,13 @@ const char *hp_inifile_program(void)
 {
 	if (!program[0]) {
 		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
+		/* Started under a seccomp filter (base/sandbox.h), readlink(2)
+		 * may be refused: the name exec was given, symbolic links and
+		 * all. */
+		const char *execfn = hp_sandbox_on() ? (const char *)getauxval(AT_EXECFN) : NULL;
+		ssize_t n = execfn ? (ssize_t)hp_fmt(exe, sizeof(exe), "%s", execfn)
+				   : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 && n < (ssize_t)sizeof(exe) ? n : 0] = '\0';
 		const char *base = strrchr(exe, '/');
 		hp_fmt(program, sizeof(program), "%s", base ? base + 1 : exe);
 	}

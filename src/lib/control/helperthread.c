@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@
 #include "conf/inifile.h"
 #include "conf/sources.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "control/settings.h"
 #include "control/signals.h"
 #include "output/statefile.h"
@@ -46,6 +48,7 @@
 #include "record/threads.h"
 #include "record/trigger.h"
 #include "record/switches.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 #define HOUSEKEEPING_MS   1000   /* signal handler check, profiler.ini's look */
@@ -255,7 +258,7 @@ static void *helper_main(void *arg)
 
 	/* Everything this thread does is the profiler's own work. */
 	hp_tls_guard_enter(t);
-	prctl(PR_SET_NAME, "heapprof", 0, 0, 0);   /* no /proc file opened */
+	hp_syscall(SYS_prctl, PR_SET_NAME, "heapprof");   /* no /proc file opened */
 	hp_threads_own_add();
 	/* From now on this thread answers every request, and the heapprof
 	 * command rings the bell without a signal. */
@@ -312,8 +315,13 @@ static void *helper_main(void *arg)
 		}
 		if (h->now_ms >= h->next_housekeeping) {
 			h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;
-			hp_signals_check();
-			look_at_ini(h);
+			/* Under a seccomp filter (base/sandbox.h), no file system
+			 * work of its own: the control files and the state file
+			 * are off (output/statefile.c), profiler.ini unread. */
+			if (!hp_sandbox_on()) {
+				hp_signals_check();
+				look_at_ini(h);
+			}
 			req |= HP_REQ_STATE;
 		}
 		arm(h);

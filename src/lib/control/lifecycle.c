@@ -6,6 +6,10 @@
  * allocate for us passes through unsampled; sampling starts only when
  * hp_switches.ready is published at the very end.
  *
+ * Under a seccomp filter (base/sandbox.h), found at start-up or installed
+ * later, no helper thread is started (a fork child's included) and the
+ * exit handler asks for no pid.
+ *
  * The exit handler is registered with on_exit() from the constructor.
  * Preloaded libraries are initialised before the program, so ours is one
  * of the first handlers registered and runs after the program's atexit
@@ -24,10 +28,12 @@
 #include "output/dumpname.h"
 #include "control/helperthread.h"
 #include "control/remote.h"
+#include "control/requests.h"
 #include "output/leak.h"
 #include "record/live.h"
 #include "base/log.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "record/sampled.h"
 #include "next/next.h"
 #include "next/nextmaps.h"
@@ -109,10 +115,14 @@ static void postfork_child(void)
 	hp_statefile_postfork_child();
 	hp_remote_forget();
 	hp_leak_set_owner();
-	self_pid = getpid();
-	/* The child keeps profiling: its own bell (made with its state),
-	 * helper thread if it needs one, and state file. */
-	hp_helperthread_postfork_child();
+	self_pid = hp_sandbox_getpid();
+	/* The child keeps profiling: its own bell (made with its state), a
+	 * helper thread if it needs one (not under its parent's filter:
+	 * pthread_create's calls may be refused), and its state file. */
+	if (!hp_sandbox_on())
+		hp_helperthread_postfork_child();
+	else
+		hp_requests_answer_here();
 	hp_statefile_publish();
 	hp_sampled_leave(&hp_tls);
 }
@@ -140,7 +150,9 @@ static void exit_handler(int status, void *arg)
 	uintptr_t entry = ENTRY_FRAME();
 
 	(void)arg;
-	if (getpid() != HP_LOAD(&self_pid))
+	/* Sandboxed, getpid(2) may be refused: a clone(2) child without fork
+	 * handlers that calls exit is then taken for the process. */
+	if (!hp_sandbox_on() && getpid() != HP_LOAD(&self_pid))
 		return;
 	hp_stack_log_stats();
 	log_memory();
@@ -150,8 +162,11 @@ static void exit_handler(int status, void *arg)
 __attribute__((constructor(101))) static void hp_init(void)
 {
 	struct hp_tls *t = &hp_tls;
+	const char *sandbox_why;
 
 	hp_next_resolve();
+	/* A filter inherited through exec: before any other system call. */
+	int sandboxed = hp_sandbox_inherited(&sandbox_why);
 	hp_tls_guard_enter(t);
 	hp_nextcxx_resolve();
 	hp_log_hold(1);
@@ -175,11 +190,18 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_stack_init();
 		pthread_atfork(prefork, postfork_parent, postfork_child);
 		hp_leak_set_owner();
-		self_pid = getpid();
+		self_pid = hp_sandbox_getpid();
 		on_exit(exit_handler, NULL);
 		hp_statefile_init();
 		hp_remote_forget();
-		hp_helperthread_start();
+		if (sandboxed)
+			hp_requests_answer_here();
+		else
+			hp_helperthread_start();
+		if (sandboxed && hp_conf.leak_report)   /* not heapprof check's */
+			hp_log(HP_LOG_INFO, "the program starts under a seccomp filter (%s): no helper thread, "
+			       "no state file, and heapprof writes no file of its own (heapprof(7): SANDBOXES)",
+			       sandbox_why);
 	} else {
 		hp_log_set_level(hp_conf.log_level);
 		hp_log_hold(0);

@@ -15,6 +15,7 @@
 #include "conf/inifile.h"
 #include "conf/sources.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "base/pages.h"
 #include "control/settings.h"
 #include "control/signals.h"
@@ -82,7 +83,11 @@ void hp_settings_apply(void)
 		       hp_conf.log_file, hp_log_strerror(err));
 	log_failed = err != 0;
 	memcpy(log_file_applied, hp_conf.log_file, strlen(hp_conf.log_file) + 1);
-	hp_signals_configure(hp_conf.signal_dump, hp_conf.signal_toggle);
+	/* Under a seccomp filter (base/sandbox.h) no signal's action changes:
+	 * sigaction(2) may be refused (and a process started sandboxed has
+	 * no helper thread to dump). */
+	if (!hp_sandbox_on())
+		hp_signals_configure(hp_conf.signal_dump, hp_conf.signal_toggle);
 	hp_trigger_request(HP_REQ_STATE);   /* the helper re-arms and republishes */
 }
 
@@ -103,7 +108,9 @@ void hp_settings_reload(void)
 	bool explicit;
 	int changed = 0;
 
-	if (!next || !defaults)
+	/* Under a seccomp filter (base/sandbox.h) profiler.ini is not read:
+	 * an edit seen just before the filter went in is dropped. */
+	if (!next || !defaults || hp_sandbox_on())
 		goto out;
 	const char *path = hp_inifile_path(&explicit);
 	hp_inifile_read(next, path, explicit, hp_inifile_program(), false);

@@ -12,13 +12,14 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "base/sys.h"
 #include "output/leak.h"
 
 static __attribute__((noreturn, noinline)) void end(int status, uintptr_t entry)
 {
 	status = hp_leak_before__exit(status, entry);
 	for (;;)
-		syscall(SYS_exit_group, status);
+		hp_syscall(SYS_exit_group, status);
 }
 
 /* The leak scan takes this thread's stack from the frame where the

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "base/sys.h"
 #include "next/nextmaps.h"
 
 static void *forward_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -25,7 +26,7 @@ static void *forward_mmap(void *addr, size_t len, int prot, int flags, int fd, o
 
 	if (f)
 		return f->mmap(addr, len, prot, flags, fd, off);
-	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	long r = hp_syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	return r == -1 ? MAP_FAILED : (void *)r;
 }
 
@@ -59,7 +60,7 @@ HP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_
 HP_EXPORT int munmap(void *addr, size_t len)
 {
 	const struct hp_nextmaps_fns *f = hp_nextmaps_fns();
-	int r = f ? f->munmap(addr, len) : (int)syscall(SYS_munmap, addr, len);
+	int r = f ? f->munmap(addr, len) : (int)hp_syscall(SYS_munmap, addr, len);
 
 	if (r == 0) {
 		int saved = errno;
@@ -83,7 +84,7 @@ HP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	if (f) {
 		p = f->mremap(old, old_len, new_len, flags, want);
 	} else {
-		long r = syscall(SYS_mremap, old, old_len, new_len, flags, want);
+		long r = hp_syscall(SYS_mremap, old, old_len, new_len, flags, want);
 		p = r == -1 ? MAP_FAILED : (void *)r;
 	}
 	if (p == MAP_FAILED)

@@ -15,11 +15,12 @@
 #include <unistd.h>
 
 #include "base/compiler.h"
+#include "base/sys.h"
 #include "stack/unwpipe.h"
 
 HP_EXPORT int pipe2(int fds[2], int flags)
 {
-	int r = (int)syscall(SYS_pipe2, fds, flags);
+	int r = (int)hp_syscall(SYS_pipe2, fds, flags);
 
 	if (r == 0 && hp_unwpipe_wants((uintptr_t)__builtin_return_address(0)))
 		hp_unwpipe_adopt(fds);

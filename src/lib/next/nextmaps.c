@@ -71,7 +71,7 @@ static int try_lock(void)
 		if (i < 64)
 			hp_cpu_relax();
 		else
-			sched_yield();
+			hp_spin_yield();
 	}
 	return 0;
 }

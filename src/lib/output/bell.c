@@ -19,6 +19,8 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "base/out.h"
+#include "base/sandbox.h"
+#include "base/sys.h"
 #include "output/bell.h"
 #include "record/trigger.h"
 #include "base/banned.h"
@@ -40,7 +42,7 @@ static struct hp_bell *make(void)
 	static struct hp_bell fresh;   /* written whole: no partial page seen */
 	struct hp_file f;
 
-	if (!dir[0])
+	if (!dir[0] || hp_sandbox_on())   /* no file of ours under a seccomp filter */
 		return NULL;
 	path_of(path, sizeof(path), (int)getpid());
 	if (hp_file_create(&f, path))
@@ -58,7 +60,7 @@ static struct hp_bell *make(void)
 		 * mapping needs it open for reading too. */
 		int fd = open(f.tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
-			r = syscall(SYS_mmap, NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			r = hp_syscall(SYS_mmap, NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 			close(fd);
 		}
 	}
@@ -67,7 +69,7 @@ static struct hp_bell *make(void)
 		return NULL;
 	}
 	if (hp_file_commit(&f)) {
-		syscall(SYS_munmap, (void *)r, HP_BELL_SIZE);
+		hp_syscall(SYS_munmap, (void *)r, HP_BELL_SIZE);
 		return NULL;
 	}
 	return (struct hp_bell *)r;
@@ -97,7 +99,7 @@ void hp_bell_postfork_child(void)
 	 * page; the child must never write it again. */
 	HP_STORE(&page, NULL);
 	if (parents)
-		syscall(SYS_munmap, parents, HP_BELL_SIZE);
+		hp_syscall(SYS_munmap, parents, HP_BELL_SIZE);
 	install(make());
 }
 

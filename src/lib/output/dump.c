@@ -27,6 +27,7 @@
 #include "base/maths.h"
 #include "base/pages.h"
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "record/sample.h"
 #include "output/totals.h"
 #include "output/statefile.h"
@@ -530,9 +531,15 @@ int hp_dump_auto(char trigger, unsigned flags, char *path, size_t cap,
 		err = dump_locked(path, trigger, &s);
 	if (err) {
 		char why[PATH_MAX + 200];
+		static int refusal_told;
 		hp_fmt(why, sizeof(why), "dump failed (%s): %s: %s", trigger_name(trigger, flags),
 		       path[0] ? path : hp_conf.prof_prefix, strerrordesc_np(err));
-		hp_log(HP_LOG_ERROR, "%s", why);
+		/* A filter refuses every dump alike: said once. */
+		if (!hp_sandbox_on() || !hp_sandbox_refusal(err))
+			hp_log(HP_LOG_ERROR, "%s", why);
+		else if (!HP_XCHG(&refusal_told, 1))
+			hp_log(HP_LOG_ERROR, "%s: refused by the program's seccomp filter; further refusals "
+			       "are not reported (heapprof(7): SANDBOXES)", why);
 		if (trigger == 's')
 			hp_bell_note_failure(why);
 		goto out;

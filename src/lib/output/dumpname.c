@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "conf/inifile.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "base/banned.h"
 
 #define MAX_FILES 65536        /* files of a prefix considered per rotation */
@@ -64,7 +65,7 @@ void hp_dumpname_run_note(void)
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (!hp_conf.run_pid || getpid() != (pid_t)hp_conf.run_pid)
+	if (!hp_conf.run_pid || hp_sandbox_on() || getpid() != (pid_t)hp_conf.run_pid)
 		return;
 	size_t n = hp_dumpname_expand(hp_conf.prof_prefix, dir, sizeof(dir));
 	char *slash = n ? strrchr(dir, '/') : NULL;
@@ -91,7 +92,7 @@ size_t hp_dumpname_expand(const char *prefix, char *out, size_t cap)
 		} else {
 			switch (*++p) {
 			case 'p':
-				len = hp_fmt(tmp, sizeof(tmp), "%d", (int)getpid());
+				len = hp_fmt(tmp, sizeof(tmp), "%d", hp_sandbox_getpid());
 				break;
 			case 'e':
 				piece = hp_inifile_program();
@@ -167,10 +168,10 @@ int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap)
 	unsigned n = HP_ADD(&seq, 1);
 	size_t len;
 	if (letter == 'f') {
-		len = hp_fmt(out, cap, "%s.%d.%u.f.%s.heap", base, (int)getpid(), n, ts);
+		len = hp_fmt(out, cap, "%s.%d.%u.f.%s.heap", base, hp_sandbox_getpid(), n, ts);
 	} else {
 		unsigned k = letter >= 'a' && letter <= 'z' ? HP_ADD(&letter_seq[letter - 'a'], 1) : 0;
-		len = hp_fmt(out, cap, "%s.%d.%u.%c%u.%s.heap", base, (int)getpid(), n, letter, k, ts);
+		len = hp_fmt(out, cap, "%s.%d.%u.%c%u.%s.heap", base, hp_sandbox_getpid(), n, letter, k, ts);
 	}
 	return len + 1 >= cap ? ENAMETOOLONG : 0;
 }

@@ -5,6 +5,12 @@
  * Owns the runtime-object ranges used to classify stacks.  Runs once, in
  * the exit handler, after the program's atexit handlers, C++ static
  * destructors and the shared libraries' destructors.
+ *
+ * Under a seccomp filter (base/sandbox.h) the exit makes no system call
+ * but write(2) of its lines and the mmap(2) of its tables: no final dump,
+ * no reachability scan (it reads /proc/self/maps and stops threads with
+ * signals), no verdict file, no state file removed; the summary counts
+ * every block still live, as leak_check:live does, and the gate works.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +29,7 @@
 #include "record/live.h"
 #include "base/log.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "record/sampled.h"
 #include "record/sample.h"
 #include "output/totals.h"
@@ -233,7 +240,11 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 		       (unsigned long long)sum->bytes, plural(sum->bytes),
 		       (unsigned long long)sum->objects, plural(sum->objects),
 		       (unsigned long long)sum->contexts, plural(sum->contexts));
-	if (!hp_conf.prof_final) {
+	if (hp_sandbox_on()) {
+		hp_log(HP_LOG_ERROR, "The program is sandboxed (seccomp): no final dump%s (heapprof(7): SANDBOXES)",
+		       hp_conf.leak_check == HP_CONF_LEAK_REACHABLE ?
+		       ", and no reachability scan: the summary counts every block still live" : "");
+	} else if (!hp_conf.prof_final) {
 		/* leak_check:reachable without a dump: the report above is
 		 * the detail. */
 	} else if (dump_err == ENOENT) {
@@ -257,7 +268,7 @@ static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr
 {
 	struct hp_verdict v;
 
-	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE)
+	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE || hp_sandbox_on())
 		return 0;
 	if (hp_verdict_run(&v, REACH_WAIT_MS, status, stack_from) != 0)
 		return 0;
@@ -283,6 +294,7 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 	struct hp_leak_summary sum;
 	char path[PATH_MAX];
 	int have_snap = 0, dump_err = ENOENT, logged = 0, print;
+	int sandboxed = hp_sandbox_on();
 
 	if (!hp_conf.prof_final && !hp_conf.prof_leak) {
 		hp_statefile_remove();
@@ -290,7 +302,9 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 		return status;
 	}
 	hp_tls_guard_enter(t);
-	if (hp_conf.prof_final) {
+	if (hp_conf.prof_final && sandboxed && !hp_conf.prof_leak)
+		hp_log(HP_LOG_INFO, "The program is sandboxed (seccomp): no final dump (heapprof(7): SANDBOXES)");
+	if (hp_conf.prof_final && !sandboxed) {
 		dump_err = hp_dump_auto('f', HP_DUMP_QUIET, path, sizeof(path), &snap);
 		have_snap = dump_err == 0;
 	}
@@ -353,7 +367,7 @@ static int checked;
 
 void hp_leak_set_owner(void)
 {
-	HP_STORE(&owner, getpid());
+	HP_STORE(&owner, hp_sandbox_getpid());
 	HP_STORE(&checked, 0);
 }
 
@@ -366,8 +380,31 @@ void hp_leak_at_exit(int status, uintptr_t stack_from)
 
 int hp_leak_before__exit(int status, uintptr_t stack_from)
 {
-	if (!HP_LOAD_ACQ(&hp_switches.ready) || getpid() != HP_LOAD(&owner) ||
+	/* Sandboxed, getpid(2) may be refused: a vfork child that calls
+	 * _exit (its exec failed) is then taken for the process. */
+	if (!HP_LOAD_ACQ(&hp_switches.ready) || (!hp_sandbox_on() && getpid() != HP_LOAD(&owner)) ||
 	    __atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
 		return status;
 	return check_leaks(status, 0, stack_from);
+}
+
+void hp_leak_before_sandbox(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (!HP_LOAD_ACQ(&hp_switches.ready) || !hp_switches.enabled)
+		return;
+	if (hp_conf.leak_report)
+		hp_log(HP_LOG_INFO, "the program installs a seccomp filter: from now on heapprof writes "
+		       "no file of its own and only writes its lines (heapprof(7): SANDBOXES)");
+	/* Where the exit's verdict would have gone (output/verdict.c), and
+	 * only for the process whose exit is checked. */
+	if (!hp_conf.prof_leak || hp_conf.leak_check != HP_CONF_LEAK_REACHABLE ||
+	    getpid() != HP_LOAD(&owner) || HP_LOAD(&checked))
+		return;
+	hp_tls_guard_enter(t);
+	/* The status is not known yet: 0 stands for it. */
+	hp_verdictfile_error(0, "the program installed a seccomp filter, under which heapprof writes no "
+			     "file at exit (heapprof(7): SANDBOXES); its exit status is not known");
+	hp_sampled_leave(t);
 }

@@ -51,4 +51,15 @@ int hp_leak_before__exit(int status, uintptr_t stack_from);
  * and in a fork child. */
 void hp_leak_set_owner(void);
 
+/* Just before the program installs a seccomp filter (intercept/seccomp.c),
+ * while the file system is still heapprof's: one line that says what
+ * changes (not with leak_report:false, heapprof check's: the verdict says
+ * it), and where the exit would write a verdict file, one that says there
+ * will be no verdict, and why.  The exit, sandboxed (base/sandbox.h),
+ * writes no file: no final dump, no verdict, and the summary counts what
+ * is live (leak_check:reachable's scan needs /proc and signals).  If the
+ * filter is refused after all, the exit's verdict replaces this one.  On
+ * the thread installing the filter, not from a signal handler. */
+void hp_leak_before_sandbox(void);
+
 #endif

@@ -8,6 +8,12 @@
  * Writes go through hp_file (temporary + rename, 0600, no symlinks).
  * At start-up it also removes what dead processes left in the directory
  * (a process killed, or one that died mid-update, runs no exit handler).
+ *
+ * Under a seccomp filter (base/sandbox.h) the file is neither written nor
+ * removed, and the directory is "" to control/remote.c: the file stays
+ * as it was when the filter went in, and after the process has gone the
+ * next heapprof process of the user sweeps it (heapprof ps, meanwhile,
+ * checks that its pid and start time are alive).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +33,7 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "base/out.h"
+#include "base/sandbox.h"
 #include "base/spin.h"
 #include "output/statefile.h"
 #include "record/trigger.h"
@@ -188,6 +195,8 @@ void hp_statefile_init(void)
 	const char *env = secure_getenv("HEAPPROF_RUNTIME_DIR");
 	struct timespec now;
 
+	if (hp_sandbox_on())
+		return;   /* started under a filter: no state file at all */
 	if (env && *env)
 		hp_fmt(dir, sizeof(dir), "%s", env);
 	else
@@ -212,7 +221,7 @@ void hp_statefile_set_signals(int dump, int toggle, int control)
 
 const char *hp_statefile_dir(void)
 {
-	return dir;
+	return hp_sandbox_on() ? "" : dir;
 }
 
 void hp_statefile_note_dump(const char *path)
@@ -239,7 +248,7 @@ void hp_statefile_publish(void)
 	char path[PATH_MAX + 32], exe[PATH_MAX], prefix[PATH_MAX], body[3 * PATH_MAX];
 	struct hp_file f;
 
-	if (!dir[0] || HP_LOAD_ACQ(&closed))
+	if (!hp_statefile_dir()[0] || HP_LOAD_ACQ(&closed))
 		return;
 	/* The thread's own link: main's reads nothing once it has exited. */
 	ssize_t n = readlink("/proc/thread-self/exe", exe, sizeof(exe) - 1);
@@ -278,7 +287,7 @@ void hp_statefile_remove(void)
 {
 	char path[PATH_MAX + 32];
 
-	if (!dir[0])
+	if (!hp_statefile_dir()[0])
 		return;
 	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
 	hp_spin_lock(&lock);
@@ -296,6 +305,8 @@ void hp_statefile_postfork_child(void)
 	closed = 0;
 	dumps = 0;
 	last_dump[0] = '\0';
+	if (hp_sandbox_on())
+		return;   /* never published: nothing to know */
 	starttime = start_of((int)getpid());
 	clock_gettime(CLOCK_REALTIME, &now);
 	hp_fmt_utc(started, now.tv_sec, 0, 1);

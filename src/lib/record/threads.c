@@ -4,7 +4,10 @@
  * Owns the registry list, the uid counter, the thread-exit key and the
  * free list of capture buffers.  Runs inside the guard on the sampled slow
  * path, in the exit hook and in dump writers; never calls the host
- * allocator (records come from an arena, buffers from mmap).
+ * allocator (records come from an arena, buffers from mmap).  Under a
+ * seccomp filter (base/sandbox.h) a thread seen for the first time costs
+ * no system call: no tid, no name, and stack bounds taken from where
+ * glibc puts things.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,13 +15,16 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fmt.h"
 #include "base/pages.h"
+#include "base/sandbox.h"
 #include "record/threads.h"
 #include "record/tls.h"
 #include "record/switches.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
@@ -118,6 +124,29 @@ void hp_threads_on_create(void (*hook)(void))
 	HP_STORE_REL(&created_hook, hook);
 }
 
+/* A thread's stack under a seccomp filter (base/sandbox.h), where
+ * pthread_getattr_np's calls (the main thread's /proc/self/maps, every
+ * thread's CPU affinity) may be refused.  glibc puts a thread's
+ * descriptor, the thread pointer, just above its stack, and the main
+ * thread's stack ends at __libc_stack_end: from this frame up to there,
+ * the stack is readable.  The walks start above this frame's callers, so
+ * the bottom is left at 0.  Neither (a thread on a stack of its own):
+ * bounds unknown, and the stack is its caller's frame alone
+ * (stack/stack.h). */
+#define SANDBOX_STACK_MAX ((uintptr_t)1 << 30)
+extern void *__libc_stack_end;
+
+static void sandboxed_stack_bounds(struct hp_thread *t)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t self = (uintptr_t)pthread_self(), end = (uintptr_t)__libc_stack_end;
+
+	if (here < self && self - here < SANDBOX_STACK_MAX)
+		t->stack_hi = self;
+	else if (here < end && end - here < SANDBOX_STACK_MAX)
+		t->stack_hi = end;
+}
+
 /* For the fast unwinder: every stack read must fall inside these.  Not
  * while the thread is inside pthread_getattr_np: glibc holds the thread's
  * descriptor lock there while it allocates, and asking again would wait
@@ -130,6 +159,11 @@ static void stack_bounds(struct hp_thread *t)
 	void *addr;
 	size_t size;
 
+	if (HP_UNLIKELY(hp_sandbox_on())) {
+		t->bounds_later = 0;
+		sandboxed_stack_bounds(t);
+		return;
+	}
 	if (hp_tls.in_getattr) {
 		t->bounds_later = 1;
 		return;
@@ -168,8 +202,8 @@ static void on_thread_exit(void *arg)
 	struct hp_tls *tls = &hp_tls;
 
 	hp_tls_guard_enter(tls);
-	if (!t->name_set)
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+	if (!t->name_set && !hp_sandbox_on())
+		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 	HP_STORE(&t->exited, 1);
 	give_frames(t->frames);
 	t->frames = NULL;
@@ -200,10 +234,12 @@ struct hp_thread *hp_threads_self(void)
 		if (!t)
 			return NULL;
 		t->uid = HP_ADD(&uids, 1);
-		t->tid = gettid();
 		stack_bounds(t);
+		if (!hp_sandbox_on()) {   /* sandboxed: tid 0, no name */
+			t->tid = gettid();
+			hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
+		}
 		t->active = HP_LOAD(&hp_switches.thread_active_init);
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);
 		struct hp_thread *old = HP_LOAD(&head);
 		do {
 			t->next = old;
@@ -263,6 +299,8 @@ uint32_t hp_threads_count(void)
 
 void hp_threads_refresh_names(void)
 {
+	if (hp_sandbox_on())
+		return;   /* /proc/self/task/N/comm: an open each */
 	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (!HP_LOAD(&t->exited) && !t->name_set)
 			read_comm(t);
@@ -312,6 +350,6 @@ void hp_threads_postfork_child(void)
 	for (struct hp_thread *t = hp_threads_list(); t; t = t->next)
 		if (t != tls->thread)
 			HP_STORE(&t->exited, 1);
-	if (tls->thread)
+	if (tls->thread && !hp_sandbox_on())
 		tls->thread->tid = gettid();   /* same stack: its bounds hold */
 }

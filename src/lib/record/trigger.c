@@ -14,6 +14,7 @@
 
 #include "conf/conf.h"
 #include "record/trigger.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 static unsigned own_word;
@@ -22,6 +23,10 @@ static int word_shared;
 unsigned hp_trigger_answer_mask;
 static hp_trigger_server *server;
 static unsigned toggles;
+/* A thread has waited on the word (the helper): until then a request is
+ * only stored, so that a process without a helper (one started under a
+ * seccomp filter, base/sandbox.h) makes no system call for it. */
+static int waiter;
 
 #define requests (*hp_trigger_word)
 
@@ -80,10 +85,13 @@ HP_NOINLINE void hp_trigger_request(unsigned reqs)
 {
 	int saved = errno;
 
-	__atomic_fetch_or(&requests, reqs, __ATOMIC_RELEASE);
+	/* Sequentially consistent with hp_trigger_wait's store and load:
+	 * either this sees the waiter or the waiter sees the request. */
+	__atomic_fetch_or(&requests, reqs, __ATOMIC_SEQ_CST);
 	/* A system call, but no descriptor: nothing the program can close or
 	 * reuse, and nothing to wake when the helper thread is not asleep. */
-	syscall(SYS_futex, &requests, op(FUTEX_WAKE_PRIVATE), 1, NULL, NULL, 0);
+	if (__atomic_load_n(&waiter, __ATOMIC_SEQ_CST))
+		hp_syscall(SYS_futex, &requests, op(FUTEX_WAKE_PRIVATE), 1, NULL, NULL, 0);
 	errno = saved;
 }
 
@@ -94,8 +102,9 @@ void hp_trigger_wait(int timeout_ms)
 	/* Returns at once when a request is already there: the kernel
 	 * compares the word with 0 under its own lock, so a request made
 	 * between the caller's last look and this call is not missed. */
-	if (timeout_ms > 0 && !HP_LOAD_ACQ(&requests))
-		syscall(SYS_futex, &requests, op(FUTEX_WAIT_PRIVATE), 0, &ts, NULL, 0);
+	__atomic_store_n(&waiter, 1, __ATOMIC_SEQ_CST);
+	if (timeout_ms > 0 && !__atomic_load_n(&requests, __ATOMIC_SEQ_CST))
+		hp_syscall(SYS_futex, &requests, op(FUTEX_WAIT_PRIVATE), 0, &ts, NULL, 0);
 }
 
 void hp_trigger_postfork_child(void)
@@ -105,6 +114,7 @@ void hp_trigger_postfork_child(void)
 	HP_STORE(&word_shared, 0);
 	HP_STORE_REL(&hp_trigger_word, &own_word);
 	HP_STORE(&toggles, 0);
+	HP_STORE(&waiter, 0);   /* until the child's helper waits */
 }
 
 unsigned hp_trigger_take(void)

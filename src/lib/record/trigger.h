@@ -3,8 +3,9 @@
  *
  * Requests are bits ORed into one word, which is also a futex: the helper
  * thread sleeps on it (hp_trigger_wait) and a request wakes it with
- * FUTEX_WAKE.  Both are async-signal-safe and use no file descriptor, so
- * the signal handler and the allocation slow path both use
+ * FUTEX_WAKE, once a thread has waited (a process without a helper makes
+ * no system call for a request).  Both are async-signal-safe and use no
+ * file descriptor, so the signal handler and the allocation slow path use
  * hp_trigger_request(), and nothing the program does to its descriptors
  * (closing them all, dup2 over any number) can lose or misdirect a
  * wake-up.  The helper thread takes the requests with hp_trigger_take()

@@ -30,6 +30,7 @@
 #include "base/pages.h"
 #include "record/threads.h"
 #include "scan/world.h"
+#include "base/sys.h"
 #include "base/banned.h"
 
 static struct {
@@ -44,12 +45,12 @@ static int stop_signal;
 
 static long futex(int *word, int op, int val, const struct timespec *ts)
 {
-	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+	return hp_syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
 static pid_t my_tid(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	return (pid_t)hp_syscall(SYS_gettid);
 }
 
 static void on_stop(int sig, siginfo_t *info, void *ctx)
@@ -144,7 +145,7 @@ static unsigned list_new(struct hp_world *w, pid_t self)
 	if (fd < 0)
 		return 0;
 	for (;;) {
-		long got = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		long got = hp_syscall(SYS_getdents64, fd, buf, sizeof(buf));
 		if (got <= 0)
 			break;
 		for (long off = 0; off < got;) {
@@ -194,7 +195,7 @@ static void signal_and_wait(struct hp_world *w, unsigned from, int wait_ms)
 	unsigned sent = 0;
 
 	for (unsigned i = from; i < w->n; i++) {
-		if (syscall(SYS_tgkill, pid, w->threads[i].tid, stop_signal) == 0)
+		if (hp_syscall(SYS_tgkill, pid, w->threads[i].tid, stop_signal) == 0)
 			sent++;
 		else
 			w->threads[i].tid = -w->threads[i].tid;   /* gone */

@@ -148,6 +148,8 @@ void hp_stack_init(void)
 	if (dladdr((void *)hp_stack_init, &info))
 		dl_iterate_phdr(find_self, info.dli_fbase);
 	hp_stack_set_unwinder(HP_LOAD(&hp_stack_unwinder));
+	if (hp_sandbox_on())
+		return;   /* started under a filter: libunwind never runs */
 	/* Its validation pipe is open for the walk only (stack/unwpipe.h). */
 	if (!hp_unwpipe_enter()) {
 		hp_unwpipe_leave();
@@ -191,7 +193,9 @@ void hp_stack_set_unwinder(int how)
 	int want = how == HP_UNWIND_FAST ? UNW_CACHE_GLOBAL : UNW_CACHE_PER_THREAD;
 
 	HP_STORE(&hp_stack_unwinder, how);
-	if (want != policy) {
+	/* Under a seccomp filter libunwind never runs (stack.h): its set-up
+	 * is system calls (the validation pipe, signal masks). */
+	if (want != policy && !hp_sandbox_on()) {
 		policy = want;
 		/* The first call into libunwind opens its validation pipe. */
 		if (!hp_unwpipe_hi)

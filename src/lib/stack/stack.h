@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/compiler.h"
+#include "base/sandbox.h"
 #include "stack/unwind.h"
 
 #define HP_BT_LIMIT 1024     /* hard cap on prof_bt_max */
@@ -77,7 +78,10 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * [stack_lo, stack_hi) (0, 0 when unknown: libunwind then walks it), into
  * buf, which must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
  * Inside the guard.  Inlined into the slow paths: every frame of ours
- * costs an unwind step. */
+ * costs an unwind step.  Under a seccomp filter (base/sandbox.h) libunwind
+ * never runs (its validation pipe and signal masks are system calls): the
+ * fast unwinder, whatever prof_unwinder says, and where it cannot walk,
+ * the program's frame that called the allocator, alone. */
 HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max)
 {
 	int n = -1;
@@ -89,10 +93,14 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	 * holds the return address into the program and the program's RBP,
 	 * and the program's stack pointer is just above them.  Our own
 	 * frames are then never walked. */
-	if (HP_LIKELY(how == HP_UNWIND_FAST && stack_hi)) {
-		const uintptr_t *fp = __builtin_frame_address(0);
+	const uintptr_t *fp = __builtin_frame_address(0);
+	if (HP_LIKELY((how == HP_UNWIND_FAST || hp_sandbox_on()) && stack_hi))
 		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
 				   (uintptr_t)fp + 16, fp[0]);
+	if (n < 0 && HP_UNLIKELY(hp_sandbox_on())) {
+		buf[0] = fp[1];
+		n = 1;
+		how = HP_UNWIND_FAST;   /* nothing to compare */
 	}
 	if (n < 0) {
 		n = hp_stack_libunwind(buf, max + HP_BT_SLACK);
