@@ -6,6 +6,10 @@
 #   bare      no preload at all
 #   default   LD_PRELOAD=libheapprof.so at the default sampling rate
 #   exact     the same with HEAPPROF_CONF=lg_prof_sample:0 (every allocation)
+# and a fourth a suite asks for by name, never part of $REAL_MODES:
+#   check     heapprof check -- CMD: the leak gate's run (exact mode and the
+#             leak scan at each exit of the tree); its own lines on standard
+#             error start "heapprof check: "
 # Both preloaded modes also set prof_prefix to a scratch directory, so a
 # dump the program provokes (a stray SIGUSR1) lands there, never in the
 # suite's own directories, and is counted.
@@ -23,9 +27,14 @@
 #   real_run NAME MODE CMD...    runs CMD in MODE; NAME.MODE.{out,err,rc,ms}
 #                                in $REAL_OUT
 #   real_env MODE CMD...         runs CMD in MODE, nothing recorded
-#   real_compare NAME WHAT       ok/not ok per preloaded mode: the files
-#                                NAME.MODE.res equal NAME.bare.res
-#   real_time NAME MS_BARE MS_DEFAULT MS_EXACT   adds a row to the times
+#   real_res NAME MODE           NAME.MODE.res from the last real_run of
+#                                NAME in MODE: status, stdout, stderr
+#   real_compare NAME WHAT [MODES]   ok/not ok per mode of MODES (default
+#                                "default exact"): the files NAME.MODE.res
+#                                equal NAME.bare.res
+#   real_time NAME MS_BARE MS_DEFAULT MS_EXACT [MS_CHECK]   adds a row to
+#                                the times (a check column when any row
+#                                has one)
 #   real_summary                 prints the times table and writes
 #                                build/real/SUITE.summary
 #   real_fact LINE               a line for the summary
@@ -62,6 +71,7 @@ real_env() {
 	bare) env -u LD_PRELOAD -u HEAPPROF_CONF -u MALLOC_CONF "$@" ;;
 	default | exact)
 		env -u MALLOC_CONF LD_PRELOAD="$LIB" HEAPPROF_CONF="$(real_conf "$_m")" "$@" ;;
+	check) env -u LD_PRELOAD -u HEAPPROF_CONF -u MALLOC_CONF "$BIN" check -- "$@" ;;
 	*) echo "Bail out! real_env: unknown mode $_m"; exit 1 ;;
 	esac
 }
@@ -80,11 +90,27 @@ real_run() {
 	return "$(cat "$_o.rc")"
 }
 
-# real_compare NAME WHAT: NAME.bare.res against NAME.default.res and
-# NAME.exact.res, one assertion each; a difference is shown (first lines).
+# real_res NAME MODE: NAME.MODE.res, the result of a program whose output
+# is small and the same on every run: its status, standard output and
+# standard error as they are, but for heapprof's own lines ("<heapprof>: "
+# from the library, "heapprof check: " from the gate).
+real_res() {
+	_o=$REAL_OUT/$1.$2
+	{
+		echo "status $(cat "$_o.rc")"
+		echo "stdout:"
+		cat "$_o.out"
+		echo "stderr:"
+		grep -v -e '^<heapprof>: ' -e '^heapprof check: ' "$_o.err"
+	} >"$_o.res"
+}
+
+# real_compare NAME WHAT [MODES]: NAME.bare.res against NAME.MODE.res for
+# each of MODES (default and exact unless given), one assertion each; a
+# difference is shown (first lines).
 real_compare() {
 	_n=$1 _what=$2
-	for _m in default exact; do
+	for _m in ${3:-default exact}; do
 		if cmp -s "$REAL_OUT/$_n.bare.res" "$REAL_OUT/$_n.$_m.res"; then
 			ok 0 "$_n: $_what, $_m as bare"
 		else
@@ -96,22 +122,35 @@ real_compare() {
 }
 
 real_time() {
-	echo "$1 $2 $3 $4" >>"$T_DIR/times"
+	echo "$1 $2 $3 $4${5:+ $5}" >>"$T_DIR/times"
 }
 
-# The times table: one row per invocation, then the totals.
+# The times table: one row per invocation, then the totals; a check
+# column when some row has a check time ("-" in the rows without; its
+# total's ratio is against the bare times of the rows with one).
 real_summary() {
 	{
-		printf '%-36s %9s %9s %6s %9s %6s\n' invocation "bare s" "default" ratio "exact" ratio
-		awk '{ printf "%-36s %9.2f %9.2f %6.2f %9.2f %6.2f\n", $1, $2 / 1000, $3 / 1000,
-			($2 > 0 ? $3 / $2 : 0), $4 / 1000, ($2 > 0 ? $4 / $2 : 0);
-			b += $2; d += $3; e += $4 }
-		END { printf "%-36s %9.2f %9.2f %6.2f %9.2f %6.2f\n", "TOTAL", b / 1000, d / 1000,
-			(b > 0 ? d / b : 0), e / 1000, (b > 0 ? e / b : 0) }' "$T_DIR/times"
+		awk 'NR == FNR { if (NF > 4) c = 1; next }
+		function row(name, b, d, e, k, kb, has) {
+			printf "%-36s %9.2f %9.2f %6.2f %9.2f %6.2f", name, b / 1000, d / 1000,
+				(b > 0 ? d / b : 0), e / 1000, (b > 0 ? e / b : 0)
+			if (c && has) printf " %9.2f %6.2f", k / 1000, (kb > 0 ? k / kb : 0)
+			else if (c) printf " %9s %6s", "-", "-"
+			printf "\n"
+		}
+		FNR == 1 {
+			printf "%-36s %9s %9s %6s %9s %6s", "invocation", "bare s", "default", "ratio", "exact", "ratio"
+			if (c) printf " %9s %6s", "check", "ratio"
+			printf "\n"
+		}
+		{ row($1, $2, $3, $4, $5, $2, NF > 4); b += $2; d += $3; e += $4
+		  if (NF > 4) { kb += $2; k += $5 } }
+		END { row("TOTAL", b, d, e, k, kb, 1) }' "$T_DIR/times" "$T_DIR/times"
 		for _m in default exact; do
 			echo "dumps written ($_m): $(find "$REAL_DUMPS/$_m" -type f -name '*.heap' | wc -l)"
 		done
-		for _m in $REAL_MODES; do
+		for _m in $REAL_MODES check; do
+			[ "$_m" = check ] && ! ls "$REAL_OUT"/*.check.err >/dev/null 2>&1 && continue
 			echo "heapprof messages on stderr ($_m): $(cat "$REAL_OUT"/*."$_m".err 2>/dev/null | grep -c '^<heapprof>: ')"
 		done
 		[ -s "$T_DIR/facts" ] && cat "$T_DIR/facts"

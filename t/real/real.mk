@@ -1,15 +1,27 @@
-# t/real/real.mk -- make check-real: real programs' own test suites, bare and
-# under the preload (t/real/*.t, driver.sh).  Included by the top-level
-# GNUmakefile, which defines B, Q, deps, all and apt_install.
+# t/real/real.mk -- make check-real: real programs' own test suites, and
+# real runtimes and a browser, bare and under the preload (t/real/*.t,
+# driver.sh).  Included by the top-level GNUmakefile, which defines B, Q,
+# deps, all and apt_install.
 #
 #   make deps-real    the Debian packages, and a deb-src entry for
 #                     apt-get source
 #   make real-progs   SQLite's testfixture, built once into build/real
-#   make check-real   both, then prove t/real/ (about 13 minutes; not part
+#   make check-real   both, then prove t/real/ (about 14 minutes; not part
 #                     of make check)
+#
+# The suites: coreutils in loops (10), SQLite's TCL tests (20), CPython's
+# regression tests (30), redis-server under redis-benchmark and a signal
+# storm (40), a JVM starting 5,000 threads and java -version (50), Rust
+# programs starting 20,000 threads and passing work over channels (60),
+# headless Chromium's --dump-dom and --screenshot (70).  Each runs bare, at
+# the default rate and in exact mode; 50 to 70 also under heapprof check.
+# Results must be the bare run's; times are printed as ratios, never
+# asserted (build/real/SUITE.summary).
 
 # CPython's regression tests and Debian's python3.11; redis; SQLite's test
-# fixture needs Tcl's headers, apt-get source needs dpkg-dev.
+# fixture needs Tcl's headers, apt-get source needs dpkg-dev.  The JVM
+# (default-jdk-headless), rustc, chromium and python3 (which reads the
+# screenshots) come with make deps, which deps-real runs first.
 DEB_REAL := python3.11 libpython3.11-testsuite redis-server redis-tools \
             tcl8.6-dev dpkg-dev coreutils tar grep findutils
 
