@@ -48,7 +48,10 @@ struct hp_bell {
 	uint32_t dumps;         /* dumps written: last_dump names the last */
 	uint32_t failures;      /* requested dumps that failed: last_error */
 	uint32_t answered;      /* requests served, whatever their outcome */
-	uint32_t reserved[7];
+	uint32_t reserved0;
+	int64_t live_bytes;     /* estimated live heap, as the triggers see it
+				 * (fresh to within 1 MiB a thread) */
+	uint32_t reserved[4];
 	char last_dump[2048];
 	char last_error[1024];
 };

@@ -10,7 +10,9 @@ timeout 120 env HEAPPROF_CONF=lg_prof_sample:0,prof_leak:true,prof_accum:true LD
 st=$?
 is $st 0 "finishes (no deadlock) and exits 0"
 runs=$(sed -n 's/^handler ran \([0-9]*\) times$/\1/p' out)
-ok $([ "${runs:-0}" -gt 500 ]; echo $?) "the handler interrupted the program ${runs:-0} times"
+# About 500 (a 50 us timer over the loop; fewer since a single-threaded
+# program keeps glibc's lock-free paths): enough to land inside heapprof.
+ok $([ "${runs:-0}" -gt 250 ]; echo $?) "the handler interrupted the program ${runs:-0} times"
 is "$(cat err)" "" "nothing leaked: every block freed in a handler was accounted for"
 dump=$(one_file 'heapprof.*.f.*heap')
 main_row=$(grep -c '^0: 0 \[200000: 13107200000\] @ ' "$dump")

@@ -9,7 +9,7 @@
 # hang fails the run's status instead of hanging the suite.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 40
+plan 48
 
 # A Rust and a Java program, built with Debian's compilers (make deps).
 PATH=/usr/bin:$PATH
@@ -28,6 +28,14 @@ done
 # The JVM's 500 threads, in exact mode only (about a second each way).
 conf=lg_prof_sample:0
 same_as_bare "Java: 500 threads (exact mode)" java -Xshare:auto -cp . JThreads 500
+conf=
+
+# A thread cancelled while it allocates: malloc has no cancellation point,
+# but libunwind's walk had (its pipe's read and close); the thread died
+# inside malloc holding the pipe's lock.
+for conf in lg_prof_sample:0,prof_unwinder:libunwind lg_prof_sample:0,prof_unwinder:check; do
+	same_as_bare "pthread_cancel while allocating ($conf)" "$TP/hostsafe" cancel
+done
 conf=
 
 # heapprof check: the gate's run of each (exact mode and the leak scan).

@@ -217,6 +217,7 @@ static void one_state(const char *path, void *arg)
 			unlink(path);   /* the pid was reused */
 		return;
 	}
+	hp_proc_fresh_live(&st);
 	if (l->n < MAX_PIDS)
 		add_row(l, st.pid, &st);
 }

@@ -5,6 +5,8 @@
  * Owns nothing.  Reads /proc and the state files the library publishes.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <glob.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "bellpage.h"
 
 bool hp_proc_has_heapprof(pid_t pid)
 {
@@ -244,6 +247,24 @@ static bool bell_runtime_dir(pid_t pid, char *buf, size_t cap)
 	return true;
 }
 
+void hp_proc_fresh_live(struct hp_proc_state *st)
+{
+	char path[PATH_MAX];
+	unsigned long inode;
+	struct hp_bell b;
+	struct stat sb;
+
+	if (!hp_proc_bell_path(st->pid, path, sizeof(path), &inode))
+		return;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) == 0 && sb.st_ino == inode && pread(fd, &b, sizeof(b), 0) == (ssize_t)sizeof(b) &&
+	    b.magic == HP_BELL_MAGIC && b.version == HP_BELL_VERSION && b.pid == (uint32_t)st->pid)
+		st->live_bytes = b.live_bytes;
+	close(fd);
+}
+
 bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 {
 	char dir[PATH_MAX], uid[64], path[PATH_MAX + 32];
@@ -255,7 +276,10 @@ bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 		snprintf(dir, sizeof(dir), "/tmp/heapprof-%u", u);
 	}
 	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
-	return hp_proc_parse_state(path, st) && st->pid == pid;
+	if (!hp_proc_parse_state(path, st) || st->pid != pid)
+		return false;
+	hp_proc_fresh_live(st);
+	return true;
 }
 
 unsigned long long hp_proc_starttime(pid_t pid)

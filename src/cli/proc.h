@@ -65,6 +65,9 @@ bool hp_proc_is_zombie(pid_t pid, pid_t *parent);
  * 0 if unknown. */
 unsigned long long hp_proc_starttime(pid_t pid);
 
+/* st's live bytes from the process's bell, fresher than its state file's
+ * (written when a request is answered). */
+void hp_proc_fresh_live(struct hp_proc_state *st);
 /* Calls fn for each bell ("bell.<pid>") in the runtime directories. */
 void hp_proc_each_bell(void (*fn)(const char *path, void *arg), void *arg);
 

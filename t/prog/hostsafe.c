@@ -21,6 +21,10 @@
  *                    for any signal and prints "got signal N" for each
  *   title SECS       writes over its environment, as nginx and redis-server
  *                    do with their process title; prints "ready PID"
+ *   cancel           a thread with a cancel pending makes 100 allocations
+ *                    (no cancellation point in malloc), then tests for
+ *                    it; another thread allocates after; prints "victim
+ *                    cancelled after 100 of 100 mallocs", "other allocated"
  *   sigfork          SIGALRM every 2 ms; the handler forks, the child
  *                    allocates and _exits 5; prints "forks 300, all 5: yes"
  */
@@ -248,6 +252,43 @@ static int sigfork(void)
 	return 0;
 }
 
+static volatile int go, mallocs_done;
+
+static void *victim(void *arg)
+{
+	while (!go)
+		;   /* no cancellation point */
+	for (int i = 0; i < 100; i++) {
+		free(malloc(100 + (size_t)i));
+		mallocs_done++;
+	}
+	pthread_testcancel();
+	return arg;
+}
+
+static void *other(void *arg)
+{
+	free(malloc(200));
+	return arg;
+}
+
+static int cancel(void)
+{
+	pthread_t t;
+	void *r;
+
+	pthread_create(&t, NULL, victim, NULL);
+	pthread_cancel(t);
+	go = 1;
+	pthread_join(t, &r);
+	printf("victim %s after %d of 100 mallocs\n", r == PTHREAD_CANCELED ? "cancelled" : "returned",
+	       mallocs_done);
+	pthread_create(&t, NULL, other, NULL);
+	pthread_join(t, NULL);
+	printf("other allocated\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -277,6 +318,8 @@ int main(int argc, char **argv)
 		return title();
 	if (!strcmp(how, "sigfork"))
 		return sigfork();
+	if (!strcmp(how, "cancel"))
+		return cancel();
 	fprintf(stderr, "usage: hostsafe CASE [ARG] (see the source)\n");
 	return 2;
 }

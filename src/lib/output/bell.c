@@ -80,6 +80,7 @@ static void install(struct hp_bell *b)
 	HP_STORE_REL(&page, b);
 	removed = 0;
 	hp_trigger_use_word(b ? &b->requests : NULL, b != NULL);
+	hp_trigger_mirror_live(b ? &b->live_bytes : NULL);
 	if (!b)
 		hp_log(HP_LOG_DEBUG, "no bell in the runtime directory: heapprof dump reaches this process "
 		       "through its control files");

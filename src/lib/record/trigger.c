@@ -22,6 +22,15 @@ unsigned *hp_trigger_word = &own_word;
 static int word_shared;
 unsigned hp_trigger_answer_mask;
 static hp_trigger_server *server;
+static int64_t *live_mirror;
+static int64_t live;   /* the published estimate (below) */
+
+void hp_trigger_mirror_live(int64_t *where)
+{
+	if (where)
+		HP_STORE(where, HP_LOAD(&live));
+	HP_STORE_REL(&live_mirror, where);
+}
 static unsigned toggles;
 /* A thread has waited on the word (the helper): until then a request is
  * only stored, so that a process without a helper (one started under a
@@ -113,6 +122,7 @@ void hp_trigger_postfork_child(void)
 	HP_STORE(&own_word, 0);
 	HP_STORE(&word_shared, 0);
 	HP_STORE_REL(&hp_trigger_word, &own_word);
+	HP_STORE(&live_mirror, NULL);
 	HP_STORE(&toggles, 0);
 	HP_STORE(&waiter, 0);   /* until the child's helper waits */
 }
@@ -149,7 +159,10 @@ void hp_trigger_publish(struct hp_tls *t)
 	}
 	if (t->live_acc) {
 		int64_t l = HP_ADD(&live, t->live_acc) + t->live_acc;
+		int64_t *mirror = HP_LOAD_ACQ(&live_mirror);
 		t->live_acc = 0;
+		if (mirror)
+			HP_STORE(mirror, l);   /* the bell's: heapprof ps reads it */
 		if (l >= HP_LOAD(&next_gdump))
 			reqs |= HP_REQ_GDUMP;
 		if (l >= HP_LOAD(&next_threshold))

@@ -49,6 +49,9 @@ enum hp_request {
  * when the page cannot be made, in this module.  shared: the futex calls
  * must not be the private kind.  Pending requests move to the new word. */
 void hp_trigger_use_word(unsigned *word, int shared);
+/* Where the published live total is also stored (the bell's live_bytes,
+ * for heapprof ps), or NULL. */
+void hp_trigger_mirror_live(int64_t *where);
 
 /* A process without a helper thread: server (control/) answers the
  * answerable requests on whichever thread of the program's meets them,

@@ -13,6 +13,7 @@
  * t/prog/sigalloc deadlocked).  Linked, its TLS is in the static block.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <link.h>
 #include <string.h>
 
@@ -173,13 +174,19 @@ void hp_stack_init(void)
 	hp_unwpipe_leave();
 }
 
+/* libunwind's walk reads and closes its validation pipe: cancellation
+ * points, which malloc has none of.  A thread cancelled there died inside
+ * malloc with the pipe's lock held, and the next walk waited for ever; so
+ * the walk runs with cancellation off, as the allocation it is part of. */
 HP_COLD int hp_stack_libunwind(uintptr_t *buf, int max)
 {
-	int n = -1;
+	int n = -1, cancel, ignored;
 
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	if (hp_unwpipe_enter())
 		n = unw_backtrace((void **)buf, max);
 	hp_unwpipe_leave();
+	pthread_setcancelstate(cancel, &ignored);
 	return n;
 }
 
