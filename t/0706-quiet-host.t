@@ -9,7 +9,7 @@
 # environment; a dump that fails says why at once.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 40
+plan 42
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -72,6 +72,19 @@ ok $([ -s "$(cat title.dump)" ]; echo $?) \
 	"environment written over: heapprof dump finds the runtime directory from the memory map"
 unlike "$(cat title.ask)" "publishes no state" "and never says it publishes no state"
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
+
+# RLIMIT_NPROC, which counts threads: a user's program starts as many as
+# bare (root is not held to the limit, so the run is nobody's).
+chmod 711 "$T_DIR"
+mkdir nob && chown 65534:65534 nob
+nob() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups prlimit --nproc=30 \
+		env HEAPPROF_RUNTIME_DIR=$T_DIR/nob/rt "$@"
+}
+bare=$(nob "$TP/hostsafe" nproc)
+pre=$(nob env LD_PRELOAD=$LIB "$TP/hostsafe" nproc 2>nob.err)
+like "$bare" "^threads [0-9]+$" "as nobody under RLIMIT_NPROC 30: $bare bare"
+is "$pre" "$bare" "and as many under the library, which starts no helper thread there"
 
 # A dump that fails says why, at once.
 HEAPPROF_CONF=prof_prefix:/proc/nonexistent/d LD_PRELOAD=$LIB timeout -s KILL 20 \

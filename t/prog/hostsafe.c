@@ -25,6 +25,8 @@
  *                    (no cancellation point in malloc), then tests for
  *                    it; another thread allocates after; prints "victim
  *                    cancelled after 100 of 100 mallocs", "other allocated"
+ *   nproc            starts threads that wait until one cannot be started
+ *                    (RLIMIT_NPROC); prints "threads N" (at most 1000)
  *   sigfork          SIGALRM every 2 ms; the handler forks, the child
  *                    allocates and _exits 5; prints "forks 300, all 5: yes"
  */
@@ -289,6 +291,31 @@ static int cancel(void)
 	return 0;
 }
 
+static pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+
+static void *held(void *arg)
+{
+	pthread_mutex_lock(&hold);
+	pthread_mutex_unlock(&hold);
+	return arg;
+}
+
+static int nproc(void)
+{
+	pthread_t t[1000];
+	int n = 0;
+
+	free(malloc(100));
+	pthread_mutex_lock(&hold);
+	while (n < 1000 && pthread_create(&t[n], NULL, held, NULL) == 0)
+		n++;
+	pthread_mutex_unlock(&hold);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("threads %d\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -320,6 +347,8 @@ int main(int argc, char **argv)
 		return sigfork();
 	if (!strcmp(how, "cancel"))
 		return cancel();
+	if (!strcmp(how, "nproc"))
+		return nproc();
 	fprintf(stderr, "usage: hostsafe CASE [ARG] (see the source)\n");
 	return 2;
 }

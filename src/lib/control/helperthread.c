@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -445,10 +446,30 @@ static void start_if_wanted(void)
 		start_now("a timed or trigger dump is configured");
 }
 
+/* A process allowed few processes (RLIMIT_NPROC, which counts threads)
+ * must be able to start as many threads as bare: no helper thread there
+ * unless the configuration needs one.  Root is not held to the limit. */
+static int few_threads_allowed(void)
+{
+	struct rlimit rl;
+
+	return geteuid() != 0 && getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	       rl.rlim_cur < 4096;
+}
+
 static void program_started_a_thread(void)
 {
-	if (!HP_LOAD(&started) && hp_conf.helper_thread == HP_CONF_HELPER_AUTO)
-		start_now("the program started a thread");
+	static int declined;
+
+	if (HP_LOAD(&started) || hp_conf.helper_thread != HP_CONF_HELPER_AUTO || HP_LOAD(&declined))
+		return;
+	if (few_threads_allowed()) {
+		HP_STORE(&declined, 1);
+		hp_log(HP_LOG_DEBUG, "RLIMIT_NPROC is below 4096: no helper thread, so that the program "
+		       "can start as many threads as without heapprof");
+		return;
+	}
+	start_now("the program started a thread");
 }
 
 int hp_helperthread_start(void)
