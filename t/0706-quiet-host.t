@@ -1,7 +1,9 @@
 #!/bin/sh
 # No helper thread a program can see, and requests only heapprof sees
 # (issue 18).  A single-threaded program stays single-threaded under the
-# library (unshare --user, fork from a signal handler); heapprof dump,
+# library (unshare --user, fork from a signal handler, a siglongjmp out of
+# a stack overflow inside malloc: glibc's allocator takes no lock in a
+# single-threaded process); heapprof dump,
 # pause and resume reach a program with threads through its bell and the
 # helper thread, with no signal to any of its threads (no EINTR, nothing
 # for a thread waiting in sigtimedwait); the runtime directory is found
@@ -9,7 +11,7 @@
 # environment; a dump that fails says why at once.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 42
+plan 50
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -18,6 +20,7 @@ for conf in "" lg_prof_sample:0; do
 	same_as_bare "single-threaded: one thread, glibc's single-threaded mode ($rate)" "$TP/hostsafe" tasks
 	same_as_bare "unshare --user in a single-threaded program ($rate)" unshare --user --map-root-user id -u
 	same_as_bare "fork from a signal handler, 300 times ($rate)" "$TP/hostsafe" sigfork
+	same_as_bare "siglongjmp out of a stack overflow in malloc, 10 times ($rate)" "$TP/hostsafe" overflow 10
 done
 conf=dump_interval_s:3600
 run_one pre 1 "$TP/hostsafe" tasks

@@ -27,6 +27,10 @@
  *                    cancelled after 100 of 100 mallocs", "other allocated"
  *   nproc            starts threads that wait until one cannot be started
  *                    (RLIMIT_NPROC); prints "threads N" (at most 1000)
+ *   overflow N       N times: recurses, allocating at every level, until
+ *                    the stack overflows; the SIGSEGV handler (on its own
+ *                    stack) siglongjmps out, often from inside malloc;
+ *                    then allocates again; prints "recovered N"
  *   sigfork          SIGALRM every 2 ms; the handler forks, the child
  *                    allocates and _exits 5; prints "forks 300, all 5: yes"
  */
@@ -43,6 +47,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/select.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -316,6 +321,56 @@ static int nproc(void)
 	return 0;
 }
 
+#include <setjmp.h>
+
+static sigjmp_buf overflow_jmp;
+static void *volatile overflow_sink;
+static volatile int overflow_limit = 1 << 30;
+
+static void on_overflow(int sig)
+{
+	(void)sig;
+	siglongjmp(overflow_jmp, 1);
+}
+
+__attribute__((noinline)) static int dive(int depth)
+{
+	char pad[256];
+	void *p = malloc(32 + (size_t)(depth % 200));
+
+	if (depth > overflow_limit)
+		return 0;
+	overflow_sink = p;
+	pad[0] = (char)depth;
+	int r = dive(depth + 1) + pad[0];
+	free(p);
+	return r;
+}
+
+static int overflow(int n)
+{
+	static char altstack[1 << 16];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa;
+	struct rlimit rl = { 8 << 20, 8 << 20 };
+	int done = 0;
+
+	setrlimit(RLIMIT_STACK, &rl);
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_overflow;
+	sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	for (int i = 0; i < n; i++) {
+		if (sigsetjmp(overflow_jmp, 1) == 0)
+			dive(0);
+		free(malloc(1000));   /* would wait for an arena lock left held */
+		done++;
+	}
+	printf("recovered %d\n", done);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -349,6 +404,8 @@ int main(int argc, char **argv)
 		return cancel();
 	if (!strcmp(how, "nproc"))
 		return nproc();
+	if (!strcmp(how, "overflow"))
+		return overflow(argc > 2 ? atoi(argv[2]) : 10);
 	fprintf(stderr, "usage: hostsafe CASE [ARG] (see the source)\n");
 	return 2;
 }
