@@ -222,11 +222,13 @@ static void one_state(const char *path, void *arg)
 		add_row(l, st.pid, &st);
 }
 
-/* A temporary ".<pid>.<pid>.<n>.tmp" whose writer is gone. */
+/* A temporary ".<pid>.<pid>.<n>.tmp" (".bell.<pid>...", a bell's) whose
+ * writer is gone. */
 static void one_temp(const char *path, void *arg)
 {
 	const char *base = strrchr(path, '/');
-	int pid = atoi(base ? base + 2 : path + 1);
+	const char *name = base ? base + 1 : path;
+	int pid = atoi(name + (strncmp(name, ".bell.", 6) ? 1 : 6));
 
 	(void)arg;
 	if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)

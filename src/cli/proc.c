@@ -354,6 +354,7 @@ void hp_proc_each_state(void (*fn)(const char *path, void *arg), void *arg)
 
 void hp_proc_each_temp(void (*fn)(const char *path, void *arg), void *arg)
 {
+	each_in_runtime_dirs(".bell.[0-9]*.tmp", fn, arg);
 	each_in_runtime_dirs(".[0-9]*.tmp", fn, arg);
 }
 

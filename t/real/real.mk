@@ -13,8 +13,11 @@
 # regression tests (30), redis-server under redis-benchmark and a signal
 # storm (40), a JVM starting 5,000 threads and java -version (50), Rust
 # programs starting 20,000 threads and passing work over channels (60),
-# headless Chromium's --dump-dom and --screenshot (70).  Each runs bare, at
-# the default rate and in exact mode; 50 to 70 also under heapprof check.
+# headless Chromium's --dump-dom and --screenshot (70), a program under a
+# seccomp allowlist of its own in eight modes (80).  Each runs bare, at
+# the default rate and in exact mode; 50 to 80 also under heapprof check.
+# redis-server (40) runs with HEAPPROF_RUNTIME_DIR set, which its process
+# title writes over.
 # Results must be the bare run's; times are printed as ratios, never
 # asserted (build/real/SUITE.summary).
 

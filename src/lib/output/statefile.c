@@ -116,7 +116,8 @@ static unsigned long long start_of(int pid)
 }
 
 /* The pid a name in the directory belongs to: "<pid>", a temporary of
- * hp_file's, ".<pid>.<writer pid>.<n>.tmp", a control file the heapprof
+ * hp_file's, ".<pid>.<writer pid>.<n>.tmp" (".bell.<pid>..." for a
+ * bell's), a control file the heapprof
  * command left, "ctl.<pid>.<request>", or a bell (output/bell.c),
  * "bell.<pid>".  0: none of these. */
 static int owner_of(const char *name, int *is_tmp)
@@ -124,7 +125,9 @@ static int owner_of(const char *name, int *is_tmp)
 	int pid = 0, k = 0, ctl = !strncmp(name, "ctl.", 4), bell = !strncmp(name, "bell.", 5);
 	const char *p = ctl ? name + 4 : bell ? name + 5 : name;
 
-	*is_tmp = !ctl && *p == '.';
+	*is_tmp = !ctl && !bell && *p == '.';
+	if (*is_tmp && !strncmp(p, ".bell.", 6))
+		p += 5;   /* a bell's temporary: ".bell.<pid>.<writer pid>.<n>.tmp" */
 	if (*is_tmp)
 		p++;
 	for (; *p >= '0' && *p <= '9' && k < 9; p++, k++)
