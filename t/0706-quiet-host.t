@@ -11,7 +11,7 @@
 # environment; a dump that fails says why at once.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/bare.sh"
-plan 50
+plan 54
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -88,6 +88,17 @@ bare=$(nob "$TP/hostsafe" nproc)
 pre=$(nob env LD_PRELOAD=$LIB "$TP/hostsafe" nproc 2>nob.err)
 like "$bare" "^threads [0-9]+$" "as nobody under RLIMIT_NPROC 30: $bare bare"
 is "$pre" "$bare" "and as many under the library, which starts no helper thread there"
+
+# io_uring's kernel workers are tasks of the process that take no signal:
+# the exit's leak scan waited its whole timeout (a second) for them.
+for a in "" sqpoll; do
+	conf=lg_prof_sample:0,prof_leak:true
+	run_one pre 1 "$TP/uring" $a
+	ms=$(cat pre.ms)
+	is "$(cat pre.st)" 0 "io_uring${a:+ with SQPOLL}: the leak check at exit runs, status 0"
+	ok $([ "$ms" -lt 700 ]; echo $?) "without waiting for the kernel's workers to stop ($ms ms)"
+done
+conf=
 
 # A dump that fails says why, at once.
 HEAPPROF_CONF=prof_prefix:/proc/nonexistent/d LD_PRELOAD=$LIB timeout -s KILL 20 \

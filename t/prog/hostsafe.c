@@ -352,7 +352,7 @@ static int overflow(int n)
 	static char altstack[1 << 16];
 	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
 	struct sigaction sa;
-	struct rlimit rl = { 8 << 20, 8 << 20 };
+	struct rlimit rl = { 1 << 20, 1 << 20 };   /* overflow after a few thousand levels */
 	int done = 0;
 
 	setrlimit(RLIMIT_STACK, &rl);

@@ -121,6 +121,7 @@ static int is_own(pid_t tid)
 /* A thread that has exited but whose task stays listed: the main thread
  * after pthread_exit, a zombie until the process ends.  It cannot stop,
  * and holds no stack the program still uses. */
+/* A thread that will not stop: gone (a zombie), or the kernel's own. */
 static int exited(pid_t tid)
 {
 	char path[64], stat[256];
@@ -132,7 +133,25 @@ static int exited(pid_t tid)
 		return 0;
 	stat[n] = '\0';
 	const char *rp = strrchr(stat, ')');
-	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+	if (!rp || rp[1] != ' ')
+		return 0;
+	if (rp[2] == 'Z' || rp[2] == 'X')
+		return 1;
+	/* The kernel's io_uring workers (iou-wrk, iou-sqp) are tasks of the
+	 * process that never run its code nor take its signals: waiting for
+	 * one to stop cost the whole timeout.  Their flags (the 7th field
+	 * after the name) carry PF_IO_WORKER. */
+	const char *f = rp + 2;
+	for (int field = 1; field < 7 && *f; field++) {
+		while (*f && *f != ' ')
+			f++;
+		while (*f == ' ')
+			f++;
+	}
+	unsigned long flags = 0;
+	for (; *f >= '0' && *f <= '9'; f++)
+		flags = flags * 10 + (unsigned long)(*f - '0');
+	return (flags & 0x10) != 0;   /* PF_IO_WORKER */
 }
 
 /* Adds the threads of /proc/self/task not yet in w; returns how many. */
