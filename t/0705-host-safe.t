@@ -22,7 +22,7 @@ for conf in "" lg_prof_sample:0; do
 	rate=${conf:-default rate}
 	same_as_bare "2,000 C threads asking for their stack first ($rate)" "$TP/hostsafe" getattr 2000
 	same_as_bare "the main thread's first call asks for its stack ($rate)" "$TP/hostsafe" getattr_main
-	same_as_bare "Rust: 3,000 std::threads ($rate)" ./rs_threads 3000
+	same_as_bare "Rust: 1,000 std::threads ($rate)" ./rs_threads 1000
 	same_as_bare "Java: java -version ($rate)" java -version
 done
 # The JVM's 500 threads, in exact mode only (about a second each way).
