@@ -107,7 +107,8 @@ static int tmp_name(char *out, size_t cap, const char *path)
 
 int hp_file_create(struct hp_file *f, const char *path)
 {
-	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	/* Readable too: the bell (output/bell.c) maps its file shared. */
+	const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
 
 	f->fd = -1;
 	if (strlen(path) + 1 > sizeof(f->dst) || !*path)

@@ -7,7 +7,6 @@
  * place; no descriptor is kept.  The runtime directory and the sweep of
  * dead processes' files are output/statefile.c's, which calls here.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,7 +17,6 @@
 #include "base/file.h"
 #include "base/fmt.h"
 #include "base/log.h"
-#include "base/out.h"
 #include "base/sandbox.h"
 #include "base/sys.h"
 #include "output/bell.h"
@@ -39,7 +37,6 @@ static void path_of(char *buf, size_t cap, int pid)
 static struct hp_bell *make(void)
 {
 	char path[PATH_MAX + 32];
-	static struct hp_bell fresh;   /* written whole: no partial page seen */
 	struct hp_file f;
 
 	if (!dir[0] || hp_sandbox_on())   /* no file of ours under a seccomp filter */
@@ -47,32 +44,24 @@ static struct hp_bell *make(void)
 	path_of(path, sizeof(path), (int)getpid());
 	if (hp_file_create(&f, path))
 		return NULL;
-	memset(&fresh, 0, sizeof(fresh));
-	fresh.magic = HP_BELL_MAGIC;
-	fresh.version = HP_BELL_VERSION;
-	fresh.pid = (uint32_t)getpid();
-	char pad[HP_BELL_SIZE - sizeof(fresh)];
-	memset(pad, 0, sizeof(pad));
+	/* Zeros, mapped through the temporary's descriptor, filled in, and
+	 * renamed into place: a reader never sees a partial page. */
 	long r = -1;
-	if (!hp_out_write_all(f.fd, (const char *)&fresh, sizeof(fresh)) &&
-	    !hp_out_write_all(f.fd, pad, sizeof(pad))) {
-		/* The temporary is open for writing only; a shared writable
-		 * mapping needs it open for reading too. */
-		int fd = open(f.tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0) {
-			r = hp_syscall(SYS_mmap, NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-			close(fd);
-		}
-	}
+	if (ftruncate(f.fd, HP_BELL_SIZE) == 0)
+		r = hp_syscall(SYS_mmap, NULL, HP_BELL_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
 	if (r == -1) {
 		hp_file_abort(&f);
 		return NULL;
 	}
+	struct hp_bell *b = (struct hp_bell *)r;
+	b->version = HP_BELL_VERSION;
+	b->pid = (uint32_t)getpid();
+	HP_STORE_REL(&b->magic, HP_BELL_MAGIC);
 	if (hp_file_commit(&f)) {
-		hp_syscall(SYS_munmap, (void *)r, HP_BELL_SIZE);
+		hp_syscall(SYS_munmap, b, HP_BELL_SIZE);
 		return NULL;
 	}
-	return (struct hp_bell *)r;
+	return b;
 }
 
 static void install(struct hp_bell *b)
