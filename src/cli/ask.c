@@ -2,12 +2,16 @@
  * ask.c -- asking a running process for a dump or a change of sampling
  * (see ask.h).
  *
- * Owns nothing but the control files it makes, which it removes when the
- * request is not taken.  It refuses another user's process (unless the
- * caller may ask any user's) and a process without heapprof.  A process
- * whose state file names signal_control is asked through a control file
- * in its runtime directory, woken by that real-time signal when
- * heapprof's handler holds it (see the library's control/remote.h):
+ * Owns its mapping of the process's bell and the control files it makes,
+ * which it removes when the request is not taken.  It refuses another
+ * user's process (unless the caller may ask any user's) and a process
+ * without heapprof.  A process with a bell (src/bellpage.h) is asked
+ * there: a bit and a futex wake-up for its helper thread, no signal; one
+ * without a helper thread that has not taken the request within
+ * HP_BELL_POLL_MS gets heapprof's control signal.  An older library's
+ * process whose state file names signal_control is asked through a
+ * control file in its runtime directory, woken by that real-time signal
+ * when heapprof's handler holds it (see the library's control/remote.h):
  * SIGUSR1 and SIGUSR2, which the program may own, are never used.  An
  * older library's process is sent signal_dump or signal_toggle, after
  * checking that heapprof's handler is in place: those signals terminate
