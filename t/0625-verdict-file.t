@@ -1,6 +1,6 @@
 #!/bin/sh
 # The verdict file: with prof_leak and leak_check:reachable, every process
-# leaves <prefix>.<pid>.verdict at exit (src/lib/output/verdictfile.h has
+# leaves <prefix>.<pid>.verdict at exit (src/lib/leak/verdictfile.h has
 # its layout), leaked or clean; a program that closed its standard error
 # leaves its report there, and nothing is written to the closed
 # descriptor.

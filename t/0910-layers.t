@@ -3,7 +3,7 @@
 # which file's object refers to which other file's symbols.  Fails on a
 # circle of calls between two or more files, and on any reference that
 # runs up the layers: base < conf < stack < next < record < scan < output <
-# control < intercept (intercept and control never call each other;
+# leak < control < intercept (intercept and control never call each other;
 # nothing calls control or intercept).  Reads the objects that make
 # build/libheapprof.so, so inline functions in headers count where they
 # are expanded; and the sources' #include lines, so that a type from a
@@ -15,7 +15,7 @@ use File::Basename qw(dirname);
 
 my $src = $ENV{HP_SRC} // dirname(dirname(__FILE__));
 my $build = $ENV{HP_BUILD} // "$src/build";
-my @layers = qw(base conf stack next record scan output control intercept);
+my @layers = qw(base conf stack next record scan output leak control intercept);
 my %rank = map { $layers[$_] => $_ } 0 .. $#layers;
 
 my @objs = sort glob("$build/lib/*/*.o");

@@ -1,6 +1,6 @@
 /*
  * check.h -- what heapprof check reports: the verdict files the library
- * leaves at exit (src/lib/output/verdictfile.h has their layout), read,
+ * leaves at exit (src/lib/leak/verdictfile.h has their layout), read,
  * symbolized with libdw (file:line, inlined functions, demangled names)
  * and rendered as text, JSON or JUnit XML.
  *

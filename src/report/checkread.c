@@ -3,7 +3,7 @@
  * them (see check.h).
  *
  * Owns the parsing of the layout the library writes
- * (src/lib/output/verdictfile.c), which is the only place that knows it
+ * (src/lib/leak/verdictfile.c), which is the only place that knows it
  * besides this file.  A verdict file is trusted no more than a dump:
  * every line is checked, strings are cleaned, sizes are bounded.
  */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "output/suppress.h"
+#include "leak/suppress.h"
 #include "fuzz.h"
 
 /* '*' any run, the rest literal; the whole subject must match.  Dynamic

@@ -29,7 +29,7 @@
 #include "control/helperthread.h"
 #include "control/remote.h"
 #include "control/requests.h"
-#include "output/leak.h"
+#include "leak/leak.h"
 #include "record/live.h"
 #include "base/log.h"
 #include "base/pages.h"
@@ -58,7 +58,7 @@ static int prefork_locked;
  * or a fork child (its fork handler sets it).  A child made by clone(2)
  * without fork handlers runs the exit handlers it copied, with whatever
  * locks heapprof's other threads held at that instant copied held: it
- * checks nothing, as its _exit would not (output/leak.c). */
+ * checks nothing, as its _exit would not (leak/leak.c). */
 static pid_t self_pid;
 
 static void prefork(void)

@@ -3,7 +3,7 @@
  *
  * Owns nothing.  They skip exit handlers, so heapprof's exit handler
  * (control/lifecycle.c) never sees them: here the final dump, the leak
- * summary and the gate run first (output/leak.c decides whether this
+ * summary and the gate run first (leak/leak.c decides whether this
  * process's exit is to be checked at all: never in a vfork child), then
  * the process ends as _exit ends it, with exit_group.
  */
@@ -13,7 +13,7 @@
 
 #include "base/compiler.h"
 #include "base/sys.h"
-#include "output/leak.h"
+#include "leak/leak.h"
 
 static __attribute__((noreturn, noinline)) void end(int status, uintptr_t entry)
 {

@@ -10,7 +10,7 @@
  * then on, on every thread, heapprof keeps to the system calls heapprof(7)
  * lists, and the helper thread does no file system work.  What needs the
  * file system once more is done first, while the process is still free
- * to (output/leak.h).  After the call, whether a filter is in place.
+ * to (leak/leak.h).  After the call, whether a filter is in place.
  *
  * Every call, these and all the others, is forwarded as glibc's syscall()
  * and prctl() make it: the variadic arguments read as six longs (four),
@@ -29,7 +29,7 @@
 #include "base/compiler.h"
 #include "base/sandbox.h"
 #include "base/sys.h"
-#include "output/leak.h"
+#include "leak/leak.h"
 
 /* What a call is, for the sandbox: */
 enum install {

@@ -4,6 +4,10 @@
  * Owns nothing between calls.  Runs once, in the exit handler, inside the
  * guard, after the other threads went on: text goes through base/out.c
  * into a base/file.c temporary, renamed into place when complete.
+ *
+ * In leak/: called by verdict.c and leak.c; of its own layer it takes
+ * only verdict.h's counts (a type), and of output/ the dump lock and
+ * prof_prefix's expansion (output/dump.h, output/dumpname.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,15 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/fmt.h"
 #include "base/file.h"
+#include "base/fmt.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "conf/conf.h"
+#include "leak/verdict.h"
+#include "leak/verdictfile.h"
 #include "output/dump.h"
 #include "output/dumpname.h"
-#include "output/verdict.h"
-#include "output/verdictfile.h"
 #include "base/banned.h"
 
 #define CMDLINE_MAX 4096

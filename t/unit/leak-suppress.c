@@ -1,5 +1,5 @@
 /*
- * output-suppress.c -- unit tests of output/suppress: LeakSanitizer-format
+ * leak-suppress.c -- unit tests of leak/suppress: LeakSanitizer-format
  * suppressions parsed, matched against frames, counted and reported.
  *
  * The library's messages go to a log file in a scratch directory (made
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "output/suppress.h"
+#include "leak/suppress.h"
 
 #include "tap.h"
 

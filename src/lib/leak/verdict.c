@@ -8,7 +8,10 @@
  * tables (output/dumpsyms.h: no file:line, which heapprof report and
  * heapprof check give).  Groups leaks by allocation stack and kind, direct
  * before indirect, largest first, as LeakSanitizer does.  The same leaks,
- * frame by frame, go to the verdict file (output/verdictfile.h).
+ * frame by frame, go to the verdict file (leak/verdictfile.h).
+ *
+ * In leak/: called by leak.c; calls suppress.c and verdictfile.c, scan/
+ * for the verdict and output/ for the leak dump and the symbol names.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,13 +23,13 @@
 #include "base/maths.h"
 #include "base/pages.h"
 #include "conf/conf.h"
+#include "leak/suppress.h"
+#include "leak/verdict.h"
+#include "leak/verdictfile.h"
 #include "output/dump.h"
 #include "output/dumpname.h"
 #include "output/dumpsyms.h"
 #include "output/totals.h"
-#include "output/suppress.h"
-#include "output/verdict.h"
-#include "output/verdictfile.h"
 #include "record/counters.h"
 #include "record/sample.h"
 #include "record/stacktab.h"

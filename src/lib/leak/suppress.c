@@ -11,6 +11,9 @@
  * text blocks, one per source parsed, each holding the origin's name and
  * the templates of that source: a rule's pointers into its block stay
  * valid when the array moves.
+ *
+ * In leak/, at its bottom: verdict.c calls it; it calls nothing above
+ * base/, so the unit tests and the fuzz target take it alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +26,7 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "base/pages.h"
-#include "output/suppress.h"
+#include "leak/suppress.h"
 #include "base/banned.h"
 
 #define TYPE_PREFIX "leak:"

@@ -11,6 +11,12 @@
  * no reachability scan (it reads /proc/self/maps and stops threads with
  * signals), no verdict file, no state file removed; the summary counts
  * every block still live, as leak_check:live does, and the gate works.
+ *
+ * The top of leak/, the leak gate's layer: control/lifecycle.c (the exit
+ * handler) and intercept/ (_exit, a seccomp filter going in) call it; it
+ * calls verdict.c and verdictfile.c, and output/ below for the final dump,
+ * the run's note of where its dumps are, and the state file.  Nothing in
+ * output/ or below calls back.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,7 +31,7 @@
 #include "output/dump.h"
 #include "output/dumpname.h"
 #include "base/fmt.h"
-#include "output/leak.h"
+#include "leak/leak.h"
 #include "record/live.h"
 #include "base/log.h"
 #include "base/pages.h"
@@ -33,8 +39,8 @@
 #include "record/sampled.h"
 #include "record/sample.h"
 #include "output/totals.h"
-#include "output/verdict.h"
-#include "output/verdictfile.h"
+#include "leak/verdict.h"
+#include "leak/verdictfile.h"
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
@@ -397,7 +403,7 @@ void hp_leak_before_sandbox(void)
 	if (hp_conf.leak_report)
 		hp_log(HP_LOG_INFO, "the program installs a seccomp filter: from now on heapprof writes "
 		       "no file of its own and only writes its lines (heapprof(7): SANDBOXES)");
-	/* Where the exit's verdict would have gone (output/verdict.c), and
+	/* Where the exit's verdict would have gone (leak/verdict.c), and
 	 * only for the process whose exit is checked. */
 	if (!hp_conf.prof_leak || hp_conf.leak_check != HP_CONF_LEAK_REACHABLE ||
 	    getpid() != HP_LOAD(&owner) || HP_LOAD(&checked))
