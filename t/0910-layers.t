@@ -18,7 +18,11 @@ my $build = $ENV{HP_BUILD} // "$src/build";
 my @layers = qw(base conf stack next record scan output leak control intercept);
 my %rank = map { $layers[$_] => $_ } 0 .. $#layers;
 
-my @objs = sort glob("$build/lib/*/*.o");
+# Only objects with a source: a build directory made before a file moved
+# (output/leak.c is leak/leak.c now) keeps the old object, which would
+# define the same symbols twice and hide the file's real references.
+my @objs = grep { my ($p) = m{/lib/(.+)\.o$}; -f "$src/src/lib/$p.c" }
+  sort glob("$build/lib/*/*.o");
 if (!@objs) {
 	print "Bail out! no objects under $build/lib: run make\n";
 	exit 1;
