@@ -40,6 +40,7 @@
 #include "../report/util.h"
 #include "binary.h"
 #include "cmds.h"
+#include "usage.h"
 
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
 #define ORPHAN_WAIT_S 10        /* for what the command left running */
@@ -122,11 +123,11 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			break;
 		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
 		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config")) {
-			hp_cmd_usage_error("check", "unknown option '%s'", a);
+			hp_usage_error("check", "unknown option '%s'", a);
 			return -1;
 		}
 		if (!val) {
-			hp_cmd_usage_error("check", "option '%s' needs a value", a);
+			hp_usage_error("check", "option '%s' needs a value", a);
 			return -1;
 		}
 		i++;
@@ -139,7 +140,7 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			free(o->config);
 			o->config = realpath(val, NULL);
 			if (!o->config) {
-				hp_cmd_usage_error("check", "--config: cannot read '%s': %s", val,
+				hp_usage_error("check", "--config: cannot read '%s': %s", val,
 						   strerror(errno));
 				return -1;
 			}
@@ -151,14 +152,14 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			char *end;
 			long n = strtol(val, &end, 10);
 			if (*end || end == val || n < 1 || n > 255) {
-				hp_cmd_usage_error("check", "--exit-code: '%s' is not 1 to 255", val);
+				hp_usage_error("check", "--exit-code: '%s' is not 1 to 255", val);
 				return -1;
 			}
 			o->exit_code = (int)n;
 		}
 	}
 	if (i >= argc) {
-		hp_cmd_usage_error("check", "no command to run");
+		hp_usage_error("check", "no command to run");
 		return -1;
 	}
 	return i;

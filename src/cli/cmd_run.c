@@ -31,6 +31,7 @@
 
 #include "binary.h"
 #include "cmds.h"
+#include "usage.h"
 
 #ifndef HEAPPROF_LIBDIR
 #define HEAPPROF_LIBDIR "/usr/local/lib"
@@ -240,7 +241,7 @@ static int run(int argc, char **argv, struct lists *l)
 		if (!strcmp(a, "-c") || !strcmp(a, "--conf") || !strcmp(a, "--config") ||
 		    !strcmp(a, "--programs")) {
 			if (++i >= argc)
-				return hp_cmd_usage_error("run", "option '%s' needs a value", a);
+				return hp_usage_error("run", "option '%s' needs a value", a);
 			if (!strcmp(a, "--config"))
 				config = argv[i];
 			else if (!strcmp(a, "--programs"))
@@ -257,15 +258,15 @@ static int run(int argc, char **argv, struct lists *l)
 			fputs(help_text, stdout);
 			return 0;
 		} else if (a[0] == '-') {
-			return hp_cmd_usage_error("run", "unknown option '%s'", a);
+			return hp_usage_error("run", "unknown option '%s'", a);
 		} else {
 			break;
 		}
 	}
 	if (i >= argc)
-		return hp_cmd_usage_error("run", "no command to run");
+		return hp_usage_error("run", "no command to run");
 	if (l->programs && strchr(l->programs, '|'))
-		return hp_cmd_usage_error("run", "--programs: a pattern cannot hold '|'");
+		return hp_usage_error("run", "--programs: a pattern cannot hold '|'");
 	hp_binary_warn("run", argv[i], "it will not be profiled");
 
 	/* Ours first: the user's -c options come after them and win. */

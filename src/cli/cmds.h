@@ -27,12 +27,6 @@ int hp_cmd_check(int argc, char **argv);
 /* `heapprof help [CMD]`: the overview, or CMD's --help (main.c). */
 int hp_cmd_help(int argc, char **argv);
 
-/* A usage error: "heapprof CMD: <message>" and "try 'heapprof CMD
- * --help'" on stderr (cmd NULL: the command itself).  Returns 2, the
- * status of usage errors (main.c). */
-int hp_cmd_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* Where libheapprof.so is (cmd_run.c).  0 when found. */
 int hp_cmd_run_find_library(char *out, size_t cap);
 

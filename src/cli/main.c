@@ -1,17 +1,17 @@
 /*
  * main.c -- the heapprof command: dispatches to a subcommand; `heapprof
- * help [CMD]` and `heapprof help options` (the library's options); the one
- * shape of every usage error.
+ * help [CMD]` and `heapprof help options` (the library's options).  The
+ * one shape of every usage error is usage.c's.
  *
  * An ordinary program (stdio and malloc are fine here).  Exit status: 0 on
  * success, 1 on failure, 2 on a usage error.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../version.h"
 #include "cmds.h"
+#include "usage.h"
 
 struct subcommand {
 	const char *name;
@@ -99,18 +99,6 @@ static void usage(FILE *out)
 	      "See heapprof(1), heapprof(7) and profiler.ini(5).\n", lib);
 }
 
-int hp_cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "heapprof%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\ntry 'heapprof%s%s --help'\n", cmd ? " " : "", cmd ? cmd : "");
-	return 2;
-}
-
 static const struct subcommand *find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
@@ -126,12 +114,12 @@ int hp_cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2)
-		return hp_cmd_usage_error("help", "one command at a time, not '%s'", argv[2]);
+		return hp_usage_error("help", "one command at a time, not '%s'", argv[2]);
 	if (!strcmp(argv[1], "options"))
 		return help_options();
 	const struct subcommand *s = find(argv[1]);
 	if (!s)
-		return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return hp_usage_error(NULL, "unknown command '%s'", argv[1]);
 	if (s->fn == hp_cmd_help) {
 		usage(stdout);
 		return 0;
@@ -143,14 +131,14 @@ int hp_cmd_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return hp_cmd_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
+		return hp_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
 					  "report, trend, serve or help");
 	const struct subcommand *s = find(argv[1]);
 	if (s)
 		return s->fn(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		if (argc > 2)
-			return hp_cmd_usage_error(NULL, "--version takes no argument");
+			return hp_usage_error(NULL, "--version takes no argument");
 		printf("heapprof %s\n", HEAPPROF_VERSION);
 		return 0;
 	}
@@ -159,6 +147,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argv[1][0] == '-')
-		return hp_cmd_usage_error(NULL, "unknown option '%s'", argv[1]);
-	return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return hp_usage_error(NULL, "unknown option '%s'", argv[1]);
+	return hp_usage_error(NULL, "unknown command '%s'", argv[1]);
 }
