@@ -3,7 +3,7 @@
  * under the leak check, with one report and one exit status for the tree.
  *
  * Owns the run directory and the wait for the tree.  The processes run
- * with the library preloaded (cmd_run.c's hp_cmd_run_preload) and these
+ * with the library preloaded (preload.c's hp_preload_env) and these
  * options after any the caller has (so they win):
  *
  *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
@@ -40,6 +40,7 @@
 #include "../report/util.h"
 #include "binary.h"
 #include "cmds.h"
+#include "preload.h"
 #include "usage.h"
 
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
@@ -261,7 +262,7 @@ static int run_tree(char **argv, const char *conf, const char *config)
 	if (pid < 0)
 		hp_util_die("check: cannot fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (hp_cmd_run_preload("check", conf))
+		if (hp_preload_env("check", conf))
 			_exit(125);
 		if (config)
 			setenv("HEAPPROF_CONFIG", config, 1);
@@ -460,7 +461,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 	int first = parse_opts(argc, argv, o);
 	if (first <= 0)
 		return first < 0 ? 2 : 0;
-	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
+	if (hp_preload_find_library(lib, sizeof(lib))) {
 		fprintf(stderr, "heapprof check: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
 		return 1;
 	}

@@ -11,6 +11,7 @@
 
 #include "../version.h"
 #include "cmds.h"
+#include "preload.h"
 #include "usage.h"
 
 struct subcommand {
@@ -73,7 +74,7 @@ static void usage(FILE *out)
 {
 	char lib[4096];
 
-	if (hp_cmd_run_find_library(lib, sizeof(lib)) != 0)
+	if (hp_preload_find_library(lib, sizeof(lib)) != 0)
 		snprintf(lib, sizeof(lib), "/path/to/libheapprof.so");
 	fprintf(out, "usage: heapprof COMMAND [ARG]...\n"
 	      "\n"
