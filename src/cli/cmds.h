@@ -22,7 +22,4 @@ int hp_cmd_serve(int argc, char **argv);
 /* A tree of processes under the leak check (cmd_check.c). */
 int hp_cmd_check(int argc, char **argv);
 
-/* `heapprof help [CMD]`: the overview, or CMD's --help (main.c). */
-int hp_cmd_help(int argc, char **argv);
-
 #endif
