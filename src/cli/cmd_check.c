@@ -34,10 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../report/buf.h"
-#include "../report/check.h"
-#include "../report/strtab.h"
-#include "../report/util.h"
+#include "report/buf.h"
+#include "report/check.h"
+#include "report/strtab.h"
+#include "report/util.h"
 #include "binary.h"
 #include "cmds.h"
 #include "preload.h"

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../report/buf.h"
-#include "../report/strtab.h"
+#include "report/buf.h"
+#include "report/strtab.h"
 #include "cmds.h"
 #include "proc.h"
 #include "usage.h"

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/buf.h"
-#include "../report/report.h"
-#include "../report/ropts.h"
-#include "../report/util.h"
+#include "report/buf.h"
+#include "report/report.h"
+#include "report/ropts.h"
+#include "report/util.h"
 #include "cmds.h"
 #include "usage.h"
 

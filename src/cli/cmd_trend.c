@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/ropts.h"
-#include "../report/trend.h"
+#include "report/ropts.h"
+#include "report/trend.h"
 #include "cmds.h"
 #include "usage.h"
 

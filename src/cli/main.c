@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../version.h"
+#include "version.h"
 #include "cmds.h"
 #include "help.h"
 #include "usage.h"
