@@ -3,7 +3,7 @@
  * under the leak check, with one report and one exit status for the tree.
  *
  * Owns the run directory and the wait for the tree.  The processes run
- * with the library preloaded (cmd_run.c's hp_cmd_run_preload) and these
+ * with the library preloaded (preload.c's hp_preload_env) and these
  * options after any the caller has (so they win):
  *
  *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
@@ -34,12 +34,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../report/buf.h"
-#include "../report/check.h"
-#include "../report/strtab.h"
-#include "../report/util.h"
+#include "report/buf.h"
+#include "report/check.h"
+#include "report/strtab.h"
+#include "report/util.h"
 #include "binary.h"
 #include "cmds.h"
+#include "preload.h"
+#include "usage.h"
 
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
 #define ORPHAN_WAIT_S 10        /* for what the command left running */
@@ -122,11 +124,11 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			break;
 		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
 		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config")) {
-			hp_cmd_usage_error("check", "unknown option '%s'", a);
+			hp_usage_error("check", "unknown option '%s'", a);
 			return -1;
 		}
 		if (!val) {
-			hp_cmd_usage_error("check", "option '%s' needs a value", a);
+			hp_usage_error("check", "option '%s' needs a value", a);
 			return -1;
 		}
 		i++;
@@ -139,7 +141,7 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			free(o->config);
 			o->config = realpath(val, NULL);
 			if (!o->config) {
-				hp_cmd_usage_error("check", "--config: cannot read '%s': %s", val,
+				hp_usage_error("check", "--config: cannot read '%s': %s", val,
 						   strerror(errno));
 				return -1;
 			}
@@ -151,14 +153,14 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			char *end;
 			long n = strtol(val, &end, 10);
 			if (*end || end == val || n < 1 || n > 255) {
-				hp_cmd_usage_error("check", "--exit-code: '%s' is not 1 to 255", val);
+				hp_usage_error("check", "--exit-code: '%s' is not 1 to 255", val);
 				return -1;
 			}
 			o->exit_code = (int)n;
 		}
 	}
 	if (i >= argc) {
-		hp_cmd_usage_error("check", "no command to run");
+		hp_usage_error("check", "no command to run");
 		return -1;
 	}
 	return i;
@@ -260,7 +262,7 @@ static int run_tree(char **argv, const char *conf, const char *config)
 	if (pid < 0)
 		hp_util_die("check: cannot fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (hp_cmd_run_preload("check", conf))
+		if (hp_preload_env("check", conf))
 			_exit(125);
 		if (config)
 			setenv("HEAPPROF_CONFIG", config, 1);
@@ -459,7 +461,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 	int first = parse_opts(argc, argv, o);
 	if (first <= 0)
 		return first < 0 ? 2 : 0;
-	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
+	if (hp_preload_find_library(lib, sizeof(lib))) {
 		fprintf(stderr, "heapprof check: cannot find libheapprof.so (set HEAPPROF_LIB)\n");
 		return 1;
 	}

@@ -18,6 +18,7 @@
 #include "ask.h"
 #include "cmds.h"
 #include "proc.h"
+#include "usage.h"
 
 static const char dump_help[] =
 	"usage: heapprof dump PID [--timeout SECONDS]\n"
@@ -63,10 +64,10 @@ static int parse(int argc, char **argv, pid_t *pid, double *timeout, const char 
 		if (!strcmp(a, "--timeout") || !strncmp(a, "--timeout=", 10)) {
 			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
 			if (!v)
-				return hp_cmd_usage_error(cmd, "option '--timeout' needs a value");
+				return hp_usage_error(cmd, "option '--timeout' needs a value");
 			*timeout = strtod(v, &end);
 			if (*end || end == v || !(*timeout > 0))
-				return hp_cmd_usage_error(cmd, "--timeout wants a number of seconds, not '%s'", v);
+				return hp_usage_error(cmd, "--timeout wants a number of seconds, not '%s'", v);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			if (help == toggle_help) {
 				const char *forms[] = { cmd, "toggle", "pause", "resume" };
@@ -80,18 +81,18 @@ static int parse(int argc, char **argv, pid_t *pid, double *timeout, const char 
 			fputs(help, stdout);
 			return -1;
 		} else if (a[0] == '-') {
-			return hp_cmd_usage_error(cmd, "unknown option '%s'", a);
+			return hp_usage_error(cmd, "unknown option '%s'", a);
 		} else if (*pid) {
-			return hp_cmd_usage_error(cmd, "one process at a time, not '%s' too", a);
+			return hp_usage_error(cmd, "one process at a time, not '%s' too", a);
 		} else {
 			long v = strtol(a, &end, 10);
 			if (*end || end == a || v <= 0 || v > 0x7fffffff)
-				return hp_cmd_usage_error(cmd, "'%s' is not a process ID", a);
+				return hp_usage_error(cmd, "'%s' is not a process ID", a);
 			*pid = (pid_t)v;
 		}
 	}
 	if (!*pid)
-		return hp_cmd_usage_error(cmd, "no process ID given ('heapprof ps' lists them)");
+		return hp_usage_error(cmd, "no process ID given ('heapprof ps' lists them)");
 	return 0;
 }
 

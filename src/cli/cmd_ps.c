@@ -18,10 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../report/buf.h"
-#include "../report/strtab.h"
+#include "report/buf.h"
+#include "report/strtab.h"
 #include "cmds.h"
 #include "proc.h"
+#include "usage.h"
 
 #define MAX_PIDS 65536
 
@@ -284,13 +285,13 @@ int hp_cmd_ps(int argc, char **argv)
 			fputs(help_text, stdout);
 			return 0;
 		} else if (argv[i][0] == '-') {
-			return hp_cmd_usage_error("ps", "unknown option '%s'", argv[i]);
+			return hp_usage_error("ps", "unknown option '%s'", argv[i]);
 		} else {
-			return hp_cmd_usage_error("ps", "takes no argument, not '%s'", argv[i]);
+			return hp_usage_error("ps", "takes no argument, not '%s'", argv[i]);
 		}
 	}
 	if (l.quiet && l.json)
-		return hp_cmd_usage_error("ps", "choose one of -q and --json");
+		return hp_usage_error("ps", "choose one of -q and --json");
 	hp_proc_each_state(one_state, &l);
 	hp_proc_each_temp(one_temp, NULL);
 	hp_proc_each_bell(one_bell, NULL);

@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../report/buf.h"
-#include "../report/report.h"
-#include "../report/ropts.h"
-#include "../report/util.h"
+#include "report/buf.h"
+#include "report/report.h"
+#include "report/ropts.h"
+#include "report/util.h"
 #include "cmds.h"
+#include "usage.h"
 
 static const char usage_text[] =
 	"usage: heapprof report [options] DUMP...\n"
@@ -102,7 +103,7 @@ static const struct option longopts[] = {
 static int usage_error(const char *fmt, const char *arg)
 {
 	if (fmt)
-		return hp_cmd_usage_error("report", fmt, arg);
+		return hp_usage_error("report", fmt, arg);
 	fputs("try 'heapprof report --help'\n", stderr);
 	return 2;
 }

@@ -17,9 +17,8 @@
  * The run directory, heapprof-run.<UTC time>.<pid>, is made in the
  * working directory when it is writable, else under $XDG_STATE_HOME/
  * heapprof; the library creates it at the first dump, so a run that
- * dumps nothing leaves nothing.  hp_cmd_run_preload does the environment,
- * for any command that runs programs under the library (heapprof check
- * too).
+ * dumps nothing leaves nothing.  The environment itself is preload.c's
+ * (heapprof check's too).
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,65 +30,12 @@
 
 #include "binary.h"
 #include "cmds.h"
+#include "preload.h"
+#include "usage.h"
 
-#ifndef HEAPPROF_LIBDIR
-#define HEAPPROF_LIBDIR "/usr/local/lib"
-#endif
 #ifndef HEAPPROF_SYSCONFDIR
 #define HEAPPROF_SYSCONFDIR "/etc"
 #endif
-
-/* The library: $HEAPPROF_LIB, next to this command (a build tree), in
- * ../lib beside it (an install), or where make install put it. */
-int hp_cmd_run_find_library(char *out, size_t cap)
-{
-	char self[PATH_MAX];
-	const char *env = getenv("HEAPPROF_LIB");
-
-	if (env && *env) {
-		snprintf(out, cap, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(out, cap, "%s/libheapprof.so", self);
-			if (access(out, R_OK) == 0)
-				return 0;
-			snprintf(out, cap, "%s/../lib/libheapprof.so", self);
-			if (access(out, R_OK) == 0)
-				return 0;
-		}
-	}
-	snprintf(out, cap, "%s/libheapprof.so", HEAPPROF_LIBDIR);
-	return access(out, R_OK) == 0 ? 0 : -1;
-}
-
-int hp_cmd_run_preload(const char *who, const char *conf)
-{
-	char lib[PATH_MAX];
-
-	if (hp_cmd_run_find_library(lib, sizeof(lib))) {
-		fprintf(stderr, "heapprof %s: cannot find libheapprof.so (set HEAPPROF_LIB)\n", who);
-		return 1;
-	}
-	const char *pre = getenv("LD_PRELOAD");
-	char *preload = malloc(strlen(lib) + (pre ? strlen(pre) : 0) + 2);
-	sprintf(preload, "%s%s%s", lib, pre && *pre ? " " : "", pre && *pre ? pre : "");
-	setenv("LD_PRELOAD", preload, 1);
-	free(preload);
-	if (conf && *conf) {
-		const char *hc = getenv("HEAPPROF_CONF");
-		char *all = malloc(strlen(conf) + (hc ? strlen(hc) : 0) + 2);
-		sprintf(all, "%s%s%s", hc && *hc ? hc : "", hc && *hc ? "," : "", conf);
-		setenv("HEAPPROF_CONF", all, 1);
-		free(all);
-	}
-	return 0;
-}
 
 static const char help_text[] =
 	"usage: heapprof run [options] [--] COMMAND [ARG]...\n"
@@ -240,7 +186,7 @@ static int run(int argc, char **argv, struct lists *l)
 		if (!strcmp(a, "-c") || !strcmp(a, "--conf") || !strcmp(a, "--config") ||
 		    !strcmp(a, "--programs")) {
 			if (++i >= argc)
-				return hp_cmd_usage_error("run", "option '%s' needs a value", a);
+				return hp_usage_error("run", "option '%s' needs a value", a);
 			if (!strcmp(a, "--config"))
 				config = argv[i];
 			else if (!strcmp(a, "--programs"))
@@ -257,15 +203,15 @@ static int run(int argc, char **argv, struct lists *l)
 			fputs(help_text, stdout);
 			return 0;
 		} else if (a[0] == '-') {
-			return hp_cmd_usage_error("run", "unknown option '%s'", a);
+			return hp_usage_error("run", "unknown option '%s'", a);
 		} else {
 			break;
 		}
 	}
 	if (i >= argc)
-		return hp_cmd_usage_error("run", "no command to run");
+		return hp_usage_error("run", "no command to run");
 	if (l->programs && strchr(l->programs, '|'))
-		return hp_cmd_usage_error("run", "--programs: a pattern cannot hold '|'");
+		return hp_usage_error("run", "--programs: a pattern cannot hold '|'");
 	hp_binary_warn("run", argv[i], "it will not be profiled");
 
 	/* Ours first: the user's -c options come after them and win. */
@@ -285,7 +231,7 @@ static int run(int argc, char **argv, struct lists *l)
 	}
 	if (l->conf)
 		append(&l->own, l->conf);
-	if (hp_cmd_run_preload("run", l->own))
+	if (hp_preload_env("run", l->own))
 		return 1;
 	if (config)
 		setenv("HEAPPROF_CONFIG", config, 1);

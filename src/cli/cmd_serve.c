@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../report/report.h"
-#include "../report/ropts.h"
+#include "report/report.h"
+#include "report/ropts.h"
 #include "ask.h"
 #include "cmds.h"
 #include "httpd.h"

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../report/ropts.h"
-#include "../report/trend.h"
+#include "report/ropts.h"
+#include "report/trend.h"
 #include "cmds.h"
+#include "usage.h"
 
 static const char usage_text[] =
 	"usage: heapprof trend [options] DUMP...\n"
@@ -49,7 +50,7 @@ static const struct option longopts[] = {
 static int usage_error(const char *fmt, const char *arg)
 {
 	if (fmt)
-		return hp_cmd_usage_error("trend", fmt, arg);
+		return hp_usage_error("trend", fmt, arg);
 	fputs("try 'heapprof trend --help'\n", stderr);
 	return 2;
 }

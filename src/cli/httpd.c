@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../report/util.h"
-#include "../version.h"
+#include "report/util.h"
+#include "version.h"
 #include "httpd.h"
 
 enum httpd_state { HTTPD_FREE, HTTPD_READ, HTTPD_WRITE, HTTPD_DRAIN };
