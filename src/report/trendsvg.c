@@ -120,9 +120,9 @@ static void series(struct chart *c, const int64_t *v, const char *label, const c
 		when(s, t, at, sizeof(at));
 		hp_buf_printf(c->b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
 			      px(c, t), py(c, v[t]), color);
-		hp_render_xml_escape(c->b, label);
+		hp_buf_xml_str(c->b, label);
 		hp_buf_printf(c->b, ": %s at %s (", val, at);
-		hp_render_xml_escape(c->b, s->paths[t]);
+		hp_buf_xml_str(c->b, s->paths[t]);
 		hp_buf_str(c->b, ")</title></circle>\n");
 	}
 }
@@ -137,7 +137,7 @@ static void legend_row(struct chart *c, size_t row, const char *color, const cha
 	hp_buf_printf(c->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\">%s  ", LEFT, y - 10, color, LEFT + 18, y,
 		      sl);
-	hp_render_xml_escape(c->b, label);
+	hp_buf_xml_str(c->b, label);
 	hp_buf_str(c->b, "</text>\n");
 }
 
