@@ -199,10 +199,6 @@ for my $from (sort keys %cuses) {
 # 7. No circle of calls between the command's files, report engine's
 # included.
 my @ccircles = circles(\%cedge);
-# The one pair tolerated, report/trend <-> report/trendsvg, and only
-# while it is a circle of its own:
-# until the series model is split (issue 19)
-@ccircles = grep { "@$_" ne 'report/trend report/trendsvg' } @ccircles;
 print((@ccircles ? 'not ok' : 'ok'), " 7 - no circle of calls between the command's files\n");
 print_circles(\%cedge, \%cwhy, @ccircles);
 

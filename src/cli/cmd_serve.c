@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report/buf.h"
 #include "report/report.h"
 #include "report/ropts.h"
 #include "ask.h"
@@ -217,14 +218,11 @@ static void add(struct serve_str *b, const char *fmt, ...)
 static void add_html(struct serve_str *b, const char *s)
 {
 	for (; *s; s++) {
-		switch (*s) {
-		case '<': add(b, "&lt;"); break;
-		case '>': add(b, "&gt;"); break;
-		case '&': add(b, "&amp;"); break;
-		case '"': add(b, "&quot;"); break;
-		case '\'': add(b, "&#39;"); break;
-		default: add(b, "%c", *s);
-		}
+		const char *e = hp_buf_xml_entity(*s, 1);
+		if (e)
+			add(b, "%s", e);
+		else
+			add(b, "%c", *s);
 	}
 }
 

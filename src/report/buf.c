@@ -1,5 +1,6 @@
 /*
- * buf.c -- growable byte strings (see buf.h).
+ * buf.c -- growable byte strings, and JSON and XML strings in them (see
+ * buf.h).
  *
  * Owns nothing but the memory of each buffer, which grows by doubling
  * and dies on exhaustion (util.h).
@@ -78,4 +79,33 @@ void hp_buf_json_str(struct hp_buf *b, const char *s)
 			hp_buf_char(b, (char)c);
 	}
 	hp_buf_char(b, '"');
+}
+
+const char *hp_buf_xml_entity(char c, int html)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	case '\'':
+		return html ? "&#39;" : "&apos;";
+	default:
+		return NULL;
+	}
+}
+
+void hp_buf_xml_str(struct hp_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		const char *e = hp_buf_xml_entity(*s, 0);
+		if (e)
+			hp_buf_str(b, e);
+		else
+			hp_buf_char(b, *s);
+	}
 }

@@ -153,20 +153,6 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 
 /* ---- JUnit XML ------------------------------------------------------------ */
 
-static void xml(struct hp_buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': hp_buf_str(b, "&amp;"); break;
-		case '<': hp_buf_str(b, "&lt;"); break;
-		case '>': hp_buf_str(b, "&gt;"); break;
-		case '"': hp_buf_str(b, "&quot;"); break;
-		case '\'': hp_buf_str(b, "&apos;"); break;
-		default: hp_buf_char(b, *s); break;
-		}
-	}
-}
-
 /*
  * One test case per counted process: classname its program's name, name
  * its command line (stable from run to run, unlike its pid, so that CI
@@ -196,29 +182,29 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 		if (!p->counted)
 			continue;
 		hp_buf_str(b, "    <testcase classname=\"");
-		xml(b, p->name);
+		hp_buf_xml_str(b, p->name);
 		hp_buf_str(b, "\" name=\"");
-		xml(b, p->cmdline);
+		hp_buf_xml_str(b, p->cmdline);
 		hp_buf_str(b, "\">\n");
 		if (p->error) {
 			hp_buf_str(b, "      <skipped message=\"no leak verdict: ");
-			xml(b, p->error);
+			hp_buf_xml_str(b, p->error);
 			hp_buf_str(b, "\"/>\n");
 		} else if (hp_check_objects(p)) {
 			struct hp_buf text = { 0 };
 			hp_buf_printf(&text, "%" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s)",
 				      hp_check_bytes(p), hp_check_objects(p));
 			hp_buf_str(b, "      <failure type=\"leak\" message=\"");
-			xml(b, text.p);
+			hp_buf_xml_str(b, text.p);
 			hp_buf_str(b, "\">");
 			hp_buf_reset(&text);
 			hp_check_text(&text, p);
-			xml(b, text.p);
+			hp_buf_xml_str(b, text.p);
 			hp_buf_str(b, "</failure>\n");
 			hp_buf_release(&text);
 		}
 		hp_buf_str(b, "      <system-out>");
-		xml(b, p->program);
+		hp_buf_xml_str(b, p->program);
 		hp_buf_printf(b, " (pid %ld) asked to exit with status %d</system-out>\n", p->pid, p->status);
 		hp_buf_str(b, "    </testcase>\n");
 	}

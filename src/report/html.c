@@ -187,11 +187,11 @@ static void subtitle(struct hp_buf *b, const struct hp_render *r, const struct h
 	}
 	if (r->focus) {
 		hp_buf_str(b, "; focus ");
-		hp_render_xml_escape(b, r->focus);
+		hp_buf_xml_str(b, r->focus);
 	}
 	if (r->ignore) {
 		hp_buf_str(b, "; ignore ");
-		hp_render_xml_escape(b, r->ignore);
+		hp_buf_xml_str(b, r->ignore);
 	}
 }
 

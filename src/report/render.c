@@ -1,6 +1,6 @@
 /*
  * render.c -- what the outputs share: value names, units, percentages,
- * totals, the headline and XML escaping (see render.h).
+ * totals and the headline (see render.h; XML escaping is buf.h's).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -111,29 +111,4 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 		hp_buf_printf(b, "Note: %zu stack%s shrank since the base: values with '-' are "
 				 "decreases; percentages are of the sum of absolute values\n",
 			      neg, neg == 1 ? "" : "s");
-}
-
-void hp_render_xml_escape(struct hp_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			hp_buf_str(b, "&amp;");
-			break;
-		case '<':
-			hp_buf_str(b, "&lt;");
-			break;
-		case '>':
-			hp_buf_str(b, "&gt;");
-			break;
-		case '"':
-			hp_buf_str(b, "&quot;");
-			break;
-		case '\'':
-			hp_buf_str(b, "&apos;");
-			break;
-		default:
-			hp_buf_char(b, *s);
-		}
-	}
 }

@@ -1,7 +1,7 @@
 /*
  * render.h -- the outputs of `heapprof report`, all drawn from a finished
  * profile (profile.h), and the helpers they share: value names, units,
- * percentages, XML escaping.
+ * percentages (XML escaping is buf.h's).
  */
 #ifndef HP_REPORT_RENDER_H
 #define HP_REPORT_RENDER_H
@@ -59,9 +59,6 @@ int64_t hp_render_total(const struct hp_profile *p, int vi, int64_t *abs_total,
 /* The first line of the text outputs: "Total: 6.1MiB (inuse_space, ...)". */
 void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 			struct hp_buf *b);
-
-/* Appends s with &, <, >, " and ' escaped for XML. */
-void hp_render_xml_escape(struct hp_buf *b, const char *s);
 
 /* The outputs, one file each: hp_<file>_render in <file>.c (text.c draws
  * --tree as well).  Each writes its whole result into b. */

@@ -84,7 +84,7 @@ static void frame(struct draw *d, uint32_t id, double x, double w)
 	else
 		hot_color(name, rgb);
 	hp_buf_str(d->b, "<g><title>");
-	hp_render_xml_escape(d->b, name);
+	hp_buf_xml_str(d->b, name);
 	hp_buf_str(d->b, " (");
 	tooltip(d, fn, d->b);
 	hp_buf_printf(d->b, ")</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -95,14 +95,14 @@ static void frame(struct draw *d, uint32_t id, double x, double w)
 		size_t len = strlen(name);
 		hp_buf_printf(d->b, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 4.5);
 		if (len <= fit) {
-			hp_render_xml_escape(d->b, name);
+			hp_buf_xml_str(d->b, name);
 		} else {
 			/* Cut on a UTF-8 boundary, then mark the cut. */
 			size_t cut = fit > 2 ? fit - 2 : 0;
 			while (cut && ((unsigned char)name[cut] & 0xc0) == 0x80)
 				cut--;
 			char *s = hp_util_xstrndup(name, cut);
-			hp_render_xml_escape(d->b, s);
+			hp_buf_xml_str(d->b, s);
 			hp_buf_str(d->b, "..");
 			free(s);
 		}
@@ -202,11 +202,11 @@ static void header(struct draw *d)
 	}
 	if (r->focus) {
 		hp_buf_str(d->b, "; focus ");
-		hp_render_xml_escape(d->b, r->focus);
+		hp_buf_xml_str(d->b, r->focus);
 	}
 	if (r->ignore) {
 		hp_buf_str(d->b, "; ignore ");
-		hp_render_xml_escape(d->b, r->ignore);
+		hp_buf_xml_str(d->b, r->ignore);
 	}
 	hp_buf_str(d->b, "; hover a frame for its value</text>\n");
 	if (d->f.diff && d->total > 0)

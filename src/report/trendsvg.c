@@ -1,6 +1,6 @@
 /*
  * trendsvg.c -- `heapprof trend --svg`: the series as a line chart in one
- * self-contained SVG file (see trend.h).
+ * self-contained SVG file (see trendsvg.h).
  *
  * The total and the steepest-growing stacks over time (times from the
  * dump names, or dump numbers), a legend with each line's slope, and a
@@ -12,7 +12,8 @@
 
 #include "buf.h"
 #include "render.h"
-#include "trend.h"
+#include "series.h"
+#include "trendsvg.h"
 #include "util.h"
 
 #define W 1000.0
@@ -119,9 +120,9 @@ static void series(struct chart *c, const int64_t *v, const char *label, const c
 		when(s, t, at, sizeof(at));
 		hp_buf_printf(c->b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
 			      px(c, t), py(c, v[t]), color);
-		hp_render_xml_escape(c->b, label);
+		hp_buf_xml_str(c->b, label);
 		hp_buf_printf(c->b, ": %s at %s (", val, at);
-		hp_render_xml_escape(c->b, s->paths[t]);
+		hp_buf_xml_str(c->b, s->paths[t]);
 		hp_buf_str(c->b, ")</title></circle>\n");
 	}
 }
@@ -132,11 +133,11 @@ static void legend_row(struct chart *c, size_t row, const char *color, const cha
 	double y = TOP + PLOT_H + AXIS_H + LEGEND_H * (double)row + 12;
 	char sl[48];
 
-	hp_trend_fmt_slope(c->s, slope, sl, sizeof(sl));
+	hp_series_fmt_slope(c->s, slope, sl, sizeof(sl));
 	hp_buf_printf(c->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\">%s  ", LEFT, y - 10, color, LEFT + 18, y,
 		      sl);
-	hp_render_xml_escape(c->b, label);
+	hp_buf_xml_str(c->b, label);
 	hp_buf_str(c->b, "</text>\n");
 }
 
