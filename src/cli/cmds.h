@@ -24,9 +24,6 @@ int hp_cmd_serve(int argc, char **argv);
 /* A tree of processes under the leak check (cmd_check.c). */
 int hp_cmd_check(int argc, char **argv);
 
-/* `heapprof help [CMD]`: the overview, or CMD's --help (main.c). */
-int hp_cmd_help(int argc, char **argv);
-
 /* A usage error: "heapprof CMD: <message>" and "try 'heapprof CMD
  * --help'" on stderr (cmd NULL: the command itself).  Returns 2, the
  * status of usage errors (main.c). */

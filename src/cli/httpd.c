@@ -68,7 +68,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-const char *hp_httpd_reason(int status)
+/* The reason phrase of an HTTP status. */
+static const char *reason_phrase(int status)
 {
 	switch (status) {
 	case 200: return "OK";
@@ -95,8 +96,9 @@ const char *hp_httpd_reason(int status)
 
 /* ---- answers ----------------------------------------------------------- */
 
-void hp_httpd_body(struct hp_httpd_resp *resp, int status, const char *type, const void *p,
-		   size_t n)
+/* Sets resp's body to the n bytes at p (copied), of type type. */
+static void set_body(struct hp_httpd_resp *resp, int status, const char *type, const void *p,
+		     size_t n)
 {
 	free(resp->body);
 	resp->status = status;
@@ -118,7 +120,7 @@ void hp_httpd_text(struct hp_httpd_resp *resp, int status, const char *fmt, ...)
 	line[strcspn(line, "\r\n")] = '\0';
 	snprintf(resp->note, sizeof(resp->note), "%.*s", (int)sizeof(resp->note) - 1, line);
 	strcat(line, "\n");
-	hp_httpd_body(resp, status, "text/plain; charset=utf-8", line, strlen(line));
+	set_body(resp, status, "text/plain; charset=utf-8", line, strlen(line));
 	/* go tool pprof prints the body of a text/plain error so marked. */
 	hp_httpd_header(resp, "X-Go-Pprof", "1");
 }
@@ -197,7 +199,7 @@ static char *render(const struct hp_httpd_resp *r, int head, size_t *n)
 			 "Connection: close\r\n"
 			 "%s"
 			 "\r\n",
-			 r->status, hp_httpd_reason(r->status), date, HEAPPROF_VERSION, type, len,
+			 r->status, reason_phrase(r->status), date, HEAPPROF_VERSION, type, len,
 			 r->headers);
 	if (body)
 		memcpy(out + k, r->body, body);

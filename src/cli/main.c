@@ -18,6 +18,9 @@ struct subcommand {
 	int (*fn)(int argc, char **argv);
 };
 
+/* `heapprof help [CMD]`: the overview, or CMD's --help. */
+static int cmd_help(int argc, char **argv);
+
 static const struct subcommand subcommands[] = {
 	{ "run", hp_cmd_run },
 	{ "check", hp_cmd_check },
@@ -29,7 +32,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", hp_cmd_report },
 	{ "trend", hp_cmd_trend },
 	{ "serve", hp_cmd_serve },
-	{ "help", hp_cmd_help },
+	{ "help", cmd_help },
 };
 
 /* The library's options, from its table (build/gen/optlist.h, made from
@@ -119,7 +122,7 @@ static const struct subcommand *find(const char *name)
 	return NULL;
 }
 
-int hp_cmd_help(int argc, char **argv)
+static int cmd_help(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
@@ -132,7 +135,7 @@ int hp_cmd_help(int argc, char **argv)
 	const struct subcommand *s = find(argv[1]);
 	if (!s)
 		return hp_cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
-	if (s->fn == hp_cmd_help) {
+	if (s->fn == cmd_help) {
 		usage(stdout);
 		return 0;
 	}

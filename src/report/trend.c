@@ -84,7 +84,8 @@ static void order(struct hp_series *s, char *const *dumps, size_t n)
 	free(pt);
 }
 
-double hp_trend_slope(const double *x, const int64_t *y, size_t n)
+/* Least-squares slope of y over x (n points); 0 when x does not vary. */
+static double least_squares_slope(const double *x, const int64_t *y, size_t n)
 {
 	double mx = 0, my = 0, sxx = 0, sxy = 0;
 
@@ -246,7 +247,7 @@ static void rank(struct hp_series *s)
 			rises += key->v[t] > key->v[t - 1];
 			falls += key->v[t] < key->v[t - 1];
 		}
-		key->slope = hp_trend_slope(s->x, key->v, s->n);
+		key->slope = least_squares_slope(s->x, key->v, s->n);
 		key->mono = (double)(rises - falls) / (double)(s->n - 1);
 	}
 	hp_util_sort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
@@ -254,7 +255,7 @@ static void rank(struct hp_series *s)
 	for (size_t i = 0; i < s->nkeys; i++)
 		for (size_t t = 0; t < s->n; t++)
 			s->total[t] = hp_util_sat_add(s->total[t], s->keys[i].v[t]);
-	s->total_slope = hp_trend_slope(s->x, s->total, s->n);
+	s->total_slope = least_squares_slope(s->x, s->total, s->n);
 }
 
 /* ---- text ------------------------------------------------------------ */

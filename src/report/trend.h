@@ -42,9 +42,6 @@ struct hp_series {
 struct hp_ropts;
 int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n);
 
-/* Least-squares slope of y over x (n points); 0 when x does not vary. */
-double hp_trend_slope(const double *x, const int64_t *y, size_t n);
-
 /* A slope for people: "+1.0MiB/min", per second, minute or hour as the
  * series' span suits, or "/dump" when untimed. */
 void hp_trend_fmt_slope(const struct hp_series *s, double slope, char *buf, size_t n);
