@@ -68,7 +68,8 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-const char *hp_httpd_reason(int status)
+/* The reason phrase of an HTTP status. */
+static const char *reason_phrase(int status)
 {
 	switch (status) {
 	case 200: return "OK";
@@ -95,8 +96,9 @@ const char *hp_httpd_reason(int status)
 
 /* ---- answers ----------------------------------------------------------- */
 
-void hp_httpd_body(struct hp_httpd_resp *resp, int status, const char *type, const void *p,
-		   size_t n)
+/* Sets resp's body to the n bytes at p (copied), of type type. */
+static void set_body(struct hp_httpd_resp *resp, int status, const char *type, const void *p,
+		     size_t n)
 {
 	free(resp->body);
 	resp->status = status;
@@ -118,7 +120,7 @@ void hp_httpd_text(struct hp_httpd_resp *resp, int status, const char *fmt, ...)
 	line[strcspn(line, "\r\n")] = '\0';
 	snprintf(resp->note, sizeof(resp->note), "%.*s", (int)sizeof(resp->note) - 1, line);
 	strcat(line, "\n");
-	hp_httpd_body(resp, status, "text/plain; charset=utf-8", line, strlen(line));
+	set_body(resp, status, "text/plain; charset=utf-8", line, strlen(line));
 	/* go tool pprof prints the body of a text/plain error so marked. */
 	hp_httpd_header(resp, "X-Go-Pprof", "1");
 }
@@ -197,7 +199,7 @@ static char *render(const struct hp_httpd_resp *r, int head, size_t *n)
 			 "Connection: close\r\n"
 			 "%s"
 			 "\r\n",
-			 r->status, hp_httpd_reason(r->status), date, HEAPPROF_VERSION, type, len,
+			 r->status, reason_phrase(r->status), date, HEAPPROF_VERSION, type, len,
 			 r->headers);
 	if (body)
 		memcpy(out + k, r->body, body);
@@ -278,78 +280,108 @@ static size_t request_end(const char *in, size_t n)
 	return 0;
 }
 
-/* Parses the request in c->in (end bytes long) in place.  Returns 0, or
- * fills resp with the error. */
-static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, struct hp_httpd_resp *resp)
-{
-	char *p = c->in, *stop = c->in + end;
-	int hosts = 0;
-	bool body = false;
+/* What the header lines said that the checks after them need. */
+struct headers_seen {
+	int hosts;	/* Host lines */
+	bool body;	/* a body announced: refused with 405 or 413 */
+};
 
-	memset(req, 0, sizeof(*req));
-	req->peer = c->peer;
-	req->host = "";
-	req->query = "";
-	if (memchr(c->in, '\0', end)) {
-		hp_httpd_text(resp, 400, "a NUL byte in the request");
-		return -1;
+/* The line at *p, ended in place at its LF (stop when there is none) with
+ * a CR before it cut off; *p moves past it.  NULL when a bare carriage
+ * return is left in it. */
+static char *next_line(char **p, char *stop)
+{
+	char *line = *p, *eol = strchr(line, '\n');
+
+	if (!eol)
+		eol = stop;
+	*eol = '\0';
+	if (eol > line && eol[-1] == '\r')
+		eol[-1] = '\0';
+	*p = eol + 1;
+	return strchr(line, '\r') ? NULL : line;
+}
+
+/* "METHOD TARGET VERSION", split in place into req.  Returns false unless
+ * there are exactly two spaces. */
+static bool split_request_line(char *line, struct hp_httpd_req *req)
+{
+	char *sp1 = strchr(line, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+
+	if (!sp1 || !sp2 || strchr(sp2 + 1, ' '))
+		return false;
+	*sp1 = *sp2 = '\0';
+	req->method = line;
+	req->target = sp1 + 1;
+	req->version = sp2 + 1;
+	return true;
+}
+
+/* One "Name: value" line, split in place; Host and a body's headers noted.
+ * Returns NULL, or why the line is refused. */
+static const char *header_line(char *line, struct hp_httpd_req *req, struct headers_seen *seen)
+{
+	if (*line == ' ' || *line == '\t')
+		return "a folded header line";
+	char *colon = strchr(line, ':');
+	if (!colon)
+		return "a header line without a colon";
+	*colon = '\0';
+	char *v = colon + 1;
+	v += strspn(v, " \t");
+	for (char *e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t');)
+		*--e = '\0';
+	if (!is_token(line))
+		return "a malformed header name";
+	if (!strcasecmp(line, "Host")) {
+		seen->hosts++;
+		req->host = v;
+	} else if ((!strcasecmp(line, "Content-Length") && strspn(v, "0") != strlen(v)) ||
+		   !strcasecmp(line, "Transfer-Encoding")) {
+		seen->body = true;
 	}
+	return NULL;
+}
+
+/* The request line and the header lines in [p, stop), up to the empty
+ * line, split in place.  Returns NULL, or why the request is refused
+ * (a 400). */
+static const char *read_lines(char *p, char *stop, struct hp_httpd_req *req, struct headers_seen *seen)
+{
 	while (p < stop && (*p == '\r' || *p == '\n'))
 		p++;
 	*--stop = '\0';
 	for (int lineno = 0; p < stop; lineno++) {
-		char *eol = strchr(p, '\n');
-		if (!eol)
-			eol = stop;
-		*eol = '\0';
-		if (eol > p && eol[-1] == '\r')
-			eol[-1] = '\0';
-		char *line = p;
-		p = eol + 1;
-		if (strchr(line, '\r')) {
-			hp_httpd_text(resp, 400, "a bare carriage return in the request");
-			return -1;
-		}
+		char *line = next_line(&p, stop);
+		if (!line)
+			return "a bare carriage return in the request";
 		if (!*line)
 			break;
 		if (lineno == 0) {
-			char *sp1 = strchr(line, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-			if (!sp1 || !sp2 || strchr(sp2 + 1, ' ')) {
-				hp_httpd_text(resp, 400, "a malformed request line");
-				return -1;
-			}
-			*sp1 = *sp2 = '\0';
-			req->method = line;
-			req->target = sp1 + 1;
-			req->version = sp2 + 1;
+			if (!split_request_line(line, req))
+				return "a malformed request line";
 			continue;
 		}
-		if (*line == ' ' || *line == '\t') {
-			hp_httpd_text(resp, 400, "a folded header line");
-			return -1;
-		}
-		char *colon = strchr(line, ':');
-		if (!colon) {
-			hp_httpd_text(resp, 400, "a header line without a colon");
-			return -1;
-		}
-		*colon = '\0';
-		char *v = colon + 1;
-		v += strspn(v, " \t");
-		for (char *e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t');)
-			*--e = '\0';
-		if (!is_token(line)) {
-			hp_httpd_text(resp, 400, "a malformed header name");
-			return -1;
-		}
-		if (!strcasecmp(line, "Host")) {
-			hosts++;
-			req->host = v;
-		} else if ((!strcasecmp(line, "Content-Length") && strspn(v, "0") != strlen(v)) ||
-			   !strcasecmp(line, "Transfer-Encoding")) {
-			body = true;   /* refused below: 405 or 413 */
-		}
+		const char *why = header_line(line, req, seen);
+		if (why)
+			return why;
 	}
+	return NULL;
+}
+
+/* "HTTP/d.d" */
+static bool is_http_version(const char *v)
+{
+	return !strncmp(v, "HTTP/", 5) && strlen(v) == 8 && v[6] == '.' && v[5] >= '0' &&
+	       v[5] <= '9' && v[7] >= '0' && v[7] <= '9';
+}
+
+/* The request line's method and version, and a body: returns 0, or fills
+ * resp with the refusal.  The method first: a POST is refused as a POST,
+ * body or not. */
+static int check_method(const struct hp_httpd_req *req, const struct headers_seen *seen,
+			struct hp_httpd_resp *resp)
+{
 	if (!req->method) {
 		hp_httpd_text(resp, 400, "an empty request");
 		return -1;
@@ -358,9 +390,7 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 		hp_httpd_text(resp, 400, "a malformed method");
 		return -1;
 	}
-	if (strncmp(req->version, "HTTP/", 5) || strlen(req->version) != 8 ||
-	    req->version[6] != '.' || req->version[5] < '0' || req->version[5] > '9' ||
-	    req->version[7] < '0' || req->version[7] > '9') {
+	if (!is_http_version(req->version)) {
 		hp_httpd_text(resp, 400, "a malformed HTTP version");
 		return -1;
 	}
@@ -368,21 +398,22 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 		hp_httpd_text(resp, 505, "heapprof serve speaks HTTP/1.0 and HTTP/1.1");
 		return -1;
 	}
-	/* The method first: a POST is refused as a POST, body or not. */
 	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
 		hp_httpd_text(resp, 405, "%s: heapprof serve answers GET and HEAD", req->method);
 		hp_httpd_header(resp, "Allow", "GET, HEAD");
 		return -1;
 	}
-	if (body) {
+	if (seen->body) {
 		hp_httpd_text(resp, 413, "heapprof serve takes no request body");
 		return -1;
 	}
-	req->head = !strcmp(req->method, "HEAD");
-	if (!strcmp(req->version, "HTTP/1.1") && hosts != 1) {
-		hp_httpd_text(resp, 400, hosts ? "more than one Host header" : "no Host header");
-		return -1;
-	}
+	return 0;
+}
+
+/* req->path and req->query from req->target.  Returns false when the
+ * target is malformed. */
+static bool split_target(struct hp_httpd_req *req)
+{
 	/* The absolute form (a proxy's) names the server too: keep the path. */
 	const char *t = req->target;
 	if (!strncasecmp(t, "http://", 7) || !strncasecmp(t, "https://", 8)) {
@@ -391,14 +422,10 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 			t = "/";
 	}
 	for (const char *s = t; *s; s++)
-		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f || *s == '#') {
-			hp_httpd_text(resp, 400, "a malformed request target");
-			return -1;
-		}
-	if (*t != '/') {
-		hp_httpd_text(resp, 400, "a malformed request target");
-		return -1;
-	}
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f || *s == '#')
+			return false;
+	if (*t != '/')
+		return false;
 	/* The path, in a copy (one request is parsed at a time), so that the
 	 * target stays whole; the query, in the target. */
 	static char path[HP_HTTPD_MAX_REQUEST + 1];
@@ -409,6 +436,40 @@ static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, str
 		req->query = t + (q - path) + 1;
 	}
 	req->path = path;
+	return true;
+}
+
+/* Parses the request in c->in (end bytes long) in place.  Returns 0, or
+ * fills resp with the error. */
+static int parse(struct httpd_conn *c, size_t end, struct hp_httpd_req *req, struct hp_httpd_resp *resp)
+{
+	struct headers_seen seen = { 0, false };
+	const char *why;
+
+	memset(req, 0, sizeof(*req));
+	req->peer = c->peer;
+	req->host = "";
+	req->query = "";
+	if (memchr(c->in, '\0', end)) {
+		hp_httpd_text(resp, 400, "a NUL byte in the request");
+		return -1;
+	}
+	why = read_lines(c->in, c->in + end, req, &seen);
+	if (why) {
+		hp_httpd_text(resp, 400, "%s", why);
+		return -1;
+	}
+	if (check_method(req, &seen, resp))
+		return -1;
+	req->head = !strcmp(req->method, "HEAD");
+	if (!strcmp(req->version, "HTTP/1.1") && seen.hosts != 1) {
+		hp_httpd_text(resp, 400, seen.hosts ? "more than one Host header" : "no Host header");
+		return -1;
+	}
+	if (!split_target(req)) {
+		hp_httpd_text(resp, 400, "a malformed request target");
+		return -1;
+	}
 	return 0;
 }
 

@@ -102,10 +102,6 @@ int hp_httpd_run(struct hp_httpd *h);
 __attribute__((format(printf, 3, 4)))
 void hp_httpd_text(struct hp_httpd_resp *resp, int status, const char *fmt, ...);
 
-/* Sets resp's body to the n bytes at p (copied), of type type. */
-void hp_httpd_body(struct hp_httpd_resp *resp, int status, const char *type, const void *p,
-		   size_t n);
-
 /* Appends a header line "Name: value\r\n"; value's control characters
  * are replaced.  Silently drops what does not fit. */
 void hp_httpd_header(struct hp_httpd_resp *resp, const char *name, const char *value);
@@ -114,8 +110,5 @@ void hp_httpd_header(struct hp_httpd_resp *resp, const char *name, const char *v
  * into buf: 1 when found, 0 when absent, -1 when malformed or longer
  * than cap - 1. */
 int hp_httpd_query(const char *query, const char *key, char *buf, size_t cap);
-
-/* The reason phrase of an HTTP status. */
-const char *hp_httpd_reason(int status);
 
 #endif

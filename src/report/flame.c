@@ -12,7 +12,8 @@
 #include "flame.h"
 #include "util.h"
 
-int hp_flame_companion(int vi)
+/* The companion of value vi: objects for bytes and bytes for objects. */
+static int companion(int vi)
 {
 	switch (vi) {
 	case HP_V_INUSE_SPACE:
@@ -80,7 +81,7 @@ void hp_flame_build(struct hp_flame *f, const struct hp_profile *p, int vi, int 
 
 	memset(f, 0, sizeof(*f));
 	f->vi = vi;
-	f->oi = hp_flame_companion(vi);
+	f->oi = companion(vi);
 	f->diff = diff;
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct hp_profile_stack *st = &p->stacks[s];

@@ -49,8 +49,6 @@ struct hp_flame {
 void hp_flame_build(struct hp_flame *f, const struct hp_profile *p, int vi, int diff);
 void hp_flame_release(struct hp_flame *f);
 
-/* The companion of value vi: objects for bytes and bytes for objects. */
-int hp_flame_companion(int vi);
 
 /* The width a node is drawn with: its value, or for a diff the sum of the
  * changes under it (grow - shrink). */

@@ -30,7 +30,9 @@ int hp_render_value_is_bytes(int vi)
 	return vi == HP_V_INUSE_SPACE || vi == HP_V_ALLOC_SPACE || vi == HP_V_PEAK_SPACE;
 }
 
-void hp_render_size(char *buf, size_t n, int64_t v)
+/* A size for people: "100B", "512.0KiB", "3.1MiB" (powers of 1024: IEC units),
+ * negative with a leading '-'. */
+static void human_size(char *buf, size_t n, int64_t v)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	/* |INT64_MIN| does not fit: work on the magnitude as a double. */
@@ -53,7 +55,7 @@ void hp_render_size(char *buf, size_t n, int64_t v)
 void hp_render_value(char *buf, size_t n, int64_t v, int vi, int show_bytes)
 {
 	if (hp_render_value_is_bytes(vi) && !show_bytes)
-		hp_render_size(buf, n, v);
+		human_size(buf, n, v);
 	else
 		snprintf(buf, n, "%" PRId64, v);
 }

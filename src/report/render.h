@@ -41,9 +41,6 @@ const char *hp_render_value_name(int vi);
 /* Whether value vi counts bytes (else objects). */
 int hp_render_value_is_bytes(int vi);
 
-/* A size for people: "100B", "512.0KiB", "3.1MiB" (powers of 1024: IEC units),
- * negative with a leading '-'. */
-void hp_render_size(char *buf, size_t n, int64_t v);
 /* Value v of kind vi: a size (or exact bytes with show_bytes), or an
  * object count. */
 void hp_render_value(char *buf, size_t n, int64_t v, int vi, int show_bytes);

@@ -1,12 +1,13 @@
 /*
- * fmt.c -- allocation-free formatting and buffered output (see fmt.h).
+ * fmt.c -- allocation-free formatting into a caller's buffer (see fmt.h):
+ * the library's printf subset (hp_fmt), decimal and hex numbers, UTC
+ * times both ways, and byte counts for people.  Writing the text out is
+ * base/out.c's.
  *
  * Owns no state.  Must not call stdio, the host allocator or anything that
  * consults locale data: it runs inside malloc, at exit and after fork.
  */
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/fmt.h"
 #include "base/banned.h"

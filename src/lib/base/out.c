@@ -86,16 +86,6 @@ void hp_out_u64(struct hp_out *o, uint64_t v)
 	hp_out_write(o, num, hp_fmt_u64_dec(num, v));
 }
 
-void hp_out_i64(struct hp_out *o, int64_t v)
-{
-	if (v < 0) {
-		hp_out_char(o, '-');
-		hp_out_u64(o, (uint64_t)0 - (uint64_t)v);
-	} else {
-		hp_out_u64(o, (uint64_t)v);
-	}
-}
-
 void hp_out_hex(struct hp_out *o, uint64_t v)
 {
 	char num[24];

@@ -33,7 +33,6 @@ void hp_out_write(struct hp_out *o, const void *p, size_t n);
 void hp_out_str(struct hp_out *o, const char *s);
 void hp_out_char(struct hp_out *o, char c);
 void hp_out_u64(struct hp_out *o, uint64_t v);
-void hp_out_i64(struct hp_out *o, int64_t v);
 void hp_out_hex(struct hp_out *o, uint64_t v);   /* "0x" + lower-case hex */
 void hp_out_printf(struct hp_out *o, const char *fmt, ...) HP_PRINTF(2, 3);
 /* Writes out what is buffered.  Returns 0 or the sticky errno. */

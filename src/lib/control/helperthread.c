@@ -480,17 +480,6 @@ int hp_helperthread_start(void)
 	return 0;
 }
 
-int hp_helperthread_running(void)
-{
-	return HP_LOAD(&started);
-}
-
-void hp_helperthread_ensure(const char *why)
-{
-	if (!HP_LOAD(&started) && hp_conf.helper_thread != HP_CONF_HELPER_NEVER)
-		start_now(why);
-}
-
 void hp_helperthread_postfork_child(void)
 {
 	/* glibc has set its count to 1, the forking thread, whichever thread

@@ -25,11 +25,6 @@
 /* At init: starts the thread when the configuration wants it at once;
  * otherwise the program's threads answer requests.  Returns 0. */
 int hp_helperthread_start(void);
-/* Whether it runs. */
-int hp_helperthread_running(void);
-/* Starts it now unless it runs or helper_thread is never (the program
- * started a thread of its own, or an option needing it was set). */
-void hp_helperthread_ensure(const char *why);
 /* In a fork child: the child's own thread, when its configuration wants
  * one at once. */
 void hp_helperthread_postfork_child(void);

@@ -141,7 +141,8 @@ static void exclude_block(const struct hp_totals *s, const void *p,
 	out->runtime_bytes += bytes;
 }
 
-void hp_leak_summarize(const struct hp_totals *s, struct hp_leak_summary *out)
+/* Sums what leaked in s, excluding runtime memory. */
+static void summarize(const struct hp_totals *s, struct hp_leak_summary *out)
 {
 	size_t n = (size_t)s->nstacks + 1;
 	size_t mem = n * (sizeof(struct hp_counts) + 1);
@@ -322,7 +323,7 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 		have_snap = 1;
 	}
 	if (!reachability_verdict(&sum, status, stack_from))
-		hp_leak_summarize(&snap, &sum);
+		summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
 	/* leak_report:false, or standard error closed and no log file: say

@@ -33,9 +33,6 @@ struct hp_leak_summary {
 	int leak_dump_err;
 };
 
-/* Sums what leaked in s, excluding runtime memory. */
-void hp_leak_summarize(const struct hp_totals *s, struct hp_leak_summary *out);
-
 /* The at-exit sequence: final dump, summary, gate.  status is the exit
  * status the program asked for.  May call exit() (nested, so the remaining
  * exit handlers and stdio flushing still run) to change it. */

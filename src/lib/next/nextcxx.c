@@ -27,7 +27,8 @@
 
 struct hp_nextcxx hp_nextcxx;
 
-const char *const hp_nextcxx_names[HP_CXX_NKINDS] = {
+/* Mangled names, indexed by kind. */
+static const char *const mangled_names[HP_CXX_NKINDS] = {
 	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
 	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
 	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
@@ -164,7 +165,7 @@ void hp_nextcxx_resolve(void)
 	hp_next_resolve();
 	for (int k = 0; k < HP_CXX_NKINDS; k++)
 		if (!HP_LOAD(&hp_nextcxx.fn[k]))
-			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(RTLD_NEXT, hp_nextcxx_names[k]));
+			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(RTLD_NEXT, mangled_names[k]));
 	void *nw = HP_LOAD(&hp_nextcxx.fn[HP_CXX_NEW]);
 	if (nw && nw != fallback[HP_CXX_NEW])
 		classify(nw);
@@ -183,6 +184,6 @@ void *hp_nextcxx_fn_slow(enum hp_nextcxx_kind kind)
 	if (HP_CAS(&hp_nextcxx.fn[kind], &expected, fallback[kind]) &&
 	    !__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		hp_log(HP_LOG_ERROR, "no C++ runtime after heapprof defines %s: "
-		       "C++ operators without one use malloc and free", hp_nextcxx_names[kind]);
+		       "C++ operators without one use malloc and free", mangled_names[kind]);
 	return HP_LOAD(&hp_nextcxx.fn[kind]);
 }

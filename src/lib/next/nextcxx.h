@@ -33,8 +33,6 @@ struct hp_nextcxx {
 };
 
 extern struct hp_nextcxx hp_nextcxx;
-/* Mangled names, indexed by kind. */
-extern const char *const hp_nextcxx_names[HP_CXX_NKINDS];
 
 /* The next definition of kind, resolving on first use; never NULL: a
  * fallback on the process's malloc and free when nothing defines it. */

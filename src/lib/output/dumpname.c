@@ -259,12 +259,6 @@ static int match(const char *t, const char *name, int *pid, unsigned *seqno, int
 	}
 }
 
-int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
-		      unsigned *seqno, int64_t *utc)
-{
-	return match(prefix_base, name, pid, seqno, utc);
-}
-
 /* ---- retention ------------------------------------------------------- */
 
 struct entry {
@@ -364,7 +358,7 @@ unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes
 			int64_t utc;
 			size_t len = strlen(d->d_name);
 			if (n >= MAX_FILES || len > NAME_MAX_LEN ||
-			    hp_dumpname_parse(tmpl_base, d->d_name, &pid, &sq, &utc))
+			    match(tmpl_base, d->d_name, &pid, &sq, &utc))
 				continue;
 			struct stat st;
 			if (pid != (int)getpid() ||

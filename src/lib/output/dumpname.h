@@ -43,11 +43,6 @@ int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
 unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
 			    const char *just_written);
 
-/* Parses a dump file's base name under prefix base (expanded, no
- * directory part): fills pid, seq and the UTC time.  0 when it matches. */
-int hp_dumpname_parse(const char *prefix_base, const char *name, int *pid,
-		      unsigned *seq, int64_t *utc);
-
 /* At the exit of the process heapprof run ran (run_pid): one line naming
  * the directory of prof_prefix, where the run's dumps are, when the prefix
  * is absolute and the directory exists (the first dump made it). */

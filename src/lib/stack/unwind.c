@@ -38,6 +38,23 @@ enum { DW_EH_PE_omit = 0xff, DW_EH_PE_uleb128 = 0x01, DW_EH_PE_udata2 = 0x02,
        DW_EH_PE_sdata2 = 0x0a, DW_EH_PE_sdata4 = 0x0b, DW_EH_PE_sdata8 = 0x0c,
        DW_EH_PE_pcrel = 0x10, DW_EH_PE_datarel = 0x30, DW_EH_PE_indirect = 0x80 };
 
+/* The call frame instructions (DWARF 5, 6.4.2, and GNU's), by opcode.  The
+ * first three keep their operand in the low six bits. */
+enum dw_cfa {
+	DW_CFA_advance_loc = 0x40, DW_CFA_offset = 0x80, DW_CFA_restore = 0xc0,
+	DW_CFA_nop = 0x00, DW_CFA_set_loc = 0x01, DW_CFA_advance_loc1 = 0x02,
+	DW_CFA_advance_loc2 = 0x03, DW_CFA_advance_loc4 = 0x04,
+	DW_CFA_offset_extended = 0x05, DW_CFA_restore_extended = 0x06,
+	DW_CFA_undefined = 0x07, DW_CFA_same_value = 0x08, DW_CFA_register = 0x09,
+	DW_CFA_remember_state = 0x0a, DW_CFA_restore_state = 0x0b, DW_CFA_def_cfa = 0x0c,
+	DW_CFA_def_cfa_register = 0x0d, DW_CFA_def_cfa_offset = 0x0e,
+	DW_CFA_def_cfa_expression = 0x0f, DW_CFA_expression = 0x10,
+	DW_CFA_offset_extended_sf = 0x11, DW_CFA_def_cfa_sf = 0x12,
+	DW_CFA_def_cfa_offset_sf = 0x13, DW_CFA_val_offset = 0x14, DW_CFA_val_offset_sf = 0x15,
+	DW_CFA_val_expression = 0x16, DW_CFA_GNU_args_size = 0x2e,
+	DW_CFA_GNU_negative_offset_extended = 0x2f,
+};
+
 /* ---- rules and their cache ------------------------------------------- */
 
 /* 0 is "not cached": a hole in the table reads as a miss. */
@@ -340,171 +357,247 @@ static bool parse_cie(const uint8_t *p, struct cie *out)
 	return !c.bad && c.p <= c.end;
 }
 
+/* ---- interpreting CFA instructions ----------------------------------- */
+
+/* What one instruction leaves the interpreter to do. */
+enum step {
+	STEP_NEXT,          /* go on with the next instruction */
+	STEP_ROW_DONE,      /* the next row starts past target: r is its rule */
+	STEP_UNMODELLED,    /* something we do not model for RBP, RA or the CFA */
+};
+
+#define HP_CFA_STATES 8   /* remember_state's depth */
+
+/* The interpreter's state across one run of instructions. */
+struct interp {
+	struct cursor *c;
+	const struct cie *cie;
+	uintptr_t *loc;             /* where the current row starts */
+	uintptr_t target;
+	struct regs *r;             /* the current row */
+	const struct regs *initial; /* the CIE's row; NULL while running the CIE */
+	struct regs *saved;         /* remember_state's stack, HP_CFA_STATES deep */
+	int depth;
+};
+
+/* A new row starts at next; the current one covers target if next is past it. */
+static enum step advance_to(struct interp *in, uintptr_t next)
+{
+	if (next > in->target)
+		return STEP_ROW_DONE;
+	*in->loc = next;
+	return STEP_NEXT;
+}
+
+/* advance_loc1/2/4: an unsigned delta of size bytes, in code_align units
+ * (little-endian: this interpreter is x86_64's). */
+static enum step advance_by(struct interp *in, size_t size)
+{
+	uint32_t delta = 0;
+
+	take(in->c, &delta, size);
+	return advance_to(in, *in->loc + delta * in->cie->code_align);
+}
+
+/* reg is saved at CFA + off; only RBP and the return address matter. */
+static void saved_at(struct regs *r, uint64_t reg, int64_t off)
+{
+	if (reg == R_RBP) {
+		r->rbp_how = REG_OFFSET;
+		r->rbp_off = off;
+	} else if (reg == R_RA) {
+		r->ra_how = REG_OFFSET;
+		r->ra_off = off;
+	}
+}
+
+/* reg goes back to its rule in the CIE's row, which the CIE's own
+ * instructions cannot refer to. */
+static enum step restore_initial(struct interp *in, uint64_t reg)
+{
+	const struct regs *initial = in->initial;
+
+	if (!initial)
+		return STEP_UNMODELLED;
+	if (reg == R_RBP) {
+		in->r->rbp_how = initial->rbp_how;
+		in->r->rbp_off = initial->rbp_off;
+	} else if (reg == R_RA) {
+		in->r->ra_how = initial->ra_how;
+		in->r->ra_off = initial->ra_off;
+	}
+	return STEP_NEXT;
+}
+
+static enum step undefined(struct regs *r, uint64_t reg)
+{
+	if (reg == R_RA)
+		r->ra_how = REG_UNKNOWN;
+	else if (reg == R_RBP)
+		r->rbp_how = REG_UNKNOWN;
+	return STEP_NEXT;
+}
+
+static enum step same_value(struct regs *r, uint64_t reg)
+{
+	if (reg == R_RBP)
+		r->rbp_how = REG_SAME;
+	else if (reg == R_RA)
+		return STEP_UNMODELLED;
+	return STEP_NEXT;
+}
+
+/* A rule for reg we do not model: fine unless reg is RBP or RA. */
+static enum step other_rule(uint64_t reg)
+{
+	return reg == R_RBP || reg == R_RA ? STEP_UNMODELLED : STEP_NEXT;
+}
+
+/* DW_CFA_expression, DW_CFA_val_expression: skipped, for other registers. */
+static enum step skip_expression(struct cursor *c)
+{
+	uint64_t reg = uleb(c);
+	uint64_t n = uleb(c);
+
+	if (reg == R_RBP || reg == R_RA || (uint64_t)(c->end - c->p) < n)
+		return STEP_UNMODELLED;
+	c->p += n;
+	return STEP_NEXT;
+}
+
+static enum step remember_state(struct interp *in)
+{
+	if (in->depth == HP_CFA_STATES)
+		return STEP_UNMODELLED;
+	in->saved[in->depth++] = *in->r;
+	return STEP_NEXT;
+}
+
+/* The whole row, CFA included, as libgcc and libunwind do: GCC wraps
+ * mid-function epilogues in remember/restore_state to get the CFA back. */
+static enum step restore_state(struct interp *in)
+{
+	if (!in->depth)
+		return STEP_UNMODELLED;
+	*in->r = in->saved[--in->depth];
+	return STEP_NEXT;
+}
+
+/* The three opcodes that carry their operand in their low six bits. */
+static enum step step_packed(struct interp *in, uint8_t op)
+{
+	uint8_t low = op & 0x3f;
+
+	switch (op & 0xc0) {
+	case DW_CFA_advance_loc:
+		return advance_to(in, *in->loc + low * in->cie->code_align);
+	case DW_CFA_offset:
+		saved_at(in->r, low, (int64_t)uleb(in->c) * in->cie->data_align);
+		return STEP_NEXT;
+	default: /* DW_CFA_restore */
+		return restore_initial(in, low);
+	}
+}
+
+/* The CFA's rule: register and offset. */
+static enum step def_cfa(struct regs *r, struct cursor *c, int64_t data_align, bool factored)
+{
+	r->cfa_reg = (int)uleb(c);
+	r->cfa_off = factored ? sleb(c) * data_align : (int64_t)uleb(c);
+	return STEP_NEXT;
+}
+
+/* Every other opcode, whose operands follow it. */
+static enum step step_extended(struct interp *in, uint8_t op)
+{
+	struct cursor *c = in->c;
+	struct regs *r = in->r;
+	int64_t data_align = in->cie->data_align;
+	uint64_t reg;
+
+	switch (op) {
+	case DW_CFA_nop:
+		return STEP_NEXT;
+	case DW_CFA_set_loc:
+		return advance_to(in, encoded(c, in->cie->fde_enc, 0));
+	case DW_CFA_advance_loc1:
+		return advance_by(in, 1);
+	case DW_CFA_advance_loc2:
+		return advance_by(in, 2);
+	case DW_CFA_advance_loc4:
+		return advance_by(in, 4);
+	case DW_CFA_offset_extended:
+		reg = uleb(c);
+		saved_at(r, reg, (int64_t)uleb(c) * data_align);
+		return STEP_NEXT;
+	case DW_CFA_offset_extended_sf:
+		reg = uleb(c);
+		saved_at(r, reg, sleb(c) * data_align);
+		return STEP_NEXT;
+	case DW_CFA_GNU_negative_offset_extended:
+		reg = uleb(c);
+		saved_at(r, reg, -(int64_t)uleb(c) * data_align);
+		return STEP_NEXT;
+	case DW_CFA_restore_extended:
+		return restore_initial(in, uleb(c));
+	case DW_CFA_undefined:
+		return undefined(r, uleb(c));
+	case DW_CFA_same_value:
+		return same_value(r, uleb(c));
+	case DW_CFA_register:
+		reg = uleb(c);
+		(void)uleb(c);
+		return other_rule(reg);
+	case DW_CFA_remember_state:
+		return remember_state(in);
+	case DW_CFA_restore_state:
+		return restore_state(in);
+	case DW_CFA_def_cfa:
+		return def_cfa(r, c, data_align, false);
+	case DW_CFA_def_cfa_sf:
+		return def_cfa(r, c, data_align, true);
+	case DW_CFA_def_cfa_register:
+		r->cfa_reg = (int)uleb(c);
+		return STEP_NEXT;
+	case DW_CFA_def_cfa_offset:
+		r->cfa_off = (int64_t)uleb(c);
+		return STEP_NEXT;
+	case DW_CFA_def_cfa_offset_sf:
+		r->cfa_off = sleb(c) * data_align;
+		return STEP_NEXT;
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		return skip_expression(c);
+	case DW_CFA_val_offset:
+		reg = uleb(c);
+		(void)uleb(c);
+		return other_rule(reg);
+	case DW_CFA_val_offset_sf:
+		reg = uleb(c);
+		(void)sleb(c);
+		return other_rule(reg);
+	case DW_CFA_GNU_args_size:
+		(void)uleb(c);
+		return STEP_NEXT;
+	default:     /* DW_CFA_def_cfa_expression and anything else */
+		return STEP_UNMODELLED;
+	}
+}
+
 /* Runs CFA instructions until the row that covers target.  Returns false
  * on anything we do not model for RBP, the return address or the CFA. */
 static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr_t target,
 		struct regs *r, const struct regs *initial)
 {
-	struct regs stack[8];
-	int depth = 0;
+	struct regs saved[HP_CFA_STATES];
+	struct interp in = { .c = c, .cie = cie, .loc = loc, .target = target, .r = r,
+			     .initial = initial, .saved = saved, .depth = 0 };
 
 	while (c->p < c->end && !c->bad) {
 		uint8_t op = *c->p++;
-		uint64_t reg = 0;
-		int64_t off;
-		uintptr_t next = *loc;
-
-		switch (op & 0xc0) {
-		case 0x40:
-			next = *loc + (op & 0x3f) * cie->code_align;
-			goto advance;
-		case 0x80:
-			reg = op & 0x3f;
-			off = (int64_t)uleb(c) * cie->data_align;
-			goto set_offset;
-		case 0xc0:
-			reg = op & 0x3f;
-			goto restore;
-		}
-		switch (op) {
-		case 0x00:
-			break;
-		case 0x01:
-			next = encoded(c, cie->fde_enc, 0);
-			goto advance;
-		case 0x02: {
-			uint8_t d = 0;
-			take(c, &d, 1);
-			next = *loc + d * cie->code_align;
-			goto advance;
-		}
-		case 0x03: {
-			uint16_t d = 0;
-			take(c, &d, 2);
-			next = *loc + d * cie->code_align;
-			goto advance;
-		}
-		case 0x04: {
-			uint32_t d = 0;
-			take(c, &d, 4);
-			next = *loc + d * cie->code_align;
-			goto advance;
-		}
-		case 0x05:
-			reg = uleb(c);
-			off = (int64_t)uleb(c) * cie->data_align;
-			goto set_offset;
-		case 0x11:
-			reg = uleb(c);
-			off = sleb(c) * cie->data_align;
-			goto set_offset;
-		case 0x2f:
-			reg = uleb(c);
-			off = -(int64_t)uleb(c) * cie->data_align;
-			goto set_offset;
-		case 0x06:
-			reg = uleb(c);
-			goto restore;
-		case 0x07:   /* undefined */
-			reg = uleb(c);
-			if (reg == R_RA)
-				r->ra_how = REG_UNKNOWN;
-			else if (reg == R_RBP)
-				r->rbp_how = REG_UNKNOWN;
-			break;
-		case 0x08:   /* same value */
-			reg = uleb(c);
-			if (reg == R_RBP)
-				r->rbp_how = REG_SAME;
-			else if (reg == R_RA)
-				return false;
-			break;
-		case 0x09:   /* register */
-			reg = uleb(c);
-			(void)uleb(c);
-			if (reg == R_RBP || reg == R_RA)
-				return false;
-			break;
-		case 0x0a:
-			if (depth == 8)
-				return false;
-			stack[depth++] = *r;
-			break;
-		case 0x0b:
-			/* The whole row, CFA included, as libgcc and libunwind
-			 * do: GCC wraps mid-function epilogues in
-			 * remember/restore_state to get the CFA back. */
-			if (!depth)
-				return false;
-			*r = stack[--depth];
-			break;
-		case 0x0c:
-			r->cfa_reg = (int)uleb(c);
-			r->cfa_off = (int64_t)uleb(c);
-			break;
-		case 0x0d:
-			r->cfa_reg = (int)uleb(c);
-			break;
-		case 0x0e:
-			r->cfa_off = (int64_t)uleb(c);
-			break;
-		case 0x12:
-			r->cfa_reg = (int)uleb(c);
-			r->cfa_off = sleb(c) * cie->data_align;
-			break;
-		case 0x13:
-			r->cfa_off = sleb(c) * cie->data_align;
-			break;
-		case 0x10:   /* expression */
-		case 0x16: { /* val_expression */
-			reg = uleb(c);
-			uint64_t n = uleb(c);
-			if (reg == R_RBP || reg == R_RA || (uint64_t)(c->end - c->p) < n)
-				return false;
-			c->p += n;
-			break;
-		}
-		case 0x14:
-		case 0x15:   /* val_offset(_sf) */
-			reg = uleb(c);
-			if (op == 0x14)
-				(void)uleb(c);
-			else
-				(void)sleb(c);
-			if (reg == R_RBP || reg == R_RA)
-				return false;
-			break;
-		case 0x2e:   /* GNU_args_size */
-			(void)uleb(c);
-			break;
-		default:     /* def_cfa_expression and anything else */
-			return false;
-		}
-		continue;
-set_offset:
-		if (reg == R_RBP) {
-			r->rbp_how = REG_OFFSET;
-			r->rbp_off = off;
-		} else if (reg == R_RA) {
-			r->ra_how = REG_OFFSET;
-			r->ra_off = off;
-		}
-		continue;
-restore:
-		if (!initial)
-			return false;
-		if (reg == R_RBP) {
-			r->rbp_how = initial->rbp_how;
-			r->rbp_off = initial->rbp_off;
-		} else if (reg == R_RA) {
-			r->ra_how = initial->ra_how;
-			r->ra_off = initial->ra_off;
-		}
-		continue;
-advance:
-		if (next > target)
-			return true;   /* the row for target is complete */
-		*loc = next;
+		enum step s = op & 0xc0 ? step_packed(&in, op) : step_extended(&in, op);
+		if (s != STEP_NEXT)
+			return s == STEP_ROW_DONE;
 	}
 	return !c->bad;
 }
