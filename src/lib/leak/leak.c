@@ -376,6 +376,10 @@ void hp_leak_set_owner(void)
 {
 	HP_STORE(&owner, hp_sandbox_getpid());
 	HP_STORE(&checked, 0);
+	/* Where the exit will write a verdict, say now that one is due:
+	 * later the process may have lost the right to (setuid). */
+	if (hp_conf.prof_leak && hp_conf.leak_check == HP_CONF_LEAK_REACHABLE && !hp_sandbox_on())
+		hp_verdictfile_register();
 }
 
 void hp_leak_at_exit(int status, uintptr_t stack_from)

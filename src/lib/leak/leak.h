@@ -45,7 +45,9 @@ void hp_leak_at_exit(int status, uintptr_t stack_from);
 int hp_leak_before__exit(int status, uintptr_t stack_from);
 
 /* Makes the calling process the one whose exit is checked: at start-up,
- * and in a fork child. */
+ * and in a fork child; where the exit writes a verdict file, registers
+ * the process beside it (leak/verdictfile.h, hp_verdictfile_register).
+ * Inside the guard. */
 void hp_leak_set_owner(void);
 
 /* Just before the program installs a seccomp filter (intercept/seccomp.c),

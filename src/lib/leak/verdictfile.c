@@ -1,9 +1,11 @@
 /*
  * verdictfile.c -- the leak verdict as a file (see verdictfile.h).
  *
- * Owns nothing between calls.  Runs once, in the exit handler, inside the
- * guard, after the other threads went on: text goes through base/out.c
- * into a base/file.c temporary, renamed into place when complete.
+ * Owns nothing between calls.  The verdict is written once, in the exit
+ * handler, inside the guard, after the other threads went on; the
+ * registration at start-up and in a fork child: text goes through
+ * base/out.c into a base/file.c temporary, renamed into place when
+ * complete.
  *
  * In leak/: called by verdict.c and leak.c; of its own layer it takes
  * only verdict.h's counts (a type), and of output/ the dump lock and
@@ -87,7 +89,9 @@ static void put_cmdline(struct hp_out *o)
 	hp_out_char(o, '\n');
 }
 
-struct hp_verdictfile *hp_verdictfile_begin(int status)
+/* A writer for <prof_prefix, expanded>.<pid>.<suffix>, or NULL:
+ * prof_prefix is empty, or an error (logged). */
+static struct hp_verdictfile *open_file(const char *suffix)
 {
 	char prefix[PATH_MAX], path[PATH_MAX];
 	struct hp_verdictfile *vf;
@@ -103,7 +107,7 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 	if (empty)
 		return NULL;
 	int err = n ? 0 : ENAMETOOLONG;
-	if (!err && hp_fmt(path, sizeof(path), "%s.%d.verdict", prefix, (int)getpid()) + 1 >= sizeof(path))
+	if (!err && hp_fmt(path, sizeof(path), "%s.%d.%s", prefix, (int)getpid(), suffix) + 1 >= sizeof(path))
 		err = ENAMETOOLONG;
 	if (!err)
 		err = hp_dumpname_mkdirs(path);
@@ -113,16 +117,51 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 	if (!err)
 		err = hp_file_create(&vf->f, path);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "cannot write the leak verdict %s.%d.verdict: %s",
-		       n ? prefix : "(prof_prefix)", (int)getpid(), strerrordesc_np(err));
+		hp_log(HP_LOG_ERROR, "cannot write the leak %s %s.%d.%s: %s",
+		       suffix[0] == 'v' ? "verdict" : "check's registration",
+		       n ? prefix : "(prof_prefix)", (int)getpid(), suffix, strerrordesc_np(err));
 		if (vf)
 			hp_pages_free(vf, sizeof(*vf));
 		return NULL;
 	}
 	hp_out_init(&vf->o, vf->f.fd, vf->buf, sizeof(vf->buf));
-	hp_out_printf(&vf->o, "heapprof-verdict 1\npid=%d\n", (int)getpid());
-	put_program(&vf->o);
-	put_cmdline(&vf->o);
+	return vf;
+}
+
+/* What both files open with: the process. */
+static void put_process(struct hp_out *o)
+{
+	hp_out_printf(o, "pid=%d\n", (int)getpid());
+	put_program(o);
+	put_cmdline(o);
+}
+
+void hp_verdictfile_register(void)
+{
+	struct hp_verdictfile *vf = open_file("started");
+
+	if (!vf)
+		return;
+	hp_out_str(&vf->o, "heapprof-started 1\n");
+	put_process(&vf->o);
+	int err = hp_out_flush(&vf->o);
+	if (err)
+		hp_file_abort(&vf->f);
+	else
+		err = hp_file_commit(&vf->f);
+	if (err)
+		hp_log(HP_LOG_ERROR, "cannot write %s: %s", vf->f.dst, strerrordesc_np(err));
+	hp_pages_free(vf, sizeof(*vf));
+}
+
+struct hp_verdictfile *hp_verdictfile_begin(int status)
+{
+	struct hp_verdictfile *vf = open_file("verdict");
+
+	if (!vf)
+		return NULL;
+	hp_out_str(&vf->o, "heapprof-verdict 1\n");
+	put_process(&vf->o);
 	hp_out_printf(&vf->o, "status=%d\n", status);
 	/* Said only when configured (a [program:NAME] section, say): then it,
 	 * not heapprof check's own choice, decides whether this one counts. */
@@ -171,6 +210,20 @@ void hp_verdictfile_leak_end(struct hp_verdictfile *vf)
 	hp_out_str(&vf->o, "end\n");
 }
 
+/* The verdict is in place: the registration beside it has done its work
+ * (a process that never gets this far leaves it for heapprof check). */
+static void forget_registration(const char *verdict)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(verdict), k = sizeof(".verdict") - 1;
+
+	if (n < k || n - k + sizeof(".started") > sizeof(path))
+		return;
+	memcpy(path, verdict, n - k);
+	memcpy(path + n - k, ".started", sizeof(".started"));
+	unlink(path);
+}
+
 int hp_verdictfile_commit(struct hp_verdictfile *vf)
 {
 	int err = hp_out_flush(&vf->o);
@@ -181,6 +234,8 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf)
 		err = hp_file_commit(&vf->f);
 	if (err)
 		hp_log(HP_LOG_ERROR, "cannot write the leak verdict %s: %s", vf->f.dst, strerrordesc_np(err));
+	else
+		forget_registration(vf->f.dst);
 	hp_pages_free(vf, sizeof(*vf));
 	return err;
 }

@@ -77,6 +77,24 @@ void hp_verdictfile_leak_end(struct hp_verdictfile *vf);
  * error, logged) and frees the writer.  Returns 0 or an errno value. */
 int hp_verdictfile_commit(struct hp_verdictfile *vf);
 
+/*
+ * The registration: <prefix>.<pid>.started, written at start-up (and in
+ * a fork child) while the process still has the rights it started with,
+ *
+ *     heapprof-started 1
+ *     pid=4242
+ *     program=/usr/bin/prog
+ *     cmdline=prog arg1 arg2
+ *
+ * and removed once the verdict is in place (hp_verdictfile_commit).  One
+ * left without a verdict beside it names a process that ran with heapprof
+ * and was never given one: a signal killed it, it dropped the privileges
+ * the directory needs, it exec'd a program heapprof cannot enter, or it
+ * still runs.  heapprof check fails on it (heapprof(1)).  Errors are
+ * logged.
+ */
+void hp_verdictfile_register(void);
+
 /* A whole file that says no verdict could be given, and why. */
 void hp_verdictfile_error(int status, const char *why);
 
