@@ -50,6 +50,7 @@ struct check_opts {
 	char **globs;		/* --programs */
 	size_t nglobs;
 	int all;
+	int allow_missing;	/* a process without a verdict fails nothing */
 	const char *suppressions;
 	char *config;		/* --config, absolute */
 	int exit_code;
@@ -59,14 +60,16 @@ struct check_opts {
 static void check_usage(FILE *out)
 {
 	fputs("usage: heapprof check [--programs GLOB[,GLOB...] | --all] [--suppressions FILE]\n"
-	      "                      [--config FILE] [--exit-code N] [--json FILE] [--junit FILE]\n"
+	      "                      [--config FILE] [--exit-code N] [--allow-missing]\n"
+	      "                      [--json FILE] [--junit FILE]\n"
 	      "                      [--] COMMAND [ARG]...\n"
 	      "\n"
 	      "Runs COMMAND and every process it starts under the leak check (every\n"
 	      "allocation recorded, leaks found by reachability at each exit), then\n"
 	      "prints the leaks of the processes that count, symbolized.  Exit status:\n"
 	      "COMMAND's when it failed, else N (default 23) when a counted process\n"
-	      "leaked, else 0.  By default a process counts unless its program is\n"
+	      "leaked or left no verdict (a signal killed it, it dropped privileges),\n"
+	      "else 0.  By default a process counts unless its program is\n"
 	      "under /usr/, /bin/, /sbin/ or /lib*/ (the compiler, make, the shell).\n"
 	      "leak_gate in a [program:NAME] section of profiler.ini decides for the\n"
 	      "programs it names, before the options below.\n"
@@ -76,6 +79,8 @@ static void check_usage(FILE *out)
 	      "  --suppressions FILE  LeakSanitizer-format suppressions (leak:PATTERN)\n"
 	      "  --config FILE        the profiler.ini every process reads (HEAPPROF_CONFIG)\n"
 	      "  --exit-code N        the status when a counted process leaked (1-255)\n"
+	      "  --allow-missing      a counted process that left no verdict is named,\n"
+	      "                       and passes\n"
 	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
 	      "  --junit FILE         one JUnit test case per counted process\n"
 	      "  -h, --help           show this help\n"
@@ -118,6 +123,10 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		}
 		if (!strcmp(a, "--all")) {
 			o->all = 1;
+			continue;
+		}
+		if (!strcmp(a, "--allow-missing")) {
+			o->allow_missing = 1;
 			continue;
 		}
 		if (a[0] != '-')
@@ -222,6 +231,22 @@ static void remove_run_dir(const char *dir)
 
 static volatile sig_atomic_t child_pid, stop_waiting;
 
+/* Every process of the tree this command reaped (the command, and the
+ * orphans it adopted as the subreaper), with how it ended: the reason
+ * given for one that left no verdict. */
+struct reaped {
+	pid_t pid;
+	int wstatus;
+};
+static struct reaped *reaped;
+static size_t nreaped, reaped_cap;
+
+static void note_reaped(pid_t pid, int wstatus)
+{
+	hp_util_grow(&reaped, &reaped_cap, nreaped + 1, sizeof(*reaped));
+	reaped[nreaped++] = (struct reaped){ pid, wstatus };
+}
+
 /* SIGTERM and SIGHUP sent to this command go on to the command it runs. */
 static void forward(int sig)
 {
@@ -281,6 +306,8 @@ static int run_tree(char **argv, const char *conf, const char *config)
 	for (;;) {
 		int st;
 		pid_t w = waitpid(-1, &st, 0);
+		if (w > 0)
+			note_reaped(w, st);
 		if (w == pid) {
 			wstatus = st;
 			break;
@@ -293,7 +320,10 @@ static int run_tree(char **argv, const char *conf, const char *config)
 		sigaction(sigs[i], &stp, NULL);
 	time_t deadline = time(NULL) + ORPHAN_WAIT_S;
 	while (!stop_waiting) {
-		pid_t w = waitpid(-1, NULL, WNOHANG);
+		int st;
+		pid_t w = waitpid(-1, &st, WNOHANG);
+		if (w > 0)
+			note_reaped(w, st);
 		if (w > 0 || (w < 0 && errno == EINTR))
 			continue;
 		if (w < 0)
@@ -324,6 +354,13 @@ static int has_suffix(const char *s, const char *suffix)
 	return n > k && !strcmp(s + n - k, suffix);
 }
 
+static void free_proc(struct hp_check_proc *p)
+{
+	for (size_t j = 0; j < p->nleaks; j++)
+		free(p->leaks[j].frames);
+	free(p->leaks);
+}
+
 static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab *strs)
 {
 	DIR *d = opendir(dir);
@@ -333,8 +370,10 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 		hp_util_die("check: cannot read '%s': %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
 		struct stat st;
-		/* Temporaries start with '.'; only complete files count. */
-		if (e->d_name[0] == '.' || !has_suffix(e->d_name, ".verdict") ||
+		/* Temporaries start with '.'; only complete files count.  A
+		 * registration (.started) is one that left no verdict. */
+		if (e->d_name[0] == '.' ||
+		    (!has_suffix(e->d_name, ".verdict") && !has_suffix(e->d_name, ".started")) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		struct hp_buf path = { 0 };
@@ -345,9 +384,7 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 		const char *err = hp_check_read(path.p, p, strs);
 		if (err) {
 			hp_util_warn("check: cannot read the verdict '%s': %s", path.p, err);
-			for (size_t j = 0; j < p->nleaks; j++)
-				free(p->leaks[j].frames);
-			free(p->leaks);
+			free_proc(p);
 		} else {
 			v->n++;
 		}
@@ -360,7 +397,53 @@ static int by_pid(const void *a, const void *b)
 {
 	const struct hp_check_proc *x = a, *y = b;
 
+	/* A pid's verdict before its registration. */
+	if (x->pid == y->pid)
+		return x->missing - y->missing;
 	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Why the process registered as pid left no verdict. */
+static const char *missing_reason(long pid, struct hp_strtab *strs)
+{
+	char why[256];
+
+	for (size_t i = nreaped; i-- > 0;) {
+		int st = reaped[i].wstatus;
+		if (reaped[i].pid != pid)
+			continue;
+		if (WIFSIGNALED(st)) {
+			const char *name = sigabbrev_np(WTERMSIG(st));
+			snprintf(why, sizeof(why), "killed by signal %d (SIG%s)", WTERMSIG(st), name ? name : "?");
+		} else {
+			snprintf(why, sizeof(why), "exited with status %d without writing one (did it drop "
+				 "the privileges the run directory needs?)", exit_status_of(st));
+		}
+		return hp_strtab_intern_str(strs, why);
+	}
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return "still running when heapprof check ended";
+	return "it ended without writing one: a signal killed it, or it dropped the privileges the "
+	       "run directory needs (its parent saw it end, not heapprof check)";
+}
+
+/* Sorted by pid: a registration whose verdict is there goes (the process
+ * ended between the two); one alone is a process that left no verdict. */
+static void pair_registrations(struct verdicts *v, struct hp_strtab *strs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		struct hp_check_proc *p = &v->p[i];
+		if (p->missing && k && v->p[k - 1].pid == p->pid) {
+			free_proc(p);
+			continue;
+		}
+		if (p->missing)
+			p->error = missing_reason(p->pid, strs);
+		v->p[k++] = *p;
+	}
+	v->n = k;
 }
 
 /* Programs of the system: /usr/, /bin/, /sbin/, /lib*. */
@@ -394,12 +477,13 @@ static const char *es(size_t n)
 	return n == 1 ? "" : "es";
 }
 
-/* The report on stderr; returns how many counted processes leaked.
- * status is the command's. */
-static size_t report(const struct verdicts *v, const char *command, int status)
+/* The report on stderr; returns how many counted processes leaked, and
+ * in *missing how many left no verdict.  status is the command's. */
+static size_t report(const struct verdicts *v, const char *command, int status,
+		     const struct check_opts *o, size_t *missing)
 {
 	struct hp_buf b = { 0 };
-	size_t counted = 0, leaking = 0;
+	size_t checked = 0, counted = 0, leaking = 0, nmissing = 0;
 	uint64_t bytes = 0, objects = 0;
 
 	for (size_t k = 0; k < v->n; k++) {
@@ -416,7 +500,10 @@ static size_t report(const struct verdicts *v, const char *command, int status)
 		hp_buf_char(&b, '\n');
 	for (size_t k = 0; k < v->n; k++) {
 		const struct hp_check_proc *p = &v->p[k];
-		counted += p->counted != 0;
+		/* Those that left no verdict were not checked: said apart. */
+		checked += !p->missing;
+		counted += p->counted && !p->missing;
+		nmissing += p->counted && p->missing;
 		if (p->error)
 			hp_buf_printf(&b, "heapprof check: %s: %s (pid %ld): no leak verdict: %s\n",
 				      p->counted ? "not checked" : "not counted", p->name, p->pid, p->error);
@@ -425,21 +512,25 @@ static size_t report(const struct verdicts *v, const char *command, int status)
 				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
 	}
 	if (!v->n && status != 126 && status != 127)
-		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none exited with "
-			      "heapprof loaded (static and set-user-ID programs, and processes a signal "
-			      "kills, are not checked)\n", command);
+		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none ran with "
+			      "heapprof loaded (static and set-user-ID programs are not checked)\n", command);
 	else if (!v->n)
 		;   /* it could not be run: run_tree said so */
-	else if (!counted)
+	else if (!counted && !nmissing)
 		hp_buf_printf(&b, "heapprof check: none of the %zu process%s checked counts "
-			      "(--programs or --all choose which do)\n", v->n, es(v->n));
+			      "(--programs or --all choose which do)\n", checked, es(checked));
 	else if (leaking)
 		hp_buf_printf(&b, "heapprof check: %zu of %zu counted process%s leaked %llu byte(s) in %llu "
 			      "allocation(s) (%zu process%s checked)\n", leaking, counted, es(counted),
-			      (unsigned long long)bytes, (unsigned long long)objects, v->n, es(v->n));
-	else
+			      (unsigned long long)bytes, (unsigned long long)objects, checked, es(checked));
+	else if (counted)
 		hp_buf_printf(&b, "heapprof check: no leaks in %zu counted process%s (%zu process%s checked)\n",
-			      counted, es(counted), v->n, es(v->n));
+			      counted, es(counted), checked, es(checked));
+	if (nmissing)
+		hp_buf_printf(&b, "heapprof check: %zu counted process%s left no verdict: %s\n", nmissing,
+			      es(nmissing), o->allow_missing ? "not checked (--allow-missing)" :
+			      "a leak there cannot be ruled out, so the run fails (--allow-missing passes it)");
+	*missing = nmissing;
 	if (b.len)   /* b.p is NULL when nothing was said */
 		fwrite(b.p, 1, b.len, stderr);
 	fflush(stderr);
@@ -473,14 +564,17 @@ static int check(struct check_opts *o, int argc, char **argv)
 	read_verdicts(dir, &v, &strs);
 	remove_run_dir(dir);
 	hp_util_sort(v.p, v.n, sizeof(*v.p), by_pid);
+	pair_registrations(&v, &strs);
 	for (size_t k = 0; k < v.n; k++)
 		v.p[k].counted = counts(o, &v.p[k]);
 	/* The JSON has every process's frames; the rest only counted ones. */
 	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
-	size_t leaking = report(&v, argv[first], status);
+	size_t missing;
+	size_t leaking = report(&v, argv[first], status, o, &missing);
 
-	int exit_status = status ? status : leaking ? o->exit_code : 0;
-	struct hp_check_run run = { argv + first, status, exit_status, v.p, v.n };
+	int fails = leaking || (missing && !o->allow_missing);
+	int exit_status = status ? status : fails ? o->exit_code : 0;
+	struct hp_check_run run = { argv + first, status, exit_status, v.p, v.n, o->allow_missing };
 	if (o->json) {
 		struct hp_buf b = { 0 };
 		hp_check_json(&b, &run);
@@ -493,12 +587,10 @@ static int check(struct check_opts *o, int argc, char **argv)
 		write_file(o->junit, &b);
 		hp_buf_release(&b);
 	}
-	for (size_t k = 0; k < v.n; k++) {
-		for (size_t j = 0; j < v.p[k].nleaks; j++)
-			free(v.p[k].leaks[j].frames);
-		free(v.p[k].leaks);
-	}
+	for (size_t k = 0; k < v.n; k++)
+		free_proc(&v.p[k]);
 	free(v.p);
+	free(reaped);
 	hp_strtab_release(&strs);
 	free(conf);
 	free(dir);

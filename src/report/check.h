@@ -56,6 +56,7 @@ struct hp_check_proc {
 	struct hp_check_leak *leaks;
 	size_t nleaks, cap;
 	int counted;		/* its leaks decide heapprof check's status */
+	int missing;		/* it registered and left no verdict: error says why */
 };
 
 /* Bounds against a broken file: one is rejected past them. */
@@ -63,7 +64,9 @@ struct hp_check_proc {
 #define HP_CHECK_LEAKS_MAX (1u << 20)
 
 /*
- * Reads the verdict file at path into *p (zeroed by the caller),
+ * Reads the verdict file at path into *p (zeroed by the caller), or a
+ * registration (<prefix>.<pid>.started: the lines down to cmdline=, and
+ * p->missing set; the caller says why in p->error),
  * interning strings in strs (cleaned: no control characters, valid
  * UTF-8).  Frames are as the file has them: one per program counter,
  * named from the symbol table.  Returns NULL, or what is wrong with the
@@ -108,6 +111,7 @@ struct hp_check_run {
 	int exit_status;	/* heapprof check's */
 	const struct hp_check_proc *procs;
 	size_t nprocs;
+	int allow_missing;	/* --allow-missing: a missing verdict fails nothing */
 };
 
 /* The JSON document (schema in heapprof(1)) and the JUnit XML file (one

@@ -93,8 +93,14 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 	jstr(b, p->program);
 	hp_buf_str(b, ", \"cmdline\": ");
 	jstr(b, p->cmdline);
-	hp_buf_printf(b, ", \"status\": %d, \"counted\": %s, \"checked\": %s, \"error\": ", p->status,
-		      p->counted ? "true" : "false", p->error ? "false" : "true");
+	/* A registration has no status of its own: null. */
+	if (p->missing)
+		hp_buf_str(b, ", \"status\": null");
+	else
+		hp_buf_printf(b, ", \"status\": %d", p->status);
+	hp_buf_printf(b, ", \"counted\": %s, \"checked\": %s, \"missing\": %s, \"error\": ",
+		      p->counted ? "true" : "false", p->error ? "false" : "true",
+		      p->missing ? "true" : "false");
 	jstr(b, p->error);
 	hp_buf_printf(b, ",\n     \"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
 		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
@@ -120,7 +126,7 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 
 void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 {
-	size_t counted = 0, leaking = 0;
+	size_t counted = 0, leaking = 0, missing = 0;
 	uint64_t bytes = 0, objects = 0;
 
 	hp_buf_str(b, "{\n  \"command\": [");
@@ -140,6 +146,7 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 		if (!p->counted)
 			continue;
 		counted++;
+		missing += p->missing;
 		if (hp_check_objects(p)) {
 			leaking++;
 			bytes += hp_check_bytes(p);
@@ -147,8 +154,10 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 		}
 	}
 	hp_buf_printf(b, "  ],\n  \"summary\": {\"processes\": %zu, \"counted\": %zu, \"leaking\": %zu, "
+		      "\"missing\": %zu, \"missing_allowed\": %s, "
 		      "\"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64 "}\n}\n",
-		      run->nprocs, counted, leaking, bytes, objects);
+		      run->nprocs, counted, leaking, missing, run->allow_missing ? "true" : "false",
+		      bytes, objects);
 }
 
 /* ---- JUnit XML ------------------------------------------------------------ */
@@ -157,26 +166,30 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
  * One test case per counted process: classname its program's name, name
  * its command line (stable from run to run, unlike its pid, so that CI
  * servers follow a test's history); a leak is a failure whose message is
- * the SUMMARY and whose text the report; a process without a verdict is
- * skipped, with the reason.
+ * the SUMMARY and whose text the report; a process that left no verdict
+ * (it registered, then a signal killed it or it could not write one) is
+ * an error, with the reason, or skipped under --allow-missing; one the
+ * library could give no verdict (a seccomp filter) is skipped.
  */
 void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 {
-	size_t tests = 0, failures = 0, skipped = 0;
+	size_t tests = 0, failures = 0, errors = 0, skipped = 0;
 
 	for (size_t k = 0; k < run->nprocs; k++) {
 		const struct hp_check_proc *p = &run->procs[k];
+		int error = p->missing && !run->allow_missing;
 		if (!p->counted)
 			continue;
 		tests++;
 		failures += !p->error && hp_check_objects(p);
-		skipped += p->error != NULL;
+		errors += error;
+		skipped += p->error && !error;
 	}
 	hp_buf_str(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hp_buf_printf(b, "<testsuites name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		      "skipped=\"%zu\">\n", tests, failures, skipped);
-	hp_buf_printf(b, "  <testsuite name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-		      "skipped=\"%zu\">\n", tests, failures, skipped);
+	hp_buf_printf(b, "<testsuites name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+		      "skipped=\"%zu\">\n", tests, failures, errors, skipped);
+	hp_buf_printf(b, "  <testsuite name=\"heapprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+		      "skipped=\"%zu\">\n", tests, failures, errors, skipped);
 	for (size_t k = 0; k < run->nprocs; k++) {
 		const struct hp_check_proc *p = &run->procs[k];
 		if (!p->counted)
@@ -186,7 +199,11 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 		hp_buf_str(b, "\" name=\"");
 		hp_buf_xml_str(b, p->cmdline);
 		hp_buf_str(b, "\">\n");
-		if (p->error) {
+		if (p->missing && !run->allow_missing) {
+			hp_buf_str(b, "      <error type=\"no-verdict\" message=\"no leak verdict: ");
+			hp_buf_xml_str(b, p->error);
+			hp_buf_str(b, "\"/>\n");
+		} else if (p->error) {
 			hp_buf_str(b, "      <skipped message=\"no leak verdict: ");
 			hp_buf_xml_str(b, p->error);
 			hp_buf_str(b, "\"/>\n");
@@ -205,7 +222,11 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 		}
 		hp_buf_str(b, "      <system-out>");
 		hp_buf_xml_str(b, p->program);
-		hp_buf_printf(b, " (pid %ld) asked to exit with status %d</system-out>\n", p->pid, p->status);
+		if (p->missing)
+			hp_buf_printf(b, " (pid %ld) left no verdict</system-out>\n", p->pid);
+		else
+			hp_buf_printf(b, " (pid %ld) asked to exit with status %d</system-out>\n", p->pid,
+				      p->status);
 		hp_buf_str(b, "    </testcase>\n");
 	}
 	hp_buf_str(b, "  </testsuite>\n</testsuites>\n");

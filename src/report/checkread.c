@@ -261,9 +261,15 @@ const char *hp_check_read(const char *path, struct hp_check_proc *p, struct hp_s
 			break;
 		}
 		if (r.lineno == 1) {
-			if (strcmp(line, "heapprof-verdict 1"))
+			if (!strcmp(line, "heapprof-started 1"))
+				p->missing = 1;
+			else if (strcmp(line, "heapprof-verdict 1"))
 				err = fail(&r, "not a heapprof verdict (version 1)");
 			continue;
+		}
+		if (p->missing && r.lineno > 4) {
+			err = fail(&r, "expected the end of a registration");
+			break;
 		}
 		if (r.lineno <= 5) {
 			const char *v = value_of(line, head[r.lineno - 2]);
@@ -294,7 +300,11 @@ const char *hp_check_read(const char *path, struct hp_check_proc *p, struct hp_s
 	if (!err && ferror(f))
 		err = strerror(errno ? errno : EIO);
 	fclose(f);
-	if (!err && state == 5)
+	if (!err && p->missing && r.lineno != 4)
+		err = "the registration ends early";
+	else if (!err && p->missing)
+		;   /* the lines are all a registration has */
+	else if (!err && state == 5)
 		err = "the file ends inside a leak";
 	else if (!err && state < 3)
 		err = "the file ends early";

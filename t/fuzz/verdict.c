@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r.err) {
 		struct hp_buf b = { 0 };
 		char *argv[] = { "prog", "--flag", NULL };
-		struct hp_check_run run = { argv, r.p.status, 23, &r.p, 1 };
+		struct hp_check_run run = { argv, r.p.status, 23, &r.p, 1, 0 };
 		r.p.counted = 1;
 		if (h & 1)
 			hp_check_symbolize(&r.p, 1, 0, &r.strs, NULL, 0);
