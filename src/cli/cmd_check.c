@@ -10,14 +10,19 @@
  *     prof_leak_error:false,leak_report:false,prof_final:false,
  *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check
  *
- * so that each leaves <run directory>/check.<pid>.verdict at exit and
- * nothing else: no line on its standard error, no dump, and its own exit
- * status (a make that runs a leaking test still sees the test pass; the
- * verdict is this command's to give).  This process is the tree's child
- * subreaper, so it also waits for what the command left running.  Then
- * the verdicts are read, symbolized and reported (src/report/check.h),
- * and the exit status is the command's when it failed, else --exit-code
- * when a counted process leaked, else 0.
+ * so that each registers at start-up (<run directory>/check.<pid>.started)
+ * and leaves <run directory>/check.<pid>.verdict in its place at exit,
+ * and nothing else: no line on its standard error, no dump, and its own
+ * exit status (a make that runs a leaking test still sees the test pass;
+ * the verdict is this command's to give).  This process is the tree's
+ * child subreaper, so it also waits for what the command left running,
+ * noting how each process it reaps ended.  Then the verdicts are read,
+ * symbolized and reported (src/report/check.h).  The gate fails closed:
+ * a registration without a verdict is a process never checked (a signal
+ * killed it, it dropped privileges), named with why, and when it counts
+ * it fails the run unless --allow-missing.  The exit status is the
+ * command's when it failed, else --exit-code when a counted process
+ * leaked or left no verdict, else 0.
  */
 #include <dirent.h>
 #include <errno.h>
