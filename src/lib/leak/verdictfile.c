@@ -117,8 +117,10 @@ static struct hp_verdictfile *open_file(const char *suffix)
 	if (!err)
 		err = hp_file_create(&vf->f, path);
 	if (err) {
-		hp_log(HP_LOG_ERROR, "cannot write the leak %s %s.%d.%s: %s",
-		       suffix[0] == 'v' ? "verdict" : "check's registration",
+		/* The registration is said only at log_level:debug: the exit
+		 * says the same of the verdict, which is what counts. */
+		hp_log(suffix[0] == 'v' ? HP_LOG_ERROR : HP_LOG_DEBUG, "cannot write the leak %s %s.%d.%s: %s",
+		       suffix[0] == 'v' ? "verdict" : "registration",
 		       n ? prefix : "(prof_prefix)", (int)getpid(), suffix, strerrordesc_np(err));
 		if (vf)
 			hp_pages_free(vf, sizeof(*vf));
@@ -150,7 +152,8 @@ void hp_verdictfile_register(void)
 	else
 		err = hp_file_commit(&vf->f);
 	if (err)
-		hp_log(HP_LOG_ERROR, "cannot write %s: %s", vf->f.dst, strerrordesc_np(err));
+		hp_log(HP_LOG_DEBUG, "cannot write the leak registration %s: %s", vf->f.dst,
+		       strerrordesc_np(err));
 	hp_pages_free(vf, sizeof(*vf));
 }
 

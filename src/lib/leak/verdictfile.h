@@ -91,7 +91,7 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf);
  * and was never given one: a signal killed it, it dropped the privileges
  * the directory needs, it exec'd a program heapprof cannot enter, or it
  * still runs.  heapprof check fails on it (heapprof(1)).  Errors are
- * logged.
+ * logged at log_level:debug only: the exit logs the verdict's.
  */
 void hp_verdictfile_register(void);
 
