@@ -30,11 +30,15 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +220,158 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 		free(abs);
 	}
 	return b.p;
+}
+
+/* ---- the courier: verdicts of processes that dropped privileges ---------------- */
+
+/*
+ * A process that changed its user after it registered cannot create its
+ * verdict in the run directory (0700).  The library then writes it into
+ * a memfd and sends that, in one datagram, to an abstract Unix socket
+ * named by the last COURIER_NAME_MAX bytes of "<run directory>/check.sock"
+ * (src/lib/leak/verdictfile.h; an abstract name needs no rights on any
+ * directory).  Anyone may send there, so the kernel's word is taken for
+ * the sender's pid (SCM_CREDENTIALS, which cannot be forged), a verdict
+ * is filed only for a pid that registered (which took the rights of the
+ * directory's owner), and only when the file says that pid.  A thread
+ * receives while the tree runs, so that no sender waits on a full queue.
+ */
+#define COURIER_NAME_MAX 100	/* HP_VERDICTFILE_SOCK_MAX */
+struct courier {
+	int fd;
+	const char *dir;
+	pthread_t thread;
+	int running;
+};
+
+/* The verdict in vfd, sent by pid, filed as check.<pid>.verdict. */
+static void courier_file(const struct courier *c, pid_t pid, int vfd)
+{
+	char name[64], head[64], tmp[64];
+	struct stat st;
+	int dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	snprintf(name, sizeof(name), "check.%ld.started", (long)pid);
+	if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+	    fstat(vfd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > HP_CHECK_FILE_MAX)
+		goto out;
+	char *buf = hp_util_xmalloc((size_t)st.st_size + 1);
+	size_t n = 0;
+	while (n < (size_t)st.st_size) {
+		ssize_t r = pread(vfd, buf + n, (size_t)st.st_size - n, (off_t)n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	int hn = snprintf(head, sizeof(head), "heapprof-verdict 1\npid=%ld\n", (long)pid);
+	snprintf(tmp, sizeof(tmp), ".courier.%ld", (long)pid);
+	snprintf(name, sizeof(name), "check.%ld.verdict", (long)pid);
+	int out = -1;
+	if (n == (size_t)st.st_size && n >= (size_t)hn && !memcmp(buf, head, (size_t)hn))
+		out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out >= 0) {
+		int bad = write(out, buf, n) != (ssize_t)n;
+		bad |= close(out) != 0;
+		if (bad || renameat(dfd, tmp, dfd, name))
+			unlinkat(dfd, tmp, 0);
+	}
+	free(buf);
+out:
+	if (dfd >= 0)
+		close(dfd);
+}
+
+static void *courier_main(void *arg)
+{
+	struct courier *c = arg;
+
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} u;
+		char byte;
+		struct iovec iov = { &byte, 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+				    .msg_controllen = sizeof(u.buf) };
+		struct ucred cred = { 0 };
+		int fds[4], nfds = 0;
+		ssize_t r = recvmsg(c->fd, &m, MSG_CMSG_CLOEXEC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+			if (h->cmsg_level != SOL_SOCKET)
+				continue;
+			if (h->cmsg_type == SCM_CREDENTIALS && h->cmsg_len >= CMSG_LEN(sizeof(cred)))
+				memcpy(&cred, CMSG_DATA(h), sizeof(cred));
+			else if (h->cmsg_type == SCM_RIGHTS)
+				for (size_t k = 0; CMSG_LEN((k + 1) * sizeof(int)) <= h->cmsg_len && nfds < 4; k++)
+					memcpy(&fds[nfds++], CMSG_DATA(h) + k * sizeof(int), sizeof(int));
+		}
+		/* Ours, after the tree ended: everything sent before is in. */
+		if (r == 1 && byte == 'q' && cred.pid == getpid() && !nfds)
+			break;
+		if (r == 1 && byte == 'v' && nfds == 1 && cred.pid > 0)
+			courier_file(c, cred.pid, fds[0]);
+		for (int k = 0; k < nfds; k++)
+			close(fds[k]);
+	}
+	return NULL;
+}
+
+/* The socket's abstract address for dir; returns its length. */
+static socklen_t courier_addr(struct sockaddr_un *a, const char *dir)
+{
+	struct hp_buf name = { 0 };
+
+	hp_buf_printf(&name, "%s/check.sock", dir);
+	size_t from = name.len > COURIER_NAME_MAX ? name.len - COURIER_NAME_MAX : 0;
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	memcpy(a->sun_path + 1, name.p + from, name.len - from);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + name.len - from);
+	hp_buf_release(&name);
+	return len;
+}
+
+/* The socket and its thread; without them (the name taken, say) a
+ * process that dropped privileges is named as missing. */
+static void courier_start(struct courier *c, const char *dir)
+{
+	struct sockaddr_un a;
+	socklen_t len = courier_addr(&a, dir);
+	int on = 1;
+
+	c->dir = dir;
+	c->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || setsockopt(c->fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) ||
+	    bind(c->fd, (struct sockaddr *)&a, len) || pthread_create(&c->thread, NULL, courier_main, c)) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		return;
+	}
+	c->running = 1;
+}
+
+static void courier_stop(struct courier *c)
+{
+	struct sockaddr_un a;
+	socklen_t len = courier_addr(&a, c->dir);
+	char q = 'q';
+
+	if (!c->running)
+		return;
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || sendto(s, &q, 1, MSG_NOSIGNAL, (struct sockaddr *)&a, len) != 1)
+		pthread_cancel(c->thread);
+	if (s >= 0)
+		close(s);
+	pthread_join(c->thread, NULL);
+	close(c->fd);
+	c->running = 0;
 }
 
 static void remove_run_dir(const char *dir)
@@ -564,7 +720,10 @@ static int check(struct check_opts *o, int argc, char **argv)
 	hp_binary_warn("check", argv[first], "it will not be checked");
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, o);
+	struct courier courier = { 0 };
+	courier_start(&courier, dir);
 	int status = run_tree(argv + first, conf, o->config);
+	courier_stop(&courier);
 
 	read_verdicts(dir, &v, &strs);
 	remove_run_dir(dir);

@@ -14,7 +14,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -89,6 +93,61 @@ static void put_cmdline(struct hp_out *o)
 	hp_out_char(o, '\n');
 }
 
+/* The verdict into a memfd, for courier_send; 0 or an errno value.
+ * why is the errno that kept it from its directory. */
+static int courier_open(struct hp_verdictfile *vf, const char *prefix, int why)
+{
+	char name[PATH_MAX];
+	size_t n = hp_fmt(name, sizeof(name), "%s.sock", prefix);
+
+	if (n + 1 >= sizeof(name))
+		return ENAMETOOLONG;
+	/* The abstract name: the path's last HP_VERDICTFILE_SOCK_MAX bytes. */
+	size_t from = n > HP_VERDICTFILE_SOCK_MAX ? n - HP_VERDICTFILE_SOCK_MAX : 0;
+	memcpy(vf->f.tmp, name + from, n - from + 1);
+	int fd = memfd_create("heapprof-verdict", MFD_CLOEXEC);
+	if (fd >= 0)
+		fd = hp_file_fd_above_stdio(fd);
+	if (fd < 0)
+		return errno;
+	vf->f.fd = fd;
+	memcpy(vf->f.dst, name, n + 1);
+	vf->courier = why;
+	return 0;
+}
+
+/* Sends the memfd to the socket in one datagram and closes it. */
+static int courier_send(struct hp_verdictfile *vf)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char byte = 'v';
+	struct iovec iov = { &byte, 1 };
+	size_t n = strlen(vf->f.tmp);
+	struct msghdr m = { .msg_name = &a,
+			    .msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n),
+			    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	int err = 0;
+
+	memcpy(a.sun_path + 1, vf->f.tmp, n);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &vf->f.fd, sizeof(int));
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || sendmsg(s, &m, MSG_NOSIGNAL) != 1)
+		err = errno ? errno : EIO;
+	if (s >= 0)
+		close(s);
+	close(vf->f.fd);
+	return err;
+}
+
 /* A writer for <prof_prefix, expanded>.<pid>.<suffix>, or NULL:
  * prof_prefix is empty, or an error (logged). */
 static struct hp_verdictfile *open_file(const char *suffix)
@@ -111,11 +170,16 @@ static struct hp_verdictfile *open_file(const char *suffix)
 		err = ENAMETOOLONG;
 	if (!err)
 		err = hp_dumpname_mkdirs(path);
-	vf = err ? NULL : hp_pages_alloc(sizeof(*vf));
+	vf = err && err != EACCES && err != EPERM ? NULL : hp_pages_alloc(sizeof(*vf));
+	if (vf)
+		vf->courier = 0;
 	if (!err && !vf)
 		err = ENOMEM;
 	if (!err)
 		err = hp_file_create(&vf->f, path);
+	/* Privileges dropped since start-up: heapprof check's courier. */
+	if (vf && (err == EACCES || err == EPERM) && suffix[0] == 'v' && courier_open(vf, prefix, err) == 0)
+		err = 0;
 	if (err) {
 		/* The registration is said only at log_level:debug: the exit
 		 * says the same of the verdict, which is what counts. */
@@ -231,6 +295,17 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf)
 {
 	int err = hp_out_flush(&vf->o);
 
+	if (vf->courier) {
+		int e = courier_send(vf);
+		err = err ? err : e;
+		/* No heapprof check listening: said as without the courier. */
+		if (err)
+			hp_log(HP_LOG_ERROR, "cannot write the leak verdict %.*s.%d.verdict: %s",
+			       (int)(strlen(vf->f.dst) - sizeof(".sock") + 1), vf->f.dst, (int)getpid(),
+			       strerrordesc_np(vf->courier));
+		hp_pages_free(vf, sizeof(*vf));
+		return err;
+	}
 	if (err)
 		hp_file_abort(&vf->f);
 	else

@@ -53,9 +53,15 @@
 
 struct hp_verdict;
 
+/* An abstract socket name's bytes, at most (sun_path's 108 less the NUL
+ * that starts it, with room to spare): heapprof check uses the same. */
+#define HP_VERDICTFILE_SOCK_MAX 100
+
 struct hp_verdictfile {
-	struct hp_file f;
+	struct hp_file f;	/* by courier: f.fd a memfd, f.tmp the socket's
+				 * name, f.dst <prefix>.sock */
 	struct hp_out o;
+	int courier;		/* 0, or the errno that sent it by courier */
 	char buf[4096];
 };
 
@@ -78,6 +84,15 @@ void hp_verdictfile_leak_end(struct hp_verdictfile *vf);
 int hp_verdictfile_commit(struct hp_verdictfile *vf);
 
 /*
+ * When the verdict cannot be created in its directory (EACCES, EPERM:
+ * the process dropped the privileges it started with), it is written
+ * into a memfd instead and the memfd sent (SCM_RIGHTS, one datagram) to
+ * the abstract Unix socket named by the last HP_VERDICTFILE_SOCK_MAX
+ * bytes of "<prefix>.sock": heapprof check listens there, takes the
+ * sender's pid from the kernel (SCM_CREDENTIALS) and files the verdict
+ * for it.  An abstract name needs no rights on any directory.  Nobody
+ * listening: the verdict is lost, and logged as before.
+ *
  * The registration: <prefix>.<pid>.started, written at start-up (and in
  * a fork child) while the process still has the rights it started with,
  *
