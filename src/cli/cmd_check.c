@@ -16,7 +16,9 @@
  * exit status (a make that runs a leaking test still sees the test pass;
  * the verdict is this command's to give).  This process is the tree's
  * child subreaper, so it also waits for what the command left running,
- * noting how each process it reaps ended.  Then the verdicts are read,
+ * noting how each process it reaps ended, and receives the verdicts of
+ * processes that dropped privileges (the courier, below).  Then the
+ * verdicts are read,
  * symbolized and reported (src/report/check.h).  The gate fails closed:
  * a registration without a verdict is a process never checked (a signal
  * killed it, it dropped privileges), named with why, and when it counts
