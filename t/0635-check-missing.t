@@ -7,14 +7,14 @@
 # t/prog/vanish leaks 3000 bytes, then drops to nobody (setuid 65534) or
 # abort()s.
 . "$(dirname "$0")/lib.sh"
-plan 32
+plan 35
 
 mkdir tmp
 export TMPDIR=$T_DIR/tmp
 V=$TP/vanish
 
 if [ "$(id -u)" != 0 ]; then
-	for i in $(seq 32); do echo "ok $i # skip setuid needs root"; done
+	for i in $(seq 35); do echo "ok $i # skip setuid needs root"; done
 	exit 0
 fi
 
@@ -78,6 +78,40 @@ if unshare -n true 2>/dev/null; then
 	is $? 0 "--allow-missing: the old pass"
 else
 	for i in 1 2 3; do ok 0 "# skip unshare -n refused"; done
+fi
+
+# ---- a forged verdict is not filed -----------------------------------------
+# A process outside the tree (it never registered) sends clean verdicts
+# to the courier while the tree runs: one naming itself, and one naming
+# the killed process (not the sender the kernel names).  Neither is
+# filed.
+cat >forge.py <<'EOF'
+import os, re, socket, sys
+prefix = re.search(r'prof_prefix:([^,]*)', open(sys.argv[1]).read().strip()).group(1)
+name = (prefix + '.sock')[-100:]
+for pid in (os.getpid(), int(open(sys.argv[2]).read())):
+    fd = os.memfd_create('forged')
+    os.write(fd, ('heapprof-verdict 1\npid=%d\nprogram=/forged\ncmdline=forged\nstatus=0\n'
+                  'direct_bytes=0 direct_objects=0 indirect_bytes=0 indirect_objects=0\n'
+                  'suppressed_bytes=0 suppressed_objects=0\nthreads=0 threads_stopped=0\n' % pid).encode())
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.connect('\0' + name)
+    socket.send_fds(s, [b'v'], [fd])
+print('forge: sent 2')
+EOF
+if python3 -c 'import socket; socket.send_fds' 2>/dev/null; then
+	"$BIN" check --json out.json -- sh -c "'$V' abort & wait; echo \$! >kpid.tmp; mv kpid.tmp kpid;
+		echo \"\$HEAPPROF_CONF\" >conf; while [ ! -e sent ]; do sleep 0.05; done; exit 0" >out 2>err &
+	check=$!
+	for i in $(seq 200); do [ -e kpid ] && [ -s conf ] && break; sleep 0.05; done
+	env -u LD_PRELOAD python3 forge.py conf kpid >forge.out 2>&1
+	touch sent
+	wait $check
+	is "$?:$(cat forge.out)" "23:forge: sent 2" "forged verdicts change nothing: the killed process still fails the run"
+	like "$(cat err)" '^heapprof check: not checked: vanish \(pid [0-9]+\): no leak verdict: ' "and is named"
+	unlike "$(cat out.json)" 'forged' "neither forged verdict is filed"
+else
+	for i in 1 2 3; do ok 0 "# skip python3 without socket.send_fds"; done
 fi
 
 # ---- a process not counted: named, fails nothing --------------------------
