@@ -579,15 +579,17 @@ static const char *missing_reason(long pid, struct hp_strtab *strs)
 			const char *name = sigabbrev_np(WTERMSIG(st));
 			snprintf(why, sizeof(why), "killed by signal %d (SIG%s)", WTERMSIG(st), name ? name : "?");
 		} else {
-			snprintf(why, sizeof(why), "exited with status %d without writing one (did it drop "
-				 "the privileges the run directory needs?)", exit_status_of(st));
+			snprintf(why, sizeof(why), "exited with status %d without writing one (it exec'd a "
+				 "program heapprof cannot enter, or could not reach heapprof check)",
+				 exit_status_of(st));
 		}
 		return hp_strtab_intern_str(strs, why);
 	}
 	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
 		return "still running when heapprof check ended";
-	return "it ended without writing one: a signal killed it, or it dropped the privileges the "
-	       "run directory needs (its parent saw it end, not heapprof check)";
+	return "it ended without writing one: a signal killed it, it exec'd a program heapprof "
+	       "cannot enter, or it could not reach heapprof check (its parent saw it end, not "
+	       "heapprof check)";
 }
 
 /* Sorted by pid: a registration whose verdict is there goes (the process

@@ -104,8 +104,8 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf);
  * and removed once the verdict is in place (hp_verdictfile_commit).  One
  * left without a verdict beside it names a process that ran with heapprof
  * and was never given one: a signal killed it, it dropped the privileges
- * the directory needs, it exec'd a program heapprof cannot enter, or it
- * still runs.  heapprof check fails on it (heapprof(1)).  Errors are
+ * the directory needs with no heapprof check to send its verdict to (see
+ * above), it exec'd a program heapprof cannot enter, or it still runs.  heapprof check fails on it (heapprof(1)).  Errors are
  * logged at log_level:debug only: the exit logs the verdict's.
  */
 void hp_verdictfile_register(void);
