@@ -220,9 +220,12 @@ static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group 
 
 /* ---- suppressions ---------------------------------------------------- */
 
-/* The rule that suppresses stack id st, or -1: every frame's module,
- * function (the symbol tables') matched as LeakSanitizer does; source
- * files are not known in process. */
+/* The rule that suppresses stack id st, or -1: every frame's module (by
+ * its absolute path, the program's from /proc/self/exe, as LeakSanitizer
+ * names modules; dladdr would give the program's argv[0] as typed) and
+ * function (the symbol tables') matched as LeakSanitizer does.  Source
+ * files are not known in process: heapprof check matches them, from the
+ * verdict file's frames symbolized with DWARF. */
 static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, uint32_t st)
 {
 	const struct hp_stack *stk = hp_stacktab_get(st);
@@ -236,7 +239,9 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 		uintptr_t at = hp_dumpsyms_names_home(names, look);
 		Dl_info info;
 		int have = dladdr((void *)at, &info);
-		f[n].module = have ? info.dli_fname : NULL;
+		uintptr_t bias;
+		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
+		f[n].module = obj ? obj : have ? info.dli_fname : NULL;
 		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 		if (!f[n].function && have)
 			f[n].function = symbol_holding(at);
