@@ -6,7 +6,7 @@
 # a NUL byte in a line shows as \0; check's summary says what the
 # suppressions hid.
 . "$(dirname "$0")/lib.sh"
-plan 3
+plan 4
 
 G=$TP/gate
 CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false
@@ -19,3 +19,9 @@ like "$(cat err)" "^<heapprof>: +2 +200 $G\$" "and the rule is counted as used"
 printf 'leak:gate\n' >byname
 PATH=$TP:$PATH prof "$CONF,leak_suppressions:$T_DIR/byname" gate leak >out 2>err
 unlike "$(cat err)" 'Direct leak' "leak:NAME still matches the program's path by its last component"
+
+# ---- a NUL byte: the line is refused, and the message shows why ----------
+printf 'leak:leak_\000some\n' >nul
+prof "$CONF,leak_suppressions:$T_DIR/nul" "$G" leak >out 2>err
+like "$(cat err)" "^<heapprof>: $T_DIR/nul:1: not a suppression: 'leak:leak_\\\\0some' \\(expected leak:PATTERN\\)\$" \
+	"a NUL byte in a line is shown as backslash-0, not cut off into a valid-looking line"

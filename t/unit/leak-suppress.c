@@ -260,8 +260,8 @@ static void test_parse_bad(void)
 	ok(hp_suppress_parse(&set, "nul.supp", nul, sizeof(nul) - 1) == 0 && set.nrules == 3 &&
 	   !strcmp(set.rules[2].templ, "after") && set.rules[2].line == 2 && set.nbad == 12,
 	   "a line with a NUL byte is skipped, the next one kept");
-	is_str(log_take(), "<heapprof>: nul.supp:1: not a suppression: 'leak:a' (expected leak:PATTERN)\n",
-	       "and its warning quotes it up to the NUL");
+	is_str(log_take(), "<heapprof>: nul.supp:1: not a suppression: 'leak:a\\0b' (expected leak:PATTERN)\n",
+	       "and its warning shows the NUL as \\0, and what follows it");
 
 	/* Many bad lines: twenty warnings, then one line for the rest. */
 	char many[2048] = "";

@@ -109,7 +109,8 @@ void hp_suppress_release(struct hp_suppress *set);
  * NUL-terminated) after those already in set.  origin names the source in
  * messages and in each rule ("profiler.supp", "<built-in>"); it is copied.
  * Bad lines, and lines containing a NUL byte, are skipped with one
- * warning each (HP_SUPPRESS_MAX_COMPLAINTS at most per call) and counted
+ * warning each, which shows a NUL byte as \0 and other control bytes
+ * but tab as \xHH (HP_SUPPRESS_MAX_COMPLAINTS at most per call) and counted
  * in set->nbad.  Returns 0, or ENOMEM when pages cannot be mapped (one
  * error line; set is unchanged).  Pointers into set->rules taken before
  * the call are invalid after it. */
