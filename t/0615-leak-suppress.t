@@ -6,7 +6,7 @@
 # a NUL byte in a line shows as \0; check's summary says what the
 # suppressions hid.
 . "$(dirname "$0")/lib.sh"
-plan 4
+plan 11
 
 G=$TP/gate
 CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false
@@ -25,3 +25,33 @@ printf 'leak:leak_\000some\n' >nul
 prof "$CONF,leak_suppressions:$T_DIR/nul" "$G" leak >out 2>err
 like "$(cat err)" "^<heapprof>: $T_DIR/nul:1: not a suppression: 'leak:leak_\\\\0some' \\(expected leak:PATTERN\\)\$" \
 	"a NUL byte in a line is shown as backslash-0, not cut off into a valid-looking line"
+
+# ---- heapprof check -------------------------------------------------------
+mkdir tmp
+export TMPDIR=$T_DIR/tmp
+
+# A malformed file is said once, by check, before the run; not by each of
+# the four processes of the tree.
+printf 'leak:leak_some\nlek:oops\nleak:x\000y\n' >bad
+"$BIN" check --suppressions bad -- sh -c "'$G' leak; '$G' leak; '$G' leak" >out 2>err
+is "$?:$(grep -c 'not a suppression' err)" "0:2" "a malformed file: one complaint a bad line for the whole tree, the good line still applies"
+like "$(head -n 1 err)" "^heapprof check: $T_DIR/bad:2: not a suppression: 'lek:oops' \\(expected leak:PATTERN\\)\$" \
+	"said by check, first, naming the file and line"
+like "$(cat err)" "^heapprof check: $T_DIR/bad:3: not a suppression: 'leak:x\\\\0y'" "check shows the NUL byte too"
+unlike "$(cat err)" '<heapprof>' "no process repeats it"
+
+# A source file, which only check knows (DWARF): the leaks of a program
+# built from leaky.c are suppressed by leak:leaky.c, and counted.
+cat >leaky.c <<'EOF2'
+#include <stdlib.h>
+static void *volatile sink;
+__attribute__((noinline)) static void keep(void) { sink = malloc(300); sink = malloc(300); }
+int main(void) { keep(); return 0; }
+EOF2
+cc -g -O0 -o leaky leaky.c
+printf 'leak:leaky.c\n' >byfile
+"$BIN" check --suppressions byfile --json j.json -- ./leaky >out 2>err
+is "$?" 0 "leak:SOURCE-FILE suppresses under heapprof check"
+unlike "$(cat err)" 'Direct leak' "and the leak is not reported"
+is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<>); my $p = $j->{processes}[0]; print "$p->{suppressed_bytes} $p->{suppressed_objects} $p->{leaked_bytes}"' j.json)" \
+	"300 1 0" "the JSON counts it as suppressed (the second block is still reachable)"

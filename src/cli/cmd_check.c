@@ -10,6 +10,12 @@
  *     prof_leak_error:false,leak_report:false,prof_final:false,
  *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check
  *
+ * and, with --suppressions, leak_suppressions:<its absolute path> and
+ * leak_suppressions_warn:false: the file is read here first, and what
+ * is wrong with it said once, not by every process of the tree.  Leaks
+ * are matched by the source files of their frames here too, once the
+ * verdicts are symbolized: the library knows no source file.
+ *
  * so that each leaves <run directory>/check.<pid>.verdict at exit and
  * nothing else: no line on its standard error, no dump, and its own exit
  * status (a make that runs a leaking test still sees the test pass; the
@@ -37,6 +43,7 @@
 #include "report/buf.h"
 #include "report/check.h"
 #include "report/strtab.h"
+#include "report/supfile.h"
 #include "report/util.h"
 #include "binary.h"
 #include "cmds.h"
@@ -51,6 +58,7 @@ struct check_opts {
 	size_t nglobs;
 	int all;
 	const char *suppressions;
+	char *suppressions_abs;	/* its absolute path, once read */
 	char *config;		/* --config, absolute */
 	int exit_code;
 	const char *json, *junit;
@@ -192,16 +200,32 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
 			  "leak_report:false,prof_final:false,run_only_top:false,prof_programs:,"
 			  "prof_prefix:%s/check", dir);
-	if (o->suppressions) {
-		char *abs = realpath(o->suppressions, NULL);
-		if (!abs || access(abs, R_OK) != 0)
-			hp_util_die("check: cannot read '%s': %s", o->suppressions, strerror(errno));
-		if (strchr(abs, ','))
-			hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
-		hp_buf_printf(&b, ",leak_suppressions:%s", abs);
-		free(abs);
-	}
+	if (o->suppressions_abs)
+		hp_buf_printf(&b, ",leak_suppressions:%s,leak_suppressions_warn:false", o->suppressions_abs);
 	return b.p;
+}
+
+/* Reads --suppressions into *sup before the run: a file that cannot be
+ * read is fatal; each line that is not a suppression is said here, once
+ * (the library, told leak_suppressions_warn:false, skips them quietly). */
+static void read_suppressions(struct check_opts *o, struct hp_supfile *sup)
+{
+	struct hp_buf msgs = { 0 };
+	char *abs = realpath(o->suppressions, NULL);
+	const char *why = abs ? hp_supfile_read(sup, abs, &msgs) : strerror(errno);
+
+	if (why)
+		hp_util_die("check: cannot read '%s': %s", o->suppressions, why);
+	if (strchr(abs, ','))
+		hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
+	for (char *line = msgs.p, *end = msgs.p + msgs.len; line && line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		fprintf(stderr, "heapprof check: %.*s\n", (int)(nl - line), line);
+		line = nl + 1;
+	}
+	fflush(stderr);
+	hp_buf_release(&msgs);
+	o->suppressions_abs = abs;
 }
 
 static void remove_run_dir(const char *dir)
@@ -389,6 +413,44 @@ static int counts(const struct check_opts *o, const struct hp_check_proc *p)
 	return 0;
 }
 
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* LeakSanitizer matches a rule against a frame's source file too, which
+ * only the symbolized frames know: a leak with a frame whose file matches
+ * (inlined frames included) is taken out of p's report and totals and
+ * counted as suppressed, as the library counts what it suppresses. */
+static void suppress_by_file(struct hp_check_proc *p, struct hp_supfile *sup)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < p->nleaks; j++) {
+		struct hp_check_leak *l = &p->leaks[j];
+		int rule = -1;
+		for (size_t f = 0; f < l->nframes && rule < 0; f++)
+			rule = hp_supfile_match(sup, l->frames[f].file);
+		if (rule < 0) {
+			p->leaks[kept++] = *l;
+			continue;
+		}
+		sup->rules[rule].hits += l->objects;
+		sup->rules[rule].bytes += l->bytes;
+		p->suppressed_bytes += l->bytes;
+		p->suppressed_objects += l->objects;
+		if (l->direct) {
+			p->direct_bytes = minus(p->direct_bytes, l->bytes);
+			p->direct_objects = minus(p->direct_objects, l->objects);
+		} else {
+			p->indirect_bytes = minus(p->indirect_bytes, l->bytes);
+			p->indirect_objects = minus(p->indirect_objects, l->objects);
+		}
+		free(l->frames);
+	}
+	p->nleaks = kept;
+}
+
 static const char *es(size_t n)
 {
 	return n == 1 ? "" : "es";
@@ -466,6 +528,9 @@ static int check(struct check_opts *o, int argc, char **argv)
 		return 1;
 	}
 	hp_binary_warn("check", argv[first], "it will not be checked");
+	struct hp_supfile sup = { 0 };
+	if (o->suppressions)
+		read_suppressions(o, &sup);
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, o);
 	int status = run_tree(argv + first, conf, o->config);
@@ -477,6 +542,8 @@ static int check(struct check_opts *o, int argc, char **argv)
 		v.p[k].counted = counts(o, &v.p[k]);
 	/* The JSON has every process's frames; the rest only counted ones. */
 	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
+	for (size_t k = 0; k < v.n && sup.nrules; k++)
+		suppress_by_file(&v.p[k], &sup);
 	size_t leaking = report(&v, argv[first], status);
 
 	int exit_status = status ? status : leaking ? o->exit_code : 0;
@@ -500,6 +567,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 	}
 	free(v.p);
 	hp_strtab_release(&strs);
+	hp_supfile_release(&sup);
 	free(conf);
 	free(dir);
 	return exit_status;
@@ -514,5 +582,6 @@ int hp_cmd_check(int argc, char **argv)
 		free(o.globs[i]);
 	free(o.globs);
 	free(o.config);
+	free(o.suppressions_abs);
 	return st;
 }

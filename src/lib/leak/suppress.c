@@ -220,7 +220,8 @@ int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *t
 	while (next_line(&c, &s, &n)) {
 		if (!rule_template(s, n, &t, &tn)) {
 			set->nbad++;
-			complain(origin, c.line, s, n, &complaints);
+			if (!set->quiet)
+				complain(origin, c.line, s, n, &complaints);
 			continue;
 		}
 		struct hp_suppress_rule *r = &set->rules[set->nrules++];

@@ -87,6 +87,7 @@ struct hp_suppress {
 	struct hp_suppress_rule *rules;   /* [nrules] */
 	size_t nrules;
 	size_t nbad;                      /* lines skipped as not a suppression */
+	bool quiet;                       /* skip them without a warning */
 	/* Private: capacity of rules, and the text of each source. */
 	size_t cap;
 	struct hp_suppress_text *texts;
@@ -110,8 +111,8 @@ void hp_suppress_release(struct hp_suppress *set);
  * messages and in each rule ("profiler.supp", "<built-in>"); it is copied.
  * Bad lines, and lines containing a NUL byte, are skipped with one
  * warning each, which shows a NUL byte as \0 and other control bytes
- * but tab as \xHH (HP_SUPPRESS_MAX_COMPLAINTS at most per call) and counted
- * in set->nbad.  Returns 0, or ENOMEM when pages cannot be mapped (one
+ * but tab as \xHH (HP_SUPPRESS_MAX_COMPLAINTS at most per call; none when
+ * set->quiet) and counted in set->nbad.  Returns 0, or ENOMEM when pages cannot be mapped (one
  * error line; set is unchanged).  Pointers into set->rules taken before
  * the call are invalid after it. */
 int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *text, size_t len);

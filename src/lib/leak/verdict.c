@@ -296,6 +296,8 @@ out:
 static void load_suppressions(struct hp_suppress *set)
 {
 	hp_suppress_init(set);
+	/* heapprof check said what is wrong with the file, once. */
+	set->quiet = !hp_conf.leak_suppressions_warn;
 	if (hp_conf.leak_suppressions[0])
 		hp_suppress_read_file(set, hp_conf.leak_suppressions);
 	hp_suppress_add_builtin(set);
