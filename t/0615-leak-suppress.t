@@ -6,7 +6,7 @@
 # a NUL byte in a line shows as \0; check's summary says what the
 # suppressions hid.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 14
 
 G=$TP/gate
 CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false
@@ -55,3 +55,13 @@ is "$?" 0 "leak:SOURCE-FILE suppresses under heapprof check"
 unlike "$(cat err)" 'Direct leak' "and the leak is not reported"
 is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<>); my $p = $j->{processes}[0]; print "$p->{suppressed_bytes} $p->{suppressed_objects} $p->{leaked_bytes}"' j.json)" \
 	"300 1 0" "the JSON counts it as suppressed (the second block is still reachable)"
+like "$(cat err)" '^ +1 +300 leaky\.c$' "check's summary lists the source-file rule with what it hid"
+
+# What the suppressions hid, in check's summary: LeakSanitizer's table,
+# the rows of the counted processes summed.
+"$BIN" check --suppressions bad -- sh -c "'$G' leak; '$G' leak" >out 2>err
+is "$(sed -n '/^Suppressions used:$/,/^---/p' err)" "Suppressions used:
+  count      bytes template
+      4        400 leak_some
+-----------------------------------------------------" "check's summary says what the suppressions hid: count, bytes, template"
+like "$(tail -n 1 err)" '^heapprof check: no leaks in 2 counted processes' "then the summary line, last"

@@ -372,6 +372,7 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 			for (size_t j = 0; j < p->nleaks; j++)
 				free(p->leaks[j].frames);
 			free(p->leaks);
+			free(p->supps);
 		} else {
 			v->n++;
 		}
@@ -413,6 +414,43 @@ static int counts(const struct check_opts *o, const struct hp_check_proc *p)
 	return 0;
 }
 
+/* Counts count blocks of bytes bytes against templ in p's table. */
+static void add_supp(struct hp_check_proc *p, const char *templ, uint64_t count, uint64_t bytes)
+{
+	size_t i = 0;
+
+	while (i < p->nsupps && strcmp(p->supps[i].templ, templ))
+		i++;
+	if (i == p->nsupps) {
+		hp_util_grow(&p->supps, &p->supps_cap, p->nsupps + 1, sizeof(*p->supps));
+		p->supps[p->nsupps++] = (struct hp_check_supp){ 0, 0, templ };
+	}
+	p->supps[i].count += count;
+	p->supps[i].bytes += bytes;
+}
+
+/* LeakSanitizer's "Suppressions used:" table, for the counted processes
+ * together (a template's rows summed), appended to b; nothing when no
+ * suppression hid anything. */
+static void report_supps(struct hp_buf *b, const struct verdicts *v)
+{
+	static const char rule[] = "-----------------------------------------------------\n";
+	struct hp_check_proc all = { 0 };
+
+	for (size_t k = 0; k < v->n; k++)
+		for (size_t i = 0; v->p[k].counted && i < v->p[k].nsupps; i++)
+			add_supp(&all, v->p[k].supps[i].templ, v->p[k].supps[i].count,
+				 v->p[k].supps[i].bytes);
+	if (!all.nsupps)
+		return;
+	hp_buf_printf(b, "%sSuppressions used:\n  count      bytes template\n", rule);
+	for (size_t i = 0; i < all.nsupps; i++)
+		hp_buf_printf(b, "%7llu %10llu %s\n", (unsigned long long)all.supps[i].count,
+			      (unsigned long long)all.supps[i].bytes, all.supps[i].templ);
+	hp_buf_str(b, rule);
+	free(all.supps);
+}
+
 static uint64_t minus(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : 0;
@@ -435,8 +473,7 @@ static void suppress_by_file(struct hp_check_proc *p, struct hp_supfile *sup)
 			p->leaks[kept++] = *l;
 			continue;
 		}
-		sup->rules[rule].hits += l->objects;
-		sup->rules[rule].bytes += l->bytes;
+		add_supp(p, sup->rules[rule].templ, l->objects, l->bytes);
 		p->suppressed_bytes += l->bytes;
 		p->suppressed_objects += l->objects;
 		if (l->direct) {
@@ -486,6 +523,7 @@ static size_t report(const struct verdicts *v, const char *command, int status)
 			hp_buf_printf(&b, "heapprof check: not counted: %s (pid %ld): %llu bytes leaked\n",
 				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
 	}
+	report_supps(&b, v);
 	if (!v->n && status != 126 && status != 127)
 		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none exited with "
 			      "heapprof loaded (static and set-user-ID programs, and processes a signal "
@@ -564,6 +602,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 		for (size_t j = 0; j < v.p[k].nleaks; j++)
 			free(v.p[k].leaks[j].frames);
 		free(v.p[k].leaks);
+		free(v.p[k].supps);
 	}
 	free(v.p);
 	hp_strtab_release(&strs);

@@ -81,7 +81,7 @@ static void parse(struct hp_supfile *s, const char *path, const char *text, size
 			continue;
 		}
 		hp_util_grow(&s->rules, &s->cap, s->nrules + 1, sizeof(*s->rules));
-		s->rules[s->nrules++] = (struct hp_supfile_rule){ hp_util_xstrndup(t, tn), line, 0, 0 };
+		s->rules[s->nrules++] = (struct hp_supfile_rule){ hp_util_xstrndup(t, tn), line };
 	}
 }
 

@@ -23,7 +23,6 @@
 struct hp_supfile_rule {
 	char *templ;		/* as written after "leak:" (blanks skipped) */
 	unsigned line;		/* 1-based */
-	uint64_t hits, bytes;	/* leaks this command suppressed by it */
 };
 
 struct hp_supfile {

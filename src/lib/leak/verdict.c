@@ -496,8 +496,12 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 		sort_groups(g, (uint64_t)n, by_size);
 	}
 	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
-	if (vf)
+	if (vf) {
 		hp_verdictfile_counts(vf, v);
+		for (int i = -1; (i = hp_suppress_next_used(&set, i)) >= 0;)
+			hp_verdictfile_suppression(vf, HP_LOAD(&set.rules[i].hits),
+						   HP_LOAD(&set.rules[i].bytes), set.rules[i].templ);
+	}
 	for (int64_t i = 0; i < n; i++)
 		emit_group(names, &g[i], print, vf, !r.exact);
 	if (vf)

@@ -144,6 +144,15 @@ void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v
 	hp_out_printf(&vf->o, "threads=%u threads_stopped=%u\n", v->threads, v->threads_stopped);
 }
 
+void hp_verdictfile_suppression(struct hp_verdictfile *vf, uint64_t count, uint64_t bytes,
+				const char *templ)
+{
+	hp_out_printf(&vf->o, "suppression %llu %llu ", (unsigned long long)count,
+		      (unsigned long long)bytes);
+	put_text(&vf->o, templ, strlen(templ));
+	hp_out_char(&vf->o, '\n');
+}
+
 void hp_verdictfile_leak(struct hp_verdictfile *vf, int direct, uint64_t bytes, uint64_t objects)
 {
 	hp_out_printf(&vf->o, "leak %s %llu %llu\n", direct ? "direct" : "indirect",
