@@ -6,7 +6,7 @@
 # a NUL byte in a line shows as \0; check's summary says what the
 # suppressions hid.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 G=$TP/gate
 CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false
@@ -65,3 +65,14 @@ is "$(sed -n '/^Suppressions used:$/,/^---/p' err)" "Suppressions used:
       4        400 leak_some
 -----------------------------------------------------" "check's summary says what the suppressions hid: count, bytes, template"
 like "$(tail -n 1 err)" '^heapprof check: no leaks in 2 counted processes' "then the summary line, last"
+
+# The command reads the file with a parser of its own (the library and the
+# command share no code): both refuse the same lines, with the same words.
+printf '%s\n' 'lek:x' 'leak:' 'leak:^' 'leak:$' 'leak:^$' '  leak:  fine  ' 'LEAK:x' '# c' '' \
+	'leak:^ok$' 'leak:*' >mixed
+printf 'leak:a\000b\nleak:\001ctl\n\tleak:tab\there\t\n' >>mixed
+prof "$CONF,leak_suppressions:$T_DIR/mixed" "$G" clean >out 2>lib.err
+"$BIN" check --suppressions mixed -- "$G" clean >out 2>cmd.err
+sed -n 's/^<heapprof>: //p' lib.err | grep 'not a suppression' >lib.msgs
+sed -n 's/^heapprof check: //p' cmd.err | grep 'not a suppression' >cmd.msgs
+is "$(wc -l <lib.msgs):$(diff lib.msgs cmd.msgs && echo same)" "7:same" "check and the library refuse the same lines alike"
