@@ -6,7 +6,7 @@
 # a NUL byte in a line shows as \0; check's summary says what the
 # suppressions hid.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 G=$TP/gate
 CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false
@@ -56,6 +56,8 @@ unlike "$(cat err)" 'Direct leak' "and the leak is not reported"
 is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<>); my $p = $j->{processes}[0]; print "$p->{suppressed_bytes} $p->{suppressed_objects} $p->{leaked_bytes}"' j.json)" \
 	"300 1 0" "the JSON counts it as suppressed (the second block is still reachable)"
 like "$(cat err)" '^ +1 +300 leaky\.c$' "check's summary lists the source-file rule with what it hid"
+is "$(perl -MJSON::PP -e 'local $/; my $j = decode_json(<>); my $s = $j->{processes}[0]{suppressions}; print join ";", map { "$_->{template} $_->{count} $_->{bytes}" } @$s' j.json)" \
+	"leaky.c 1 300" "and the JSON has the process's suppressions used"
 
 # What the suppressions hid, in check's summary: LeakSanitizer's table,
 # the rows of the counted processes summed.
