@@ -580,8 +580,11 @@ static int check(struct check_opts *o, int argc, char **argv)
 		v.p[k].counted = counts(o, &v.p[k]);
 	/* The JSON has every process's frames; the rest only counted ones. */
 	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
+	/* The counted processes only: the others' frames are symbolized
+	 * for --json alone, and their lines must not change with it. */
 	for (size_t k = 0; k < v.n && sup.nrules; k++)
-		suppress_by_file(&v.p[k], &sup);
+		if (v.p[k].counted)
+			suppress_by_file(&v.p[k], &sup);
 	size_t leaking = report(&v, argv[first], status);
 
 	int exit_status = status ? status : leaking ? o->exit_code : 0;

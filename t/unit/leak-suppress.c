@@ -285,6 +285,14 @@ static void test_parse_bad(void)
 	ok(strstr(logged, "long.supp:1: not a suppression: 'leek:zzz") && strstr(logged, "...' (expected") &&
 	   strlen(logged) < 300,
 	   "a long bad line is quoted in part");
+
+	/* quiet (heapprof check said it already): counted, not said. */
+	size_t nbad = set.nbad;
+	set.quiet = true;
+	ok(parse_str(&set, "quiet.supp", "bogus\nleak:kept\n") == 0 && set.nbad == nbad + 1 &&
+	   !strcmp(set.rules[set.nrules - 1].templ, "kept"),
+	   "quiet: a bad line is still skipped and counted");
+	is_str(log_take(), "", "and nothing is said");
 	hp_suppress_release(&set);
 }
 
