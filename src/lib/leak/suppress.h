@@ -36,6 +36,10 @@
  * first, matches a rule by its module (the full path of the executable or
  * shared object, so "leak:libfoo.so" works; "<unknown module>" when it is
  * not known, as in LeakSanitizer), its function name or its source file.
+ * In the library (leak/verdict.c) frames have no source file: those
+ * matches are heapprof check's (src/report/supfile.c, after it has
+ * symbolized the verdicts with DWARF), where the grammar here is written
+ * again; change both together.
  *
  * Memory for rules comes from base/pages.h and is owned by the set; the
  * templates are copied, so the text parsed can go as soon as
