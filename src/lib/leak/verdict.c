@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fmt.h"
 #include "base/log.h"
 #include "base/maths.h"
 #include "base/pages.h"
@@ -293,13 +294,21 @@ out:
 	hp_pages_free(rule_of, mem);
 }
 
+/* leak_suppressions, and the built-in ones.  A file that cannot be read
+ * (it said why) leaves the gate unconfigured: what it would have hidden
+ * is unknown, so prof_leak_error fails closed (leak.c). */
 static void load_suppressions(struct hp_suppress *set)
 {
+	char what[HP_CONF_FAULT_MAX];
+
 	hp_suppress_init(set);
 	/* heapprof check said what is wrong with the file, once. */
 	set->quiet = !hp_conf.leak_suppressions_warn;
-	if (hp_conf.leak_suppressions[0])
-		hp_suppress_read_file(set, hp_conf.leak_suppressions);
+	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions)) {
+		hp_fmt(what, sizeof(what), "leak_suppressions:%s (the file cannot be read)",
+		       hp_conf.leak_suppressions);
+		hp_conf_gate_mark(&hp_conf_table[HP_CONF_O_leak_suppressions], what);
+	}
 	hp_suppress_add_builtin(set);
 }
 
