@@ -392,11 +392,11 @@ static int gate_unconfigured(int status, int now)
 	int code = hp_conf_gate_fault(HP_CONF_O_leak_exit_code) ? 1 : (int)hp_conf.leak_exit_code;
 	if (status != 0 || now != status) {
 		hp_log(HP_LOG_ERROR, "The leak gate could not be configured: %s; the exit status stays %d "
-		       "(profiler.ini(5): LEAK GATE)", fault, now);
+		       "(profiler.ini(5): Leak gate keys)", fault, now);
 		return now;
 	}
 	hp_log(HP_LOG_ERROR, "The leak gate could not be configured: %s; exiting with status %d, "
-	       "leaks or none (profiler.ini(5): LEAK GATE)", fault, code);
+	       "leaks or none (profiler.ini(5): Leak gate keys)", fault, code);
 	return code;
 }
 
