@@ -8,7 +8,7 @@
 # fails the gate closed: leak_exit_code, leaks or none, with one line.
 # Any other key keeps its warning and its default.
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 40
 
 # heapprof run -c ---------------------------------------------------------
 
@@ -56,6 +56,9 @@ is "$(cat out)" "gate: leak: buffered output" "the program's output is intact"
 gate prof_leak_error:ture clean >out 2>err
 is $? 1 "and on a clean program: the gate cannot say it is clean"
 is "$(grep -c "$line" err)" 1 "one line"
+
+prof prof_leak_error:ture "$TP/exits" _exit >/dev/null 2>err
+is $? 1 "and before _exit, which skips exit handlers"
 
 gate prof_leak_eror:true clean >/dev/null 2>err
 is $? 1 "an unknown key meant for the gate (prof_leak_eror) fails too"
