@@ -6,9 +6,10 @@
 # the gate's keys (prof_leak_error, leak_gate, leak_check,
 # leak_suppressions, leak_exit_code), or an unknown key meant for one,
 # fails the gate closed: leak_exit_code, leaks or none, with one line.
-# Any other key keeps its warning and its default.
+# Any other key keeps its warning and its default.  Under heapprof check,
+# a refused leak_gate counts the process.
 . "$(dirname "$0")/lib.sh"
-plan 40
+plan 41
 
 # heapprof run -c ---------------------------------------------------------
 
@@ -105,6 +106,12 @@ is $? 1 "profiler.ini: a refused gate key in the program's own section fails"
 printf '[heapprof]\nprof_leak_error = true\n[program:other]\nleak_check = x\n' >r.ini
 HEAPPROF_CONFIG=r.ini gate "" clean >/dev/null 2>&1
 is $? 0 "in another program's section it is not ours"
+
+# heapprof check: a refused leak_gate counts the process (never a pass on
+# a typo that meant true).
+printf '[program:gate]\nleak_gate = ture\n' >gates.ini
+"$BIN" check --config "$T_DIR/gates.ini" --programs nothing -- "$TP/gate" leak >/dev/null 2>err
+is $? 23 "check: leak_gate = ture in the program's section counts it, whatever --programs says"
 
 # The documentation no longer gates a whole build through the library --------
 

@@ -125,8 +125,12 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 	put_cmdline(&vf->o);
 	hp_out_printf(&vf->o, "status=%d\n", status);
 	/* Said only when configured (a [program:NAME] section, say): then it,
-	 * not heapprof check's own choice, decides whether this one counts. */
-	if (hp_conf_sources[HP_CONF_O_leak_gate] != HP_CONF_SRC_DEFAULT)
+	 * not heapprof check's own choice, decides whether this one counts.
+	 * A refused leak_gate (leak_gate = ture) counts the process: a gate
+	 * fails closed, never leaves a process out on a typo (conf.h). */
+	if (hp_conf_gate_fault(HP_CONF_O_leak_gate))
+		hp_out_printf(&vf->o, "gate=on\n");
+	else if (hp_conf_sources[HP_CONF_O_leak_gate] != HP_CONF_SRC_DEFAULT)
 		hp_out_printf(&vf->o, "gate=%s\n", hp_conf.leak_gate ? "on" : "off");
 	return vf;
 }
