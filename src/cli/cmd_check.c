@@ -10,6 +10,12 @@
  *     prof_leak_error:false,leak_report:false,prof_final:false,
  *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check
  *
+ * and, with --suppressions, leak_suppressions:<its absolute path> and
+ * leak_suppressions_warn:false: the file is read here first, and what
+ * is wrong with it said once, not by every process of the tree.  Leaks
+ * are matched by the source files of their frames here too, once the
+ * verdicts are symbolized: the library knows no source file.
+ *
  * so that each registers at start-up (<run directory>/check.<pid>.started)
  * and leaves <run directory>/check.<pid>.verdict in its place at exit,
  * and nothing else: no line on its standard error, no dump, and its own
@@ -18,8 +24,8 @@
  * child subreaper, so it also waits for what the command left running,
  * noting how each process it reaps ended, and receives the verdicts of
  * processes that dropped privileges (the courier, below).  Then the
- * verdicts are read,
- * symbolized and reported (src/report/check.h).  The gate fails closed:
+ * verdicts are read, symbolized and reported (src/report/check.h).  The
+ * gate fails closed:
  * a registration without a verdict is a process never checked (a signal
  * killed it, it dropped privileges), named with why, and when it counts
  * it fails the run unless --allow-missing.  The exit status is the
@@ -48,6 +54,7 @@
 #include "report/buf.h"
 #include "report/check.h"
 #include "report/strtab.h"
+#include "report/supfile.h"
 #include "report/util.h"
 #include "binary.h"
 #include "cmds.h"
@@ -63,6 +70,7 @@ struct check_opts {
 	int all;
 	int allow_missing;	/* a process without a verdict fails nothing */
 	const char *suppressions;
+	char *suppressions_abs;	/* its absolute path, once read */
 	char *config;		/* --config, absolute */
 	int exit_code;
 	const char *json, *junit;
@@ -212,16 +220,32 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
 			  "leak_report:false,prof_final:false,run_only_top:false,prof_programs:,"
 			  "prof_prefix:%s/check", dir);
-	if (o->suppressions) {
-		char *abs = realpath(o->suppressions, NULL);
-		if (!abs || access(abs, R_OK) != 0)
-			hp_util_die("check: cannot read '%s': %s", o->suppressions, strerror(errno));
-		if (strchr(abs, ','))
-			hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
-		hp_buf_printf(&b, ",leak_suppressions:%s", abs);
-		free(abs);
-	}
+	if (o->suppressions_abs)
+		hp_buf_printf(&b, ",leak_suppressions:%s,leak_suppressions_warn:false", o->suppressions_abs);
 	return b.p;
+}
+
+/* Reads --suppressions into *sup before the run: a file that cannot be
+ * read is fatal; each line that is not a suppression is said here, once
+ * (the library, told leak_suppressions_warn:false, skips them quietly). */
+static void read_suppressions(struct check_opts *o, struct hp_supfile *sup)
+{
+	struct hp_buf msgs = { 0 };
+	char *abs = realpath(o->suppressions, NULL);
+	const char *why = abs ? hp_supfile_read(sup, abs, &msgs) : strerror(errno);
+
+	if (why)
+		hp_util_die("check: cannot read '%s': %s", o->suppressions, why);
+	if (strchr(abs, ','))
+		hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
+	for (char *line = msgs.p, *end = msgs.p + msgs.len; line && line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		fprintf(stderr, "heapprof check: %.*s\n", (int)(nl - line), line);
+		line = nl + 1;
+	}
+	fflush(stderr);
+	hp_buf_release(&msgs);
+	o->suppressions_abs = abs;
 }
 
 /* ---- the courier: verdicts of processes that dropped privileges ---------------- */
@@ -522,6 +546,7 @@ static void free_proc(struct hp_check_proc *p)
 	for (size_t j = 0; j < p->nleaks; j++)
 		free(p->leaks[j].frames);
 	free(p->leaks);
+	free(p->supps);
 }
 
 static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab *strs)
@@ -637,6 +662,80 @@ static int counts(const struct check_opts *o, const struct hp_check_proc *p)
 	return 0;
 }
 
+/* Counts count blocks of bytes bytes against templ in p's table. */
+static void add_supp(struct hp_check_proc *p, const char *templ, uint64_t count, uint64_t bytes)
+{
+	size_t i = 0;
+
+	while (i < p->nsupps && strcmp(p->supps[i].templ, templ))
+		i++;
+	if (i == p->nsupps) {
+		hp_util_grow(&p->supps, &p->supps_cap, p->nsupps + 1, sizeof(*p->supps));
+		p->supps[p->nsupps++] = (struct hp_check_supp){ 0, 0, templ };
+	}
+	p->supps[i].count += count;
+	p->supps[i].bytes += bytes;
+}
+
+/* LeakSanitizer's "Suppressions used:" table, for the counted processes
+ * together (a template's rows summed), appended to b; nothing when no
+ * suppression hid anything. */
+static void report_supps(struct hp_buf *b, const struct verdicts *v)
+{
+	static const char rule[] = "-----------------------------------------------------\n";
+	struct hp_check_proc all = { 0 };
+
+	for (size_t k = 0; k < v->n; k++)
+		for (size_t i = 0; v->p[k].counted && i < v->p[k].nsupps; i++)
+			add_supp(&all, v->p[k].supps[i].templ, v->p[k].supps[i].count,
+				 v->p[k].supps[i].bytes);
+	if (!all.nsupps)
+		return;
+	hp_buf_printf(b, "%sSuppressions used:\n  count      bytes template\n", rule);
+	for (size_t i = 0; i < all.nsupps; i++)
+		hp_buf_printf(b, "%7llu %10llu %s\n", (unsigned long long)all.supps[i].count,
+			      (unsigned long long)all.supps[i].bytes, all.supps[i].templ);
+	hp_buf_str(b, rule);
+	free(all.supps);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* LeakSanitizer matches a rule against a frame's source file too, which
+ * only the symbolized frames know: a leak with a frame whose file matches
+ * (inlined frames included) is taken out of p's report and totals and
+ * counted as suppressed, as the library counts what it suppresses. */
+static void suppress_by_file(struct hp_check_proc *p, struct hp_supfile *sup)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < p->nleaks; j++) {
+		struct hp_check_leak *l = &p->leaks[j];
+		int rule = -1;
+		for (size_t f = 0; f < l->nframes && rule < 0; f++)
+			rule = hp_supfile_match(sup, l->frames[f].file);
+		if (rule < 0) {
+			p->leaks[kept++] = *l;
+			continue;
+		}
+		add_supp(p, sup->rules[rule].templ, l->objects, l->bytes);
+		p->suppressed_bytes += l->bytes;
+		p->suppressed_objects += l->objects;
+		if (l->direct) {
+			p->direct_bytes = minus(p->direct_bytes, l->bytes);
+			p->direct_objects = minus(p->direct_objects, l->objects);
+		} else {
+			p->indirect_bytes = minus(p->indirect_bytes, l->bytes);
+			p->indirect_objects = minus(p->indirect_objects, l->objects);
+		}
+		free(l->frames);
+	}
+	p->nleaks = kept;
+}
+
 static const char *es(size_t n)
 {
 	return n == 1 ? "" : "es";
@@ -676,6 +775,7 @@ static size_t report(const struct verdicts *v, const char *command, int status,
 			hp_buf_printf(&b, "heapprof check: not counted: %s (pid %ld): %llu bytes leaked\n",
 				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
 	}
+	report_supps(&b, v);
 	if (!v->n && status != 126 && status != 127)
 		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none ran with "
 			      "heapprof loaded (static and set-user-ID programs are not checked)\n", command);
@@ -722,6 +822,9 @@ static int check(struct check_opts *o, int argc, char **argv)
 		return 1;
 	}
 	hp_binary_warn("check", argv[first], "it will not be checked");
+	struct hp_supfile sup = { 0 };
+	if (o->suppressions)
+		read_suppressions(o, &sup);
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, o);
 	struct courier courier = { 0 };
@@ -737,6 +840,11 @@ static int check(struct check_opts *o, int argc, char **argv)
 		v.p[k].counted = counts(o, &v.p[k]);
 	/* The JSON has every process's frames; the rest only counted ones. */
 	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
+	/* The counted processes only: the others' frames are symbolized
+	 * for --json alone, and their lines must not change with it. */
+	for (size_t k = 0; k < v.n && sup.nrules; k++)
+		if (v.p[k].counted)
+			suppress_by_file(&v.p[k], &sup);
 	size_t missing;
 	size_t leaking = report(&v, argv[first], status, o, &missing);
 
@@ -760,6 +868,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 	free(v.p);
 	free(reaped);
 	hp_strtab_release(&strs);
+	hp_supfile_release(&sup);
 	free(conf);
 	free(dir);
 	return exit_status;
@@ -774,5 +883,6 @@ int hp_cmd_check(int argc, char **argv)
 		free(o.globs[i]);
 	free(o.globs);
 	free(o.config);
+	free(o.suppressions_abs);
 	return st;
 }

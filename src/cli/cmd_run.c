@@ -6,7 +6,9 @@
  * HEAPPROF_CONF (after any the caller already has: the later key wins)
  * and --config through HEAPPROF_CONFIG, then execs the program: its
  * output, its process ID and its exit status (a leak gate's included)
- * are the program's own.  Its own options:
+ * are the program's own.  The -c options are checked against the
+ * library's table first (options.c): an unknown key or a value the
+ * library would refuse is a usage error.  Its own options:
  *
  *     prof_prefix:<run directory>/%e   unless the user gave prof_prefix
  *     run_pid:<this process's ID>      the run's first process, which
@@ -30,6 +32,7 @@
 
 #include "binary.h"
 #include "cmds.h"
+#include "options.h"
 #include "preload.h"
 #include "usage.h"
 
@@ -210,6 +213,10 @@ static int run(int argc, char **argv, struct lists *l)
 	}
 	if (i >= argc)
 		return hp_usage_error("run", "no command to run");
+	/* A typo the library would only warn about (prof_leak_eror:true)
+	 * would switch a leak gate off: the caller's to fix. */
+	if (l->conf && hp_options_check("run", l->conf))
+		return 2;
 	if (l->programs && strchr(l->programs, '|'))
 		return hp_usage_error("run", "--programs: a pattern cannot hold '|'");
 	hp_binary_warn("run", argv[i], "it will not be profiled");

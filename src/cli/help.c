@@ -1,27 +1,18 @@
 /*
  * help.c -- what the command says of itself: the overview (heapprof,
  * heapprof --help, heapprof help) and the library's options from its table
- * (heapprof help options).  main.c decides when; each subcommand's own
- * --help is its own file's.
+ * (heapprof help options; options.c holds the table).  main.c decides
+ * when; each subcommand's own --help is its own file's.
  *
- * An ordinary program's code (stdio is fine here).  Calls only preload.c,
- * for the library's path in the overview's example.
+ * An ordinary program's code (stdio is fine here).  Calls preload.c, for
+ * the library's path in the overview's example, and options.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "help.h"
+#include "options.h"
 #include "preload.h"
-
-/* The library's options, from its table (build/gen/optlist.h, made from
- * src/lib/conf/options.def). */
-struct option_row {
-	const char *name, *type, *def, *choices, *help;
-};
-
-static const struct option_row option_rows[] = {
-#include "optlist.h"
-};
 
 /* One option per line: name, the values it takes, its default, what it
  * does.  The bash completion reads the first two columns. */
@@ -30,8 +21,8 @@ int hp_help_options(void)
 	printf("The library's options: MALLOC_CONF or HEAPPROF_CONF (key:value,...),\n"
 	       "heapprof run -c, and profiler.ini (key = value).  See profiler.ini(5).\n\n");
 	printf("%-26s %-22s %-10s %s\n", "KEY", "VALUES", "DEFAULT", "WHAT IT DOES");
-	for (size_t i = 0; i < sizeof(option_rows) / sizeof(option_rows[0]); i++) {
-		const struct option_row *o = &option_rows[i];
+	for (size_t i = 0; i < hp_option_count; i++) {
+		const struct hp_option_row *o = &hp_option_rows[i];
 		const char *values = o->type;
 		if (!strcmp(o->type, "BOOL"))
 			values = "true|false";

@@ -36,6 +36,13 @@ struct hp_check_leak {
 	size_t nframes, cap;
 };
 
+/* A suppression that hid something: LeakSanitizer's "Suppressions
+ * used:" row. */
+struct hp_check_supp {
+	uint64_t count, bytes;
+	const char *templ;	/* interned */
+};
+
 /* One process's verdict. */
 struct hp_check_proc {
 	const char *path;	/* of its verdict file */
@@ -55,6 +62,8 @@ struct hp_check_proc {
 	unsigned threads, threads_stopped;
 	struct hp_check_leak *leaks;
 	size_t nleaks, cap;
+	struct hp_check_supp *supps;	/* the library's, in the file's order */
+	size_t nsupps, supps_cap;
 	int counted;		/* its leaks decide heapprof check's status */
 	int missing;		/* it registered and left no verdict: error says why */
 };

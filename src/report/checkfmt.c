@@ -106,10 +106,17 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
 		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
 		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
-		      ", \"threads\": %u, \"threads_stopped\": %u,\n     \"leaks\": [",
+		      ", \"threads\": %u, \"threads_stopped\": %u,\n     \"suppressions\": [",
 		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
 		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects,
 		      p->threads, p->threads_stopped);
+	for (size_t j = 0; j < p->nsupps; j++) {
+		hp_buf_str(b, j ? ", {\"template\": " : "{\"template\": ");
+		jstr(b, p->supps[j].templ);
+		hp_buf_printf(b, ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", p->supps[j].count,
+			      p->supps[j].bytes);
+	}
+	hp_buf_str(b, "],\n     \"leaks\": [");
 	for (size_t j = 0; j < p->nleaks; j++) {
 		const struct hp_check_leak *l = &p->leaks[j];
 		hp_buf_printf(b, "%s\n      {\"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"objects\": %" PRIu64

@@ -194,6 +194,19 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 		return NULL;
 	}
 	case 3:   /* between blocks */
+		if (!strncmp(line, "suppression ", 12) && !p->nleaks) {
+			struct hp_check_supp su;
+			const char *e;
+			if (parse_u64(line + 12, 0, &su.count, &e) || *e != ' ' ||
+			    parse_u64(e + 1, 0, &su.bytes, &e) || *e != ' ' || !e[1])
+				return fail(r, "expected suppression COUNT BYTES TEMPLATE");
+			if (p->nsupps >= HP_CHECK_LEAKS_MAX)
+				return fail(r, "too many suppressions");
+			su.templ = hp_strtab_intern_clean(r->strs, e + 1);
+			hp_util_grow(&p->supps, &p->supps_cap, p->nsupps + 1, sizeof(*p->supps));
+			p->supps[p->nsupps++] = su;
+			return NULL;
+		}
 		if (!strncmp(line, "leak ", 5)) {
 			struct hp_check_leak l = { 0 };
 			const char *s = line + 5, *e;

@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < r.p.nleaks; i++)
 		free(r.p.leaks[i].frames);
 	free(r.p.leaks);
+	free(r.p.supps);
 	hp_strtab_release(&r.strs);
 	free((char *)r.path);
 	free(text);

@@ -260,8 +260,8 @@ static void test_parse_bad(void)
 	ok(hp_suppress_parse(&set, "nul.supp", nul, sizeof(nul) - 1) == 0 && set.nrules == 3 &&
 	   !strcmp(set.rules[2].templ, "after") && set.rules[2].line == 2 && set.nbad == 12,
 	   "a line with a NUL byte is skipped, the next one kept");
-	is_str(log_take(), "<heapprof>: nul.supp:1: not a suppression: 'leak:a' (expected leak:PATTERN)\n",
-	       "and its warning quotes it up to the NUL");
+	is_str(log_take(), "<heapprof>: nul.supp:1: not a suppression: 'leak:a\\0b' (expected leak:PATTERN)\n",
+	       "and its warning shows the NUL as \\0, and what follows it");
 
 	/* Many bad lines: twenty warnings, then one line for the rest. */
 	char many[2048] = "";
@@ -285,6 +285,14 @@ static void test_parse_bad(void)
 	ok(strstr(logged, "long.supp:1: not a suppression: 'leek:zzz") && strstr(logged, "...' (expected") &&
 	   strlen(logged) < 300,
 	   "a long bad line is quoted in part");
+
+	/* quiet (heapprof check said it already): counted, not said. */
+	size_t nbad = set.nbad;
+	set.quiet = true;
+	ok(parse_str(&set, "quiet.supp", "bogus\nleak:kept\n") == 0 && set.nbad == nbad + 1 &&
+	   !strcmp(set.rules[set.nrules - 1].templ, "kept"),
+	   "quiet: a bad line is still skipped and counted");
+	is_str(log_take(), "", "and nothing is said");
 	hp_suppress_release(&set);
 }
 

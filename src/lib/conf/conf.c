@@ -30,6 +30,9 @@ const struct hp_conf_desc hp_conf_table[HP_CONF_NOPTS] = {
 struct hp_conf_values hp_conf;
 uint8_t hp_conf_sources[HP_CONF_NOPTS];
 
+/* The gate keys' refused settings (hp_conf_gate_mark); empty: none. */
+static char gate_faults[HP_CONF_NOPTS][HP_CONF_FAULT_MAX];
+
 /* jemalloc's options that are not about profiling, and its profiling
  * options that heapprof has no use for: accepted silently. */
 static const char *const jemalloc_keys[] = {
@@ -507,6 +510,23 @@ void hp_conf_defaults(struct hp_conf_values *o, uint8_t *srcs)
 	}
 }
 
+void hp_conf_gate_mark(const struct hp_conf_desc *d, const char *what)
+{
+	size_t id = (size_t)(d - hp_conf_table);
+
+	if (id >= HP_CONF_NOPTS)
+		return;
+	if (!what || !(d->flags & HP_CONF_GATE))
+		gate_faults[id][0] = '\0';
+	else
+		hp_fmt(gate_faults[id], sizeof(gate_faults[id]), "%s", what);
+}
+
+const char *hp_conf_gate_fault(enum hp_conf_id id)
+{
+	return id < HP_CONF_NOPTS && gate_faults[id][0] ? gate_faults[id] : NULL;
+}
+
 /* ---- the MALLOC_CONF grammar ---------------------------------------- */
 
 static bool is_key_char(char c)
@@ -520,6 +540,7 @@ static void apply_pair(struct hp_conf_values *o, uint8_t *srcs, const char *k, s
 {
 	const char *sname = hp_conf_source_name(src);
 	const struct hp_conf_desc *d = hp_conf_find(k, kl);
+	char fault[HP_CONF_FAULT_MAX];
 
 	if (!d) {
 		if (hp_conf_is_jemalloc_key(k, kl))
@@ -531,9 +552,25 @@ static void apply_pair(struct hp_conf_values *o, uint8_t *srcs, const char *k, s
 		else
 			hp_log(HP_LOG_WARN, "Invalid conf pair: %.*s:%.*s (%s)",
 			       (int)kl, k, (int)vl, v, sname);
+		/* prof_leak_eror:true meant the gate: it is not configured. */
+		if (hint) {
+			hp_fmt(fault, sizeof(fault), "unknown key %.*s (%s; did you mean %s?)",
+			       (int)kl, k, sname, hint);
+			hp_conf_gate_mark(hp_conf_find(hint, strlen(hint)), fault);
+		}
 		return;
 	}
-	switch (hp_conf_set(o, d, v, vl)) {
+	enum hp_conf_status st = hp_conf_set(o, d, v, vl);
+	if (st == HP_CONF_OK) {
+		hp_conf_gate_mark(d, NULL);
+	} else {
+		char expect[128];
+		hp_conf_expected(d, expect, sizeof(expect));
+		hp_fmt(fault, sizeof(fault), "%.*s:%.*s (%s; expected %s)", (int)kl, k, (int)vl, v,
+		       sname, expect);
+		hp_conf_gate_mark(d, fault);
+	}
+	switch (st) {
 	case HP_CONF_OK:
 		srcs[d - hp_conf_table] = (uint8_t)src;
 		break;

@@ -6,7 +6,8 @@
  * defaults, MALLOC_CONF, HEAPPROF_CONF (same syntax; overrides MALLOC_CONF
  * key by key so that a program that also runs jemalloc keeps MALLOC_CONF
  * for jemalloc).  A bad pair prints one line and parsing goes on with the
- * next pair; nothing here can fail the host.
+ * next pair; nothing here can fail the host (a refused key of the leak
+ * gate is noted for leak/leak.c: hp_conf_gate_fault).
  *
  * Not thread-safe: parsing happens at init, before sampling starts.
  */
@@ -19,6 +20,11 @@
 
 #define HP_CONF_STR_MAX 4096
 #define HP_CONF_LIVE    1u
+/* A key of the leak gate: a refused value of it fails the gate closed
+ * (hp_conf_gate_fault) instead of keeping the default. */
+#define HP_CONF_GATE    2u
+/* Room for a refused gate pair as hp_conf_gate_fault keeps it. */
+#define HP_CONF_FAULT_MAX 160
 
 enum hp_conf_type { HP_CONF_T_BOOL, HP_CONF_T_INT, HP_CONF_T_SIZE, HP_CONF_T_STR, HP_CONF_T_ENUM, HP_CONF_T_SIGNAL };
 
@@ -114,6 +120,22 @@ const char *hp_conf_suggest(const char *key, size_t len);
  * in srcs.  Prints one message per bad pair and continues. */
 void hp_conf_parse_string(struct hp_conf_values *o, uint8_t *srcs, const char *s,
 			  enum hp_conf_source src);
+
+/*
+ * The leak gate's keys (HP_CONF_GATE) whose setting in force could not be
+ * taken: a refused value, or an unknown key whose closest name is the
+ * gate key.  Every other key keeps its default after one warning; a gate
+ * key cannot (prof_leak_error:ture would switch the gate off), so
+ * leak/leak.c fails the process at exit instead.  A later source, or a
+ * later line, that sets the key properly clears it.  At start-up only,
+ * like the environment.
+ *
+ * hp_conf_gate_mark records what (the pair and its source, cut to
+ * HP_CONF_FAULT_MAX) for d, or clears d's fault when what is NULL or d is
+ * not a gate key.  hp_conf_gate_fault returns option id's fault, or NULL.
+ */
+void hp_conf_gate_mark(const struct hp_conf_desc *d, const char *what);
+const char *hp_conf_gate_fault(enum hp_conf_id id);
 
 /* Fills o with the defaults. */
 void hp_conf_defaults(struct hp_conf_values *o, uint8_t *srcs);

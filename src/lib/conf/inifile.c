@@ -50,7 +50,23 @@ struct ini_reader {
 	struct hp_conf_values layer[2];
 	uint8_t set[2][HP_CONF_NOPTS];
 	unsigned line[2][HP_CONF_NOPTS];
+	char fault[2][HP_CONF_NOPTS][HP_CONF_FAULT_MAX];
 };
+
+/* A refused setting of gate key d, in our layer (conf.h: the gate fails
+ * closed); a setting of it taken clears it (what NULL). */
+static void gate_fault(struct ini_reader *r, const struct hp_conf_desc *d, const char *what,
+		       const char *why)
+{
+	char *f = r->fault[r->section == SEC_MINE ? 1 : 0][d - hp_conf_table];
+
+	if (r->section == SEC_OTHER_PROGRAM || r->section == SEC_UNKNOWN || !(d->flags & HP_CONF_GATE))
+		return;
+	if (!what)
+		f[0] = '\0';
+	else
+		hp_fmt(f, HP_CONF_FAULT_MAX, "%s (%s:%u; %s)", what, r->path, r->lineno, why);
+}
 
 static char program[256], invoked[256];
 
@@ -219,8 +235,13 @@ static int on_pair(void *user, const char *section, const char *name, const char
 		return 1;
 	if (!d) {
 		const char *hint = hp_conf_suggest(name, strlen(name));
-		if (hint)
+		if (hint) {
 			complain(r, "unknown key '%s' (did you mean '%s'?)", name, hint);
+			char what[HP_CONF_FAULT_MAX], why[HP_CONF_FAULT_MAX];
+			hp_fmt(what, sizeof(what), "unknown key %s", name);
+			hp_fmt(why, sizeof(why), "did you mean %s?", hint);
+			gate_fault(r, hp_conf_find(hint, strlen(hint)), what, why);
+		}
 		else if (hp_conf_is_jemalloc_key(name, strlen(name)))
 			complain(r, "'%s' is a jemalloc option; heapprof ignores it", name);
 		else
@@ -229,7 +250,17 @@ static int on_pair(void *user, const char *section, const char *name, const char
 	}
 	int layer = r->section == SEC_MINE ? 1 : 0;
 	struct hp_conf_values scratch = r->layer[layer];
-	switch (hp_conf_set(&scratch, d, value, strlen(value))) {
+	enum hp_conf_status st = hp_conf_set(&scratch, d, value, strlen(value));
+	if (st == HP_CONF_OK) {
+		gate_fault(r, d, NULL, NULL);
+	} else {
+		char what[HP_CONF_FAULT_MAX], why[HP_CONF_FAULT_MAX];
+		hp_conf_expected(d, expect, sizeof(expect));
+		hp_fmt(what, sizeof(what), "%s = %s", name, value);
+		hp_fmt(why, sizeof(why), "expected %s", expect);
+		gate_fault(r, d, what, why);
+	}
+	switch (st) {
 	case HP_CONF_OK:
 		if (r->section == SEC_OTHER_PROGRAM)
 			break;   /* checked, not ours */
@@ -304,6 +335,7 @@ void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, co
 	hp_conf_defaults(&ini->opts, srcs);
 	memset(ini->set, 0, sizeof(ini->set));
 	memset(ini->line, 0, sizeof(ini->line));
+	memset(ini->fault, 0, sizeof(ini->fault));
 	ini->found = false;
 	ini->problems = 0;
 	hp_fmt(ini->path, sizeof(ini->path), "%s", path);
@@ -347,14 +379,20 @@ void hp_inifile_read(struct hp_inifile *ini, const char *path, bool explicit, co
 	ini_parse_stream(next_line, r, on_pair, r);
 	ini->problems = r->complaints;
 
-	/* [heapprof] first, then [program:NAME] over it. */
+	/* [heapprof] first, then [program:NAME] over it.  A refused gate
+	 * setting follows whatever was taken in its layer (a line taken after
+	 * it cleared it). */
 	for (int l = 0; l < 2; l++)
-		for (size_t i = 0; i < HP_CONF_NOPTS; i++)
+		for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
 			if (r->set[l][i]) {
 				hp_conf_copy(&ini->opts, &r->layer[l], &hp_conf_table[i]);
 				ini->set[i] = 1;
 				ini->line[i] = r->line[l][i];
+				ini->fault[i][0] = '\0';
 			}
+			if (r->fault[l][i][0])
+				memcpy(ini->fault[i], r->fault[l][i], HP_CONF_FAULT_MAX);
+		}
 out:
 	hp_pages_free(buf, cap);
 	hp_pages_free(r, sizeof(*r));

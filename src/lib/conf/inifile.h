@@ -34,6 +34,10 @@ struct hp_inifile {
 	unsigned line[HP_CONF_NOPTS]; /* where */
 	bool found;                   /* the file exists and was read */
 	unsigned problems;            /* lines, keys or values refused */
+	/* The gate keys (HP_CONF_GATE) whose setting in force for us was
+	 * refused, or meant by an unknown key: the line as hp_conf_gate_mark
+	 * takes it; empty for a key set properly or not at all. */
+	char fault[HP_CONF_NOPTS][HP_CONF_FAULT_MAX];
 	char path[PATH_MAX];
 	struct stat st;               /* stat(path) just before reading it
 				       * (zeros: none), the baseline of the

@@ -49,11 +49,16 @@ void hp_sources_load(void)
 
 	hp_conf_defaults(&hp_conf, hp_conf_sources);
 	hp_inifile_read(&hp_sources_ini, path, explicit, hp_inifile_program(), false);
-	for (size_t i = 0; i < HP_CONF_NOPTS; i++)
+	for (size_t i = 0; i < HP_CONF_NOPTS; i++) {
 		if (hp_sources_ini.set[i]) {
 			hp_conf_copy(&hp_conf, &hp_sources_ini.opts, &hp_conf_table[i]);
 			hp_conf_sources[i] = HP_CONF_SRC_INI;
 		}
+		/* A gate key the file meant and we could not take; the
+		 * environment, applied next, may still set it. */
+		if (hp_sources_ini.fault[i][0])
+			hp_conf_gate_mark(&hp_conf_table[i], hp_sources_ini.fault[i]);
+	}
 	if (mc)
 		hp_conf_parse_string(&hp_conf, hp_conf_sources, mc, HP_CONF_SRC_MALLOC_CONF);
 	if (hc)

@@ -292,9 +292,8 @@ static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr
 }
 
 /* The final dump, the summary and the gate.  Returns the exit status to
- * use: status, or leak_exit_code when the gate fails the program (then,
- * when called from exit, it has exited already through a nested exit). */
-static int check_leaks(int status, int from_exit, uintptr_t stack_from)
+ * use: status, or leak_exit_code when the gate fails the program. */
+static int check_leaks(int status, uintptr_t stack_from)
 {
 	struct hp_tls *t = &hp_tls;
 	struct hp_totals snap;
@@ -348,10 +347,6 @@ static int check_leaks(int status, int from_exit, uintptr_t stack_from)
 	hp_statefile_remove();
 	hp_dumpname_run_note();
 	hp_sampled_leave(t);
-	/* A nested exit: glibc runs the exit handlers that remain and flushes
-	 * stdio, then exits with the new status. */
-	if (from_exit)
-		exit((int)hp_conf.leak_exit_code);
 	return (int)hp_conf.leak_exit_code;
 out:
 	/* The summary names the final dump; without one, say where it went,
@@ -364,6 +359,45 @@ out:
 	hp_dumpname_run_note();
 	hp_sampled_leave(t);
 	return status;
+}
+
+/* The gate keys in table order, for the first refused one. */
+static const enum hp_conf_id gate_keys[] = {
+	HP_CONF_O_prof_leak_error, HP_CONF_O_leak_gate, HP_CONF_O_leak_check,
+	HP_CONF_O_leak_suppressions, HP_CONF_O_leak_exit_code,
+};
+
+/*
+ * A gate whose configuration was refused (conf.h: hp_conf_gate_fault)
+ * cannot say the program is clean, nor what it was asked to fail: the
+ * process fails, leaks or none, with leak_exit_code (1 when that is the
+ * key refused) and one line naming the setting.  Only where a gate would
+ * run: prof_leak_error true or itself refused, and leak_gate not false
+ * (a [program:NAME] section that takes the program out of the gate).
+ * A program that failed keeps its status.  status is the program's,
+ * now what the leak check made of it.
+ */
+static int gate_unconfigured(int status, int now)
+{
+	const char *fault = NULL;
+
+	if (!hp_conf.prof_leak_error && !hp_conf_gate_fault(HP_CONF_O_prof_leak_error))
+		return now;
+	if (!hp_conf.leak_gate && !hp_conf_gate_fault(HP_CONF_O_leak_gate))
+		return now;
+	for (size_t i = 0; i < HP_ARRAY_LEN(gate_keys) && !fault; i++)
+		fault = hp_conf_gate_fault(gate_keys[i]);
+	if (!fault)
+		return now;
+	int code = hp_conf_gate_fault(HP_CONF_O_leak_exit_code) ? 1 : (int)hp_conf.leak_exit_code;
+	if (status != 0 || now != status) {
+		hp_log(HP_LOG_ERROR, "The leak gate could not be configured: %s; the exit status stays %d "
+		       "(profiler.ini(5): Leak gate keys)", fault, now);
+		return now;
+	}
+	hp_log(HP_LOG_ERROR, "The leak gate could not be configured: %s; exiting with status %d, "
+	       "leaks or none (profiler.ini(5): Leak gate keys)", fault, code);
+	return code;
 }
 
 /* The process whose exit is ours to check: the one that started
@@ -386,7 +420,11 @@ void hp_leak_at_exit(int status, uintptr_t stack_from)
 {
 	if (__atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
 		return;
-	check_leaks(status, 1, stack_from);
+	int now = gate_unconfigured(status, check_leaks(status, stack_from));
+	/* A nested exit: glibc runs the exit handlers that remain and flushes
+	 * stdio, then exits with the new status. */
+	if (now != status)
+		exit(now);
 }
 
 int hp_leak_before__exit(int status, uintptr_t stack_from)
@@ -396,7 +434,7 @@ int hp_leak_before__exit(int status, uintptr_t stack_from)
 	if (!HP_LOAD_ACQ(&hp_switches.ready) || (!hp_sandbox_on() && getpid() != HP_LOAD(&owner)) ||
 	    __atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
 		return status;
-	return check_leaks(status, 0, stack_from);
+	return gate_unconfigured(status, check_leaks(status, stack_from));
 }
 
 void hp_leak_before_sandbox(void)

@@ -146,6 +146,31 @@ static int reserve(struct hp_suppress *set, size_t n)
 	return 0;
 }
 
+/* s[0 .. n) made visible into q (room for 4 bytes a byte): a NUL byte as
+ * \0, any other control byte but a tab as \xHH, so that a line refused for a byte
+ * the terminal does not show never looks valid.  Returns the length. */
+static size_t quote(char *q, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\0') {
+			q[k++] = '\\';
+			q[k++] = '0';
+		} else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			q[k++] = '\\';
+			q[k++] = 'x';
+			q[k++] = hex[c >> 4];
+			q[k++] = hex[c & 15];
+		} else {
+			q[k++] = (char)c;
+		}
+	}
+	return k;
+}
+
 static void complain(const char *origin, unsigned line, const char *s, size_t n, unsigned *complaints)
 {
 	if (++*complaints > HP_SUPPRESS_MAX_COMPLAINTS) {
@@ -155,11 +180,10 @@ static void complain(const char *origin, unsigned line, const char *s, size_t n,
 			       origin, HP_SUPPRESS_MAX_COMPLAINTS);
 		return;
 	}
-	const char *nul = memchr(s, '\0', n);
-	if (nul)
-		n = (size_t)(nul - s);
+	char q[QUOTE_MAX * 4 + 1];
+	size_t qn = quote(q, s, n > QUOTE_MAX ? QUOTE_MAX : n);
 	hp_log(HP_LOG_WARN, "%s:%u: not a suppression: '%.*s%s' (expected leak:PATTERN)", origin, line,
-	       (int)(n > QUOTE_MAX ? QUOTE_MAX : n), s, n > QUOTE_MAX ? "..." : "");
+	       (int)qn, q, n > QUOTE_MAX ? "..." : "");
 }
 
 int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *text, size_t len)
@@ -196,7 +220,8 @@ int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *t
 	while (next_line(&c, &s, &n)) {
 		if (!rule_template(s, n, &t, &tn)) {
 			set->nbad++;
-			complain(origin, c.line, s, n, &complaints);
+			if (!set->quiet)
+				complain(origin, c.line, s, n, &complaints);
 			continue;
 		}
 		struct hp_suppress_rule *r = &set->rules[set->nrules++];

@@ -36,6 +36,10 @@
  * first, matches a rule by its module (the full path of the executable or
  * shared object, so "leak:libfoo.so" works; "<unknown module>" when it is
  * not known, as in LeakSanitizer), its function name or its source file.
+ * In the library (leak/verdict.c) frames have no source file: those
+ * matches are heapprof check's (src/report/supfile.c, after it has
+ * symbolized the verdicts with DWARF), where the grammar here is written
+ * again; change both together.
  *
  * Memory for rules comes from base/pages.h and is owned by the set; the
  * templates are copied, so the text parsed can go as soon as
@@ -87,6 +91,7 @@ struct hp_suppress {
 	struct hp_suppress_rule *rules;   /* [nrules] */
 	size_t nrules;
 	size_t nbad;                      /* lines skipped as not a suppression */
+	bool quiet;                       /* skip them without a warning */
 	/* Private: capacity of rules, and the text of each source. */
 	size_t cap;
 	struct hp_suppress_text *texts;
@@ -109,8 +114,9 @@ void hp_suppress_release(struct hp_suppress *set);
  * NUL-terminated) after those already in set.  origin names the source in
  * messages and in each rule ("profiler.supp", "<built-in>"); it is copied.
  * Bad lines, and lines containing a NUL byte, are skipped with one
- * warning each (HP_SUPPRESS_MAX_COMPLAINTS at most per call) and counted
- * in set->nbad.  Returns 0, or ENOMEM when pages cannot be mapped (one
+ * warning each, which shows a NUL byte as \0 and other control bytes
+ * but tab as \xHH (HP_SUPPRESS_MAX_COMPLAINTS at most per call; none when
+ * set->quiet) and counted in set->nbad.  Returns 0, or ENOMEM when pages cannot be mapped (one
  * error line; set is unchanged).  Pointers into set->rules taken before
  * the call are invalid after it. */
 int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *text, size_t len);

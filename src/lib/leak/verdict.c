@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fmt.h"
 #include "base/log.h"
 #include "base/maths.h"
 #include "base/pages.h"
@@ -220,9 +221,12 @@ static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group 
 
 /* ---- suppressions ---------------------------------------------------- */
 
-/* The rule that suppresses stack id st, or -1: every frame's module,
- * function (the symbol tables') matched as LeakSanitizer does; source
- * files are not known in process. */
+/* The rule that suppresses stack id st, or -1: every frame's module (by
+ * its absolute path, the program's from /proc/self/exe, as LeakSanitizer
+ * names modules; dladdr would give the program's argv[0] as typed) and
+ * function (the symbol tables') matched as LeakSanitizer does.  Source
+ * files are not known in process: heapprof check matches them, from the
+ * verdict file's frames symbolized with DWARF. */
 static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, uint32_t st)
 {
 	const struct hp_stack *stk = hp_stacktab_get(st);
@@ -236,7 +240,9 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 		uintptr_t at = hp_dumpsyms_names_home(names, look);
 		Dl_info info;
 		int have = dladdr((void *)at, &info);
-		f[n].module = have ? info.dli_fname : NULL;
+		uintptr_t bias;
+		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
+		f[n].module = obj ? obj : have ? info.dli_fname : NULL;
 		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
 		if (!f[n].function && have)
 			f[n].function = symbol_holding(at);
@@ -288,11 +294,21 @@ out:
 	hp_pages_free(rule_of, mem);
 }
 
+/* leak_suppressions, and the built-in ones.  A file that cannot be read
+ * (it said why) leaves the gate unconfigured: what it would have hidden
+ * is unknown, so prof_leak_error fails closed (leak.c). */
 static void load_suppressions(struct hp_suppress *set)
 {
+	char what[HP_CONF_FAULT_MAX];
+
 	hp_suppress_init(set);
-	if (hp_conf.leak_suppressions[0])
-		hp_suppress_read_file(set, hp_conf.leak_suppressions);
+	/* heapprof check said what is wrong with the file, once. */
+	set->quiet = !hp_conf.leak_suppressions_warn;
+	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions)) {
+		hp_fmt(what, sizeof(what), "leak_suppressions:%s (the file cannot be read)",
+		       hp_conf.leak_suppressions);
+		hp_conf_gate_mark(&hp_conf_table[HP_CONF_O_leak_suppressions], what);
+	}
 	hp_suppress_add_builtin(set);
 }
 
@@ -489,8 +505,12 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 		sort_groups(g, (uint64_t)n, by_size);
 	}
 	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
-	if (vf)
+	if (vf) {
 		hp_verdictfile_counts(vf, v);
+		for (int i = -1; (i = hp_suppress_next_used(&set, i)) >= 0;)
+			hp_verdictfile_suppression(vf, HP_LOAD(&set.rules[i].hits),
+						   HP_LOAD(&set.rules[i].bytes), set.rules[i].templ);
+	}
 	for (int64_t i = 0; i < n; i++)
 		emit_group(names, &g[i], print, vf, !r.exact);
 	if (vf)

@@ -231,8 +231,12 @@ struct hp_verdictfile *hp_verdictfile_begin(int status)
 	put_process(&vf->o);
 	hp_out_printf(&vf->o, "status=%d\n", status);
 	/* Said only when configured (a [program:NAME] section, say): then it,
-	 * not heapprof check's own choice, decides whether this one counts. */
-	if (hp_conf_sources[HP_CONF_O_leak_gate] != HP_CONF_SRC_DEFAULT)
+	 * not heapprof check's own choice, decides whether this one counts.
+	 * A refused leak_gate (leak_gate = ture) counts the process: a gate
+	 * fails closed, never leaves a process out on a typo (conf.h). */
+	if (hp_conf_gate_fault(HP_CONF_O_leak_gate))
+		hp_out_printf(&vf->o, "gate=on\n");
+	else if (hp_conf_sources[HP_CONF_O_leak_gate] != HP_CONF_SRC_DEFAULT)
 		hp_out_printf(&vf->o, "gate=%s\n", hp_conf.leak_gate ? "on" : "off");
 	return vf;
 }
@@ -248,6 +252,15 @@ void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v
 	hp_out_printf(&vf->o, "suppressed_bytes=%llu suppressed_objects=%llu\n",
 		      (unsigned long long)v->suppressed_bytes, (unsigned long long)v->suppressed_objects);
 	hp_out_printf(&vf->o, "threads=%u threads_stopped=%u\n", v->threads, v->threads_stopped);
+}
+
+void hp_verdictfile_suppression(struct hp_verdictfile *vf, uint64_t count, uint64_t bytes,
+				const char *templ)
+{
+	hp_out_printf(&vf->o, "suppression %llu %llu ", (unsigned long long)count,
+		      (unsigned long long)bytes);
+	put_text(&vf->o, templ, strlen(templ));
+	hp_out_char(&vf->o, '\n');
 }
 
 void hp_verdictfile_leak(struct hp_verdictfile *vf, int direct, uint64_t bytes, uint64_t objects)

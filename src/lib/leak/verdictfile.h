@@ -16,6 +16,7 @@
  *     direct_bytes=200 direct_objects=2 indirect_bytes=0 indirect_objects=0
  *     suppressed_bytes=0 suppressed_objects=0
  *     threads=0 threads_stopped=0
+ *     suppression 3 128 libfoo.so
  *     leak direct 200 2
  *     frame 0x55d0c0a01156 /path/prog 0x1156 leak_some
  *     frame 0x55d0c0a01255 /path/prog 0x1255 main
@@ -24,7 +25,11 @@
  * program is /proc/self/exe; cmdline is /proc/self/cmdline with its NULs
  * as spaces (cut at 4 KiB); status is the exit status the program asked
  * for (before any prof_leak_error).  In these key=value lines and in the
- * function names, control bytes become '?'.  Then one block per leak
+ * function names, control bytes become '?'.  Then one line per
+ * suppression that hid something, "suppression COUNT BYTES TEMPLATE"
+ * (the blocks and bytes it hid, the template as written after "leak:",
+ * control bytes as '?': LeakSanitizer's "Suppressions used:" rows), in
+ * the order of the file.  Then one block per leak
  * report, in the report's order (direct before indirect, largest first):
  * "leak direct|indirect BYTES OBJECTS", its frames innermost first, "end".
  * A frame is its program counter (a return address but for frame 0), the
@@ -74,6 +79,10 @@ struct hp_verdictfile *hp_verdictfile_begin(int status);
 
 /* The totals lines, then the leaks block by block. */
 void hp_verdictfile_counts(struct hp_verdictfile *vf, const struct hp_verdict *v);
+/* After the totals, before the leaks: one line for a suppression that
+ * hid count blocks of bytes bytes in all. */
+void hp_verdictfile_suppression(struct hp_verdictfile *vf, uint64_t count, uint64_t bytes,
+				const char *templ);
 void hp_verdictfile_leak(struct hp_verdictfile *vf, int direct, uint64_t bytes, uint64_t objects);
 void hp_verdictfile_frame(struct hp_verdictfile *vf, uintptr_t pc, const char *object,
 			  uintptr_t addr, const char *function);
