@@ -26,20 +26,9 @@ mkdir -p "$T_DIR/classes"
 "$JAVAC" -d "$T_DIR/classes" "$SRC/t/prog/JThreads.java" 2>"$REAL_OUT/javac.err"
 ok $? "javac builds t/prog/JThreads.java"
 
-# Name and arguments of each invocation.
-run_all() {
-	_n=$1
-	shift
-	for m in $REAL_MODES check; do
-		real_run "$_n" "$m" timeout -s KILL "$TMO" "$@"
-		real_res "$_n" "$m"
-	done
-	real_time "$_n" "$(cat "$REAL_OUT/$_n.bare.ms")" "$(cat "$REAL_OUT/$_n.default.ms")" \
-		"$(cat "$REAL_OUT/$_n.exact.ms")" "$(cat "$REAL_OUT/$_n.check.ms")"
-}
 
-run_all java-version "$JAVA" -version
-run_all jthreads-$NT "$JAVA" -cp "$T_DIR/classes" JThreads "$NT"
+real_run_all java-version $TMO "$JAVA" -version
+real_run_all jthreads-$NT $TMO "$JAVA" -cp "$T_DIR/classes" JThreads "$NT"
 
 # The bare runs themselves: what the others are held to.
 like "$(cat "$REAL_OUT/java-version.bare.rc") $(cat "$REAL_OUT/java-version.bare.err")" \

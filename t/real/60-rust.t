@@ -34,19 +34,9 @@ ok $? "$RUSTC builds t/prog/rs_threads.rs"
 "$RUSTC" -O -o "$T_DIR/rs_pipeline" "$_real_t/rs_pipeline.rs" 2>"$REAL_OUT/rustc.pipeline.err"
 ok $? "$RUSTC builds t/real/rs_pipeline.rs"
 
-run_all() {
-	_n=$1
-	shift
-	for m in $REAL_MODES check; do
-		real_run "$_n" "$m" timeout -s KILL "$TMO" "$@"
-		real_res "$_n" "$m"
-	done
-	real_time "$_n" "$(cat "$REAL_OUT/$_n.bare.ms")" "$(cat "$REAL_OUT/$_n.default.ms")" \
-		"$(cat "$REAL_OUT/$_n.exact.ms")" "$(cat "$REAL_OUT/$_n.check.ms")"
-}
 
-run_all rs-threads "$T_DIR/rs_threads" "$NT"
-run_all rs-pipeline "$T_DIR/rs_pipeline" "$NJ"
+real_run_all rs-threads $TMO "$T_DIR/rs_threads" "$NT"
+real_run_all rs-pipeline $TMO "$T_DIR/rs_pipeline" "$NJ"
 
 # The bare runs themselves: what the others are held to.
 is "$(cat "$REAL_OUT/rs-threads.bare.rc") $(cat "$REAL_OUT/rs-threads.bare.out")" \

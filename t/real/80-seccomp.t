@@ -17,15 +17,12 @@ n=0
 for mode in "kill" "kill tsync linger" "kill tsync thread" "kill thread _exit" \
 	    "errno" "errno tsync thread linger _exit" "kill exec" "errno exec _exit"; do
 	name=$(echo "$mode" | tr ' ' '-')
+	# shellcheck disable=SC2086
+	real_run_all "$name" 60 "$PROG" $mode
+	# Its "ready PID" line: the pid differs from run to run.
 	for m in $REAL_MODES check; do
-		# shellcheck disable=SC2086
-		real_run "$name" "$m" timeout -s KILL 60 "$PROG" $mode
-		real_res "$name" "$m"
-		# Its "ready PID" line: the pid differs from run to run.
 		sed -i -E 's/^ready [0-9]+$/ready PID/' "$REAL_OUT/$name.$m.res"
 	done
-	real_time "$name" "$(cat "$REAL_OUT/$name.bare.ms")" "$(cat "$REAL_OUT/$name.default.ms")" \
-		"$(cat "$REAL_OUT/$name.exact.ms")" "$(cat "$REAL_OUT/$name.check.ms")"
 	real_compare "$name" "status, stdout, stderr" "default exact check"
 	n=$((n + 1))
 done

@@ -26,6 +26,8 @@
 #   $REAL_SUITE   the suite's name
 #   real_run NAME MODE CMD...    runs CMD in MODE; NAME.MODE.{out,err,rc,ms}
 #                                in $REAL_OUT
+#   real_run_all NAME SECS CMD.. every mode and heapprof check, results
+#                                and times (SECS: the kill timeout)
 #   real_env MODE CMD...         runs CMD in MODE, nothing recorded
 #   real_res NAME MODE           NAME.MODE.res from the last real_run of
 #                                NAME in MODE: status, stdout, stderr
@@ -119,6 +121,20 @@ real_compare() {
 				"$(diff "$REAL_OUT/$_n.bare.res" "$REAL_OUT/$_n.$_m.res" | grep '^[<>]' | head -n 20)"
 		fi
 	done
+}
+
+# real_run_all NAME SECONDS CMD...: CMD bare, in both preloaded modes and
+# under heapprof check, each killed after SECONDS; their results and a row
+# of times.
+real_run_all() {
+	_n=$1 _tmo=$2
+	shift 2
+	for _m in $REAL_MODES check; do
+		real_run "$_n" "$_m" timeout -s KILL "$_tmo" "$@"
+		real_res "$_n" "$_m"
+	done
+	real_time "$_n" "$(cat "$REAL_OUT/$_n.bare.ms")" "$(cat "$REAL_OUT/$_n.default.ms")" \
+		"$(cat "$REAL_OUT/$_n.exact.ms")" "$(cat "$REAL_OUT/$_n.check.ms")"
 }
 
 real_time() {
