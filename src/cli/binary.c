@@ -131,11 +131,6 @@ static int interpreter(int fd, char *out, size_t cap)
 	return 0;
 }
 
-enum {
-	HP_BINARY_STATIC = 1,	/* no dynamic loader runs it */
-	HP_BINARY_SECURE = 2,	/* secure mode: the loader ignores LD_PRELOAD */
-};
-
 /*
  * The program cmd (found through PATH as execvp finds it; a #! script's
  * interpreter, through env(1) too) cannot be entered by LD_PRELOAD:
@@ -143,7 +138,7 @@ enum {
  * statically linked" or "cmd runs /path, which is set-user-ID"; 0 when it
  * can, or when cmd cannot be read or judged (why untouched).
  */
-static int unpreloadable(const char *cmd, char *why, size_t cap)
+int hp_binary_unpreloadable(const char *cmd, char *why, size_t cap)
 {
 	char path[PATH_MAX], next[PATH_MAX];
 	const char *shown = cmd;
@@ -181,7 +176,7 @@ static int unpreloadable(const char *cmd, char *why, size_t cap)
 void hp_binary_warn(const char *who, const char *cmd, const char *consequence)
 {
 	char why[2 * PATH_MAX + 64];
-	int kind = unpreloadable(cmd, why, sizeof(why));
+	int kind = hp_binary_unpreloadable(cmd, why, sizeof(why));
 
 	if (kind == HP_BINARY_STATIC)
 		fprintf(stderr, "heapprof %s: %s: LD_PRELOAD cannot enter it; %s\n", who, why, consequence);

@@ -105,7 +105,8 @@ static void check_usage(FILE *out)
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Statically linked and set-user-ID programs cannot be checked (LD_PRELOAD\n"
-	      "cannot enter them): a warning names COMMAND when it is one.\n"
+	      "cannot enter them) and leave no trace: a warning names COMMAND when it is\n"
+	      "one, and when nothing that counts was checked the run fails (N).\n"
 	      "See heapprof(1).\n", out);
 }
 
@@ -741,10 +742,40 @@ static const char *es(size_t n)
 	return n == 1 ? "" : "es";
 }
 
+/* Why none of the checked processes counts, appended to b. */
+static void why_none_counts(struct hp_buf *b, const struct verdicts *v, const struct check_opts *o,
+			    size_t checked)
+{
+	size_t gated = 0, other = 0;
+	const char *sep = "";
+
+	for (size_t k = 0; k < v->n; k++) {
+		if (v->p[k].missing)
+			continue;
+		gated += v->p[k].gate < 0;
+		other += v->p[k].gate >= 0;
+	}
+	hp_buf_printf(b, "heapprof check: none of the %zu process%s checked counts (", checked, es(checked));
+	if (other && o->nglobs) {
+		hp_buf_str(b, "none matches --programs");
+		sep = ", ";
+	} else if (other) {
+		hp_buf_printf(b, "%s under /usr/, /bin/, /sbin/ or /lib*/", other == checked ? "all" : "the others");
+		sep = ", ";
+	}
+	if (gated)
+		hp_buf_printf(b, "%s%zu left out by leak_gate", sep, gated);
+	hp_buf_str(b, "; --programs, --all or leak_gate choose which count); a program heapprof cannot "
+		   "enter (statically linked, set-user-ID) leaves no trace: one that ran is not named here\n");
+}
+
 /* The report on stderr; returns how many counted processes leaked, and
- * in *missing how many left no verdict.  status is the command's. */
+ * in *missing how many left no verdict, plus one when nothing that counts
+ * was checked and the command is a program heapprof cannot enter.
+ * status is the command's; kind and why, hp_binary_unpreloadable's for
+ * the command. */
 static size_t report(const struct verdicts *v, const char *command, int status,
-		     const struct check_opts *o, size_t *missing)
+		     const struct check_opts *o, int kind, const char *why, size_t *missing)
 {
 	struct hp_buf b = { 0 };
 	size_t checked = 0, counted = 0, leaking = 0, nmissing = 0;
@@ -776,14 +807,23 @@ static size_t report(const struct verdicts *v, const char *command, int status,
 				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
 	}
 	report_supps(&b, v);
-	if (!v->n && status != 126 && status != 127)
+	/* The command could not be entered, and nothing that counts was
+	 * checked: what it ran cannot be seen, so a leak cannot be ruled out. */
+	int blind = kind && !counted && !nmissing && status != 126 && status != 127;
+	if (blind)
+		hp_buf_printf(&b, "heapprof check: not checked: %s (%s), and no process that counts was "
+			      "checked (%zu process%s checked): %s\n", why,
+			      kind == HP_BINARY_STATIC ? "LD_PRELOAD cannot enter it" :
+			      "the dynamic loader ignores LD_PRELOAD for it", checked, es(checked),
+			      o->allow_missing ? "not checked (--allow-missing)" :
+			      "a leak there cannot be ruled out, so the run fails (--allow-missing passes it)");
+	else if (!v->n && status != 126 && status != 127)
 		hp_buf_printf(&b, "heapprof check: no process of %s left a verdict: none ran with "
 			      "heapprof loaded (static and set-user-ID programs are not checked)\n", command);
 	else if (!v->n)
 		;   /* it could not be run: run_tree said so */
 	else if (!counted && !nmissing)
-		hp_buf_printf(&b, "heapprof check: none of the %zu process%s checked counts "
-			      "(--programs or --all choose which do)\n", checked, es(checked));
+		why_none_counts(&b, v, o, checked);
 	else if (leaking)
 		hp_buf_printf(&b, "heapprof check: %zu of %zu counted process%s leaked %llu byte(s) in %llu "
 			      "allocation(s) (%zu process%s checked)\n", leaking, counted, es(counted),
@@ -795,7 +835,7 @@ static size_t report(const struct verdicts *v, const char *command, int status,
 		hp_buf_printf(&b, "heapprof check: %zu counted process%s left no verdict: %s\n", nmissing,
 			      es(nmissing), o->allow_missing ? "not checked (--allow-missing)" :
 			      "a leak there cannot be ruled out, so the run fails (--allow-missing passes it)");
-	*missing = nmissing;
+	*missing = nmissing + (size_t)blind;
 	if (b.len)   /* b.p is NULL when nothing was said */
 		fwrite(b.p, 1, b.len, stderr);
 	fflush(stderr);
@@ -822,6 +862,8 @@ static int check(struct check_opts *o, int argc, char **argv)
 		return 1;
 	}
 	hp_binary_warn("check", argv[first], "it will not be checked");
+	char why[2 * PATH_MAX + 64];
+	int kind = hp_binary_unpreloadable(argv[first], why, sizeof(why));
 	struct hp_supfile sup = { 0 };
 	if (o->suppressions)
 		read_suppressions(o, &sup);
@@ -846,7 +888,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 		if (v.p[k].counted)
 			suppress_by_file(&v.p[k], &sup);
 	size_t missing;
-	size_t leaking = report(&v, argv[first], status, o, &missing);
+	size_t leaking = report(&v, argv[first], status, o, kind, why, &missing);
 
 	int fails = leaking || (missing && !o->allow_missing);
 	int exit_status = status ? status : fails ? o->exit_code : 0;
