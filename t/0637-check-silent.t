@@ -3,10 +3,12 @@
 # A command heapprof cannot enter (statically linked, set-user-ID) with
 # nothing that counts checked fails the run (--exit-code) and is named,
 # where the run used to exit 0 with a line that blamed --programs; a tree
-# with nothing that counts says why in numbers, and that a program it
-# cannot enter leaves no trace.
+# with nothing that counts says why, and that a program it
+# cannot enter leaves no trace.  Leaking processes that do not count (the
+# compiler, as, ld) fold into one line by program when there are more
+# than 3; --verbose gives a line each; JSON and JUnit keep every process.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 17
 
 mkdir tmp
 export TMPDIR=$T_DIR/tmp
@@ -49,3 +51,16 @@ is "$?:$(cat err)" "0:heapprof check: none of the 1 process checked counts (all 
 like "$(cat err)" '^heapprof check: none of the 1 process checked counts \(none matches --programs; ' \
 	"with --programs: none matches"
 
+# ---- folding the processes that do not count --------------------------------
+cp "$G" gate2
+tree="for i in 1 2 3 4; do '$G' leak; done; ./gate2 leak; ./gate2 leak"
+"$BIN" check --programs nothing --json check.json --junit junit.xml -- sh -c "$tree" >out 2>err
+is $? 0 "six leaking processes that do not count: 0"
+is "$(grep -c 'not counted' err)" 1 "one 'not counted' line"
+is "$(grep 'not counted' err)" "heapprof check: not counted: gate x4, gate2 x2: 1.2 KiB leaked in 6 processes (--verbose: a line each)" \
+	"by program, in the order they leaked, with the bytes of all"
+is "$(grep -c '"leaked_bytes": 200,' check.json)" 6 "the JSON still has each process"
+"$BIN" check --verbose --programs nothing -- sh -c "$tree" >out 2>err
+is "$(grep -c '^heapprof check: not counted: gate2\? (pid [0-9]*): 200 bytes leaked$' err)" 6 "--verbose: a line each"
+"$BIN" check --programs nothing -- sh -c "'$G' leak; '$G' leak; ./gate2 leak" >out 2>err
+is "$(grep -c '^heapprof check: not counted: gate2\? (pid [0-9]*): 200 bytes leaked$' err)" 3 "three: a line each"

@@ -63,12 +63,14 @@
 
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
 #define ORPHAN_WAIT_S 10        /* for what the command left running */
+#define FOLD_MIN 4              /* this many "not counted" leak lines fold into one */
 
 struct check_opts {
 	char **globs;		/* --programs */
 	size_t nglobs;
 	int all;
 	int allow_missing;	/* a process without a verdict fails nothing */
+	int verbose;		/* a "not counted" line for each process */
 	const char *suppressions;
 	char *suppressions_abs;	/* its absolute path, once read */
 	char *config;		/* --config, absolute */
@@ -80,7 +82,7 @@ static void check_usage(FILE *out)
 {
 	fputs("usage: heapprof check [--programs GLOB[,GLOB...] | --all] [--suppressions FILE]\n"
 	      "                      [--config FILE] [--exit-code N] [--allow-missing]\n"
-	      "                      [--json FILE] [--junit FILE]\n"
+	      "                      [--json FILE] [--junit FILE] [--verbose]\n"
 	      "                      [--] COMMAND [ARG]...\n"
 	      "\n"
 	      "Runs COMMAND and every process it starts under the leak check (every\n"
@@ -102,6 +104,8 @@ static void check_usage(FILE *out)
 	      "                       and passes\n"
 	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
 	      "  --junit FILE         one JUnit test case per counted process\n"
+	      "  --verbose            a line for each leaking process that does not count\n"
+	      "                       (more than 3 are folded into one line by program)\n"
 	      "  -h, --help           show this help\n"
 	      "\n"
 	      "Statically linked and set-user-ID programs cannot be checked (LD_PRELOAD\n"
@@ -147,6 +151,10 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		}
 		if (!strcmp(a, "--allow-missing")) {
 			o->allow_missing = 1;
+			continue;
+		}
+		if (!strcmp(a, "--verbose")) {
+			o->verbose = 1;
 			continue;
 		}
 		if (a[0] != '-')
@@ -742,6 +750,74 @@ static const char *es(size_t n)
 	return n == 1 ? "" : "es";
 }
 
+/* A byte count for people: "512 bytes", "1.5 KiB", "123.4 MiB". */
+static void human(struct hp_buf *b, uint64_t v)
+{
+	static const char *const u[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	uint64_t scale = 1024;
+	int i = 0;
+
+	if (v < 1024) {
+		hp_buf_printf(b, "%llu bytes", (unsigned long long)v);
+		return;
+	}
+	while (i < 4 && v / scale >= 1024) {
+		scale *= 1024;
+		i++;
+	}
+	hp_buf_printf(b, "%.1f %s", (double)v / (double)scale, u[i]);
+}
+
+/* The leaking processes that do not count: a line each when few (or
+ * --verbose), else one line, program names in the order they first
+ * leaked with how many of each leaked, and the bytes of all of them. */
+static void report_uncounted(struct hp_buf *b, const struct verdicts *v, const struct check_opts *o)
+{
+	size_t n = 0, nnames = 0;
+	uint64_t bytes = 0;
+	const char **names = NULL;
+	size_t *times = NULL;
+
+	for (size_t k = 0; k < v->n; k++)
+		n += !v->p[k].counted && !v->p[k].error && hp_check_objects(&v->p[k]);
+	if (!n)
+		return;
+	if (n < FOLD_MIN || o->verbose) {
+		for (size_t k = 0; k < v->n; k++) {
+			const struct hp_check_proc *p = &v->p[k];
+			if (!p->counted && !p->error && hp_check_objects(p))
+				hp_buf_printf(b, "heapprof check: not counted: %s (pid %ld): %llu bytes leaked\n",
+					      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
+		}
+		return;
+	}
+	names = hp_util_xcalloc(n, sizeof(*names));
+	times = hp_util_xcalloc(n, sizeof(*times));
+	for (size_t k = 0; k < v->n; k++) {
+		const struct hp_check_proc *p = &v->p[k];
+		size_t i = 0;
+		if (p->counted || p->error || !hp_check_objects(p))
+			continue;
+		while (i < nnames && strcmp(names[i], p->name))
+			i++;
+		if (i == nnames)
+			names[nnames++] = p->name;
+		times[i]++;
+		bytes += hp_check_bytes(p);
+	}
+	hp_buf_str(b, "heapprof check: not counted: ");
+	for (size_t i = 0; i < nnames; i++) {
+		hp_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+		if (times[i] > 1)
+			hp_buf_printf(b, " x%zu", times[i]);
+	}
+	hp_buf_str(b, ": ");
+	human(b, bytes);
+	hp_buf_printf(b, " leaked in %zu processes (--verbose: a line each)\n", n);
+	free(names);
+	free(times);
+}
+
 /* Why none of the checked processes counts, appended to b. */
 static void why_none_counts(struct hp_buf *b, const struct verdicts *v, const struct check_opts *o,
 			    size_t checked)
@@ -802,10 +878,8 @@ static size_t report(const struct verdicts *v, const char *command, int status,
 		if (p->error)
 			hp_buf_printf(&b, "heapprof check: %s: %s (pid %ld): no leak verdict: %s\n",
 				      p->counted ? "not checked" : "not counted", p->name, p->pid, p->error);
-		else if (!p->counted && hp_check_objects(p))
-			hp_buf_printf(&b, "heapprof check: not counted: %s (pid %ld): %llu bytes leaked\n",
-				      p->name, p->pid, (unsigned long long)hp_check_bytes(p));
 	}
+	report_uncounted(&b, v, o);
 	report_supps(&b, v);
 	/* The command could not be entered, and nothing that counts was
 	 * checked: what it ran cannot be seen, so a leak cannot be ruled out. */
