@@ -30,7 +30,9 @@ void hp_sandbox_leave(int installed)
 	__atomic_fetch_sub(&hp_sandbox_word, 2, __ATOMIC_SEQ_CST);
 }
 
-/* The start of /proc/self/status into buf; an errno value. */
+/* The start of /proc/self/status into buf; an errno value.  Not
+ * base/file.c's hp_file_read_all: file.c asks this file whether the
+ * process is sandboxed, and the layers allow no circle of calls. */
 static int read_status(char *buf, size_t cap)
 {
 	size_t len = 0;
