@@ -16,13 +16,15 @@
 // never reads those slots; one that starts lower finds the cycle
 // "reachable", or not, by the luck of the run.
 //
-// Writes "leaktruthcxx: truth MODE N total B/2" to stderr (B is twice
-// what libstdc++ allocates for one make_shared) and exits 0.  Which of
-// the two allocations is direct depends on the order a tool meets them.
+// Writes "leaktruthcxx: case MODE N pid PID" to stderr first, then
+// "leaktruthcxx: truth MODE N total B/2 direct - indirect -" (B is twice
+// what libstdc++ allocates for one make_shared; which of the two is
+// direct depends on the order a tool meets them) and exits 0.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <unistd.h>
 
 template <size_t N> struct node {
 	std::shared_ptr<node> other;
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 
 	if (!in_main && std::strcmp(argv[1], "fn"))
 		return usage();
+	std::fprintf(stderr, "leaktruthcxx: case %s %zu pid %d\n", argv[1], n, (int)getpid());
 	if (n == 4088) {
 		if (in_main)
 			MAKE_CYCLE(4088);
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
 	} else {
 		return usage();
 	}
-	std::fprintf(stderr, "leaktruthcxx: truth %s %zu total %zu/2\n", argv[1], n, total);
+	std::fprintf(stderr, "leaktruthcxx: truth %s %zu total %zu/2 direct - indirect -\n", argv[1], n,
+		     total);
 	return 0;
 }
