@@ -13,15 +13,15 @@ is $? 2 "an unknown command exits 2"
 like "$(cat err)" "unknown command 'frobnicate'" "and names the command"
 
 # Exactly the allocation API, the C++ operators, _exit and _Exit (leaks
-# before them are checked), mmap, munmap and mremap (the leak scan learns
-# what a non-glibc allocator maps), the sigaction family (the program's
+# before them are checked), mmap, munmap, mremap and sbrk (the leak scan
+# learns what a non-glibc allocator maps, or takes from the break), the sigaction family (the program's
 # view of heapprof's signals), pipe2 (libunwind's pipe is kept out of the
 # program's way), pthread_getattr_np (no deadlock on the thread's own lock)
 # and pthread_create (the helper thread starts with the program's first
 # thread), prctl and syscall (a seccomp filter seen before it is active)
 # and the placeholder frame.
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >exports
-unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt|pipe2|pthread_getattr_np|pthread_create|prctl|syscall|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed)$' exports)
+unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|sbrk|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt|pipe2|pthread_getattr_np|pthread_create|prctl|syscall|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed)$' exports)
 is "$unexpected" "" "the library exports nothing but its API"
 is "$(grep -c '^_Z' exports)" 20 "all 20 C++ allocation operators are interposed"
 is "$(grep -cE '^(sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt)$' exports)" 9 \

@@ -1,5 +1,5 @@
 /*
- * mmap.c -- the interposed mmap(), mmap64(), munmap() and mremap().
+ * mmap.c -- the interposed mmap(), mmap64(), munmap(), mremap() and sbrk().
  *
  * Owns nothing.  Each forwards to the next definition (the C library's, or
  * an allocator's own, as tcmalloc has) and tells next/nextmaps.c what the
@@ -96,6 +96,28 @@ HP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 	if (flags & MREMAP_FIXED)
 		hp_nextmaps_unmapped(p, new_len);
 	hp_nextmaps_mapped(p, new_len, __builtin_return_address(0));
+	errno = saved;
+	return p;
+}
+
+/* tcmalloc takes its heap from sbrk first ([heap]): what the allocator
+ * grew the break by is its own, as a mapping is.  Before the chain is
+ * resolved, glibc's __sbrk (which keeps the C library's idea of the break
+ * right, as the system call would not). */
+extern void *__sbrk(intptr_t inc);
+
+HP_EXPORT void *sbrk(intptr_t inc)
+{
+	const struct hp_nextmaps_fns *f = hp_nextmaps_fns();
+	void *p = f ? f->sbrk(inc) : __sbrk(inc);
+
+	if (p == (void *)-1 || !inc)
+		return p;
+	int saved = errno;
+	if (inc > 0)
+		hp_nextmaps_mapped(p, (size_t)inc, __builtin_return_address(0));
+	else
+		hp_nextmaps_unmapped((char *)p + inc, (size_t)-inc);
 	errno = saved;
 	return p;
 }

@@ -46,7 +46,8 @@ const struct hp_nextmaps_fns *hp_nextmaps_fns(void)
 	f.mmap = dlsym(RTLD_NEXT, "mmap");
 	f.munmap = dlsym(RTLD_NEXT, "munmap");
 	f.mremap = dlsym(RTLD_NEXT, "mremap");
-	if (!f.mmap || !f.munmap || !f.mremap) {
+	f.sbrk = dlsym(RTLD_NEXT, "sbrk");
+	if (!f.mmap || !f.munmap || !f.mremap || !f.sbrk) {
 		HP_STORE(&fns_state, 0);
 		return NULL;
 	}

@@ -27,13 +27,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The next mmap, munmap and mremap (the allocator's own, as tcmalloc's,
+/* The next mmap, munmap, mremap and sbrk (the allocator's own, as tcmalloc's,
  * or the C library's); NULL members before the chain is resolved, when
  * the caller goes to the kernel directly. */
 struct hp_nextmaps_fns {
 	void *(*mmap)(void *, size_t, int, int, int, off_t);
 	int (*munmap)(void *, size_t);
 	void *(*mremap)(void *, size_t, size_t, int, ...);
+	void *(*sbrk)(intptr_t);
 };
 const struct hp_nextmaps_fns *hp_nextmaps_fns(void);
 
