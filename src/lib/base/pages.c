@@ -5,8 +5,11 @@
  * made.  Must never call the host allocator.
  *
  * The registry is a sorted array of [lo, hi) ranges, itself mapped
- * straight from mmap (it holds no address of the program's, so it needs
- * no entry of its own), updated under a spinlock on the slow paths that
+ * straight from mmap and entered in itself: what it holds are heapprof's
+ * addresses, but the end of one of its ranges is where the next mapping
+ * begins, and that can be a block of the program's (jemalloc hands out
+ * the first bytes of a fresh mapping); taken for a root it would keep
+ * that block reachable.  Updated under a spinlock on the slow paths that
  * map and unmap: a few hundred entries in a long exact-mode run.
  */
 #include <stdint.h>
@@ -59,49 +62,65 @@ static size_t reg_find(uintptr_t lo)
 	return a;
 }
 
+/* Inserts [lo, hi); the caller holds the lock and made room. */
+static void reg_insert(uintptr_t lo, uintptr_t hi)
+{
+	size_t i = reg_find(lo);
+
+	memmove(&reg[i + 1], &reg[i], (reg_n - i) * sizeof(*reg));
+	reg[i].lo = lo;
+	reg[i].hi = hi;
+	reg_n++;
+}
+
+/* Deletes the range that starts at lo, if any; the caller holds the lock. */
+static void reg_delete(uintptr_t lo)
+{
+	size_t i = reg_find(lo);
+
+	if (i < reg_n && reg[i].lo == lo) {
+		memmove(&reg[i], &reg[i + 1], (reg_n - i - 1) * sizeof(*reg));
+		reg_n--;
+	}
+}
+
+/* Doubles the registry, which moves and enters its new mapping in itself
+ * (room for it and one more: the capacity doubles, from 512). */
 static int reg_grow(void)
 {
 	size_t cap = reg_cap ? reg_cap * 2 : 512;
 	void *p = raw_map(cap * sizeof(*reg));
+	struct hp_pages_range *old = reg;
+	size_t old_cap = reg_cap;
 
 	if (p == MAP_FAILED)
 		return -1;
-	if (reg) {
-		memcpy(p, reg, reg_n * sizeof(*reg));
-		raw_unmap(reg, reg_cap * sizeof(*reg));
-	}
+	if (old)
+		memcpy(p, old, reg_n * sizeof(*reg));
 	reg = p;
 	reg_cap = cap;
+	if (old) {
+		reg_delete((uintptr_t)old);
+		raw_unmap(old, old_cap * sizeof(*reg));
+	}
+	reg_insert((uintptr_t)p, (uintptr_t)p + cap * sizeof(*reg));
 	return 0;
 }
 
 static void reg_add(void *p, size_t n)
 {
-	uintptr_t lo = (uintptr_t)p;
-
 	hp_spin_lock(&reg_lock);
-	if (reg_n == reg_cap && reg_grow() != 0) {
+	if (reg_n == reg_cap && reg_grow() != 0)
 		reg_full = 1;
-	} else {
-		size_t i = reg_find(lo);
-		memmove(&reg[i + 1], &reg[i], (reg_n - i) * sizeof(*reg));
-		reg[i].lo = lo;
-		reg[i].hi = lo + n;
-		reg_n++;
-	}
+	else
+		reg_insert((uintptr_t)p, (uintptr_t)p + n);
 	hp_spin_unlock(&reg_lock);
 }
 
 static void reg_remove(void *p)
 {
-	uintptr_t lo = (uintptr_t)p;
-
 	hp_spin_lock(&reg_lock);
-	size_t i = reg_find(lo);
-	if (i < reg_n && reg[i].lo == lo) {
-		memmove(&reg[i], &reg[i + 1], (reg_n - i - 1) * sizeof(*reg));
-		reg_n--;
-	}
+	reg_delete((uintptr_t)p);
 	hp_spin_unlock(&reg_lock);
 }
 
