@@ -52,6 +52,9 @@ for a in $ALLOCS; do
 	[ -z "$l" ] || [ -e "$l" ] || { echo "Bail out! $l is missing: run make deps"; exit 1; }
 done
 [ -x "$TP/lsan/leaktruth" ] || { echo "Bail out! $TP/lsan/leaktruth is missing: run make tprogs"; exit 1; }
+for c in valgrind setarch python3; do
+	command -v $c >/dev/null || { echo "Bail out! $c is missing: run make deps"; exit 1; }
+done
 
 seq_() { awk -v a="$1" -v b="$2" 'BEGIN { for (i = a; i <= b; i++) printf "%d ", i }'; }
 
