@@ -137,7 +137,10 @@ is "$?:$(grep -c 'leak of' err)" "0:0" "perl -e 1 with PERL_DESTRUCT_LEVEL=2: no
 # objects; where valgrind finds nothing lost, the gate keeps exit status
 # 0 (leak_check:live turned it into 1 for all of these).  Their stderr
 # may be closed before exit (ls, sort, tar): log_file keeps the report.
-python=$(command -v python3.11 || command -v python3)
+# Debian's python3 (make deps), not a wrapper found first on PATH (pyenv's
+# shims are bash scripts, one of which really leaks: valgrind agrees).
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3)
 sum_of() {   # sum_of KIND FILE: "bytes objects" of heapprof's KIND leaks
 	sed -n "s/.*$1 leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p" "$2" |
 		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'

@@ -443,7 +443,7 @@ int hp_verdict_printable(void)
 	return hp_conf.leak_report && hp_log_can_print();
 }
 
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from)
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry)
 {
 	struct hp_reach r;
 	const char *why;
@@ -454,7 +454,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	/* Checked before the scan: the scan must not be what changes it. */
 	int print = hp_verdict_printable();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int err = hp_reach_run(&r, wait_ms, stack_from, &why);
+	int err = hp_reach_run(&r, wait_ms, entry, &why);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
 		if (print)
