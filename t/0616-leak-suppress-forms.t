@@ -8,7 +8,7 @@
 # same.  Then LeakSanitizer's own TemplateMatch (gcc's liblsan.a) and
 # heapprof's matcher answer alike on every short template and subject.
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 41
 
 D=$(pwd -P)
 mkdir tmp
@@ -54,7 +54,10 @@ long *volatile sink;
 int main() { sink = cfg::Pool<long>::grab(13); sink = nullptr; return 0; }
 EOF
 mkdir hp lsan
-cc -g -O0 -fPIC -shared -o libsupleak.so supleak_lib.c &&
+# The library as installed: its file, its soname link (the name the loader
+# opens) and the link that -l finds.
+cc -g -O0 -fPIC -shared -Wl,-soname,libsupleak.so.1 -o libsupleak.so.1.0 supleak_lib.c &&
+	ln -s libsupleak.so.1.0 libsupleak.so.1 && ln -s libsupleak.so.1 libsupleak.so &&
 	cc -g -O0 -o hp/supleak supleak.c -L. -lsupleak -Wl,-rpath,"$D" &&
 	cc -g -O0 -fsanitize=leak -o lsan/supleak supleak.c -L. -lsupleak -Wl,-rpath,"$D" &&
 	c++ -g -O0 -o hp/supleakxx supleakxx.cc &&
@@ -122,8 +125,11 @@ pair "C++" 'cfg::Pool<long>::grab' 'cfg::Pool<int>::grab' "1 104" supleakxx
 pair "C++ anchored" '^cfg::Pool<*>::grab(int)$' '^cfg::Pool<*>::grab$' "1 104" supleakxx
 
 # ---- a module: by its full path, by its base name --------------------------
-pair "a library's full path" "^$D/libsupleak.so\$" '^libsupleak.so$' "1 200" supleak lib
-pair "a library's base name" 'libsupleak.so' 'libsupleak.so.1' "1 200" supleak lib
+# A library is named by the path the loader opened (here its soname link),
+# as dl_iterate_phdr gives it, not by the file the link points at.
+pair "a library's full path" "^$D/libsupleak.so.1\$" '^libsupleak.so.1$' "1 200" supleak lib
+pair "a library's base name" 'libsupleak.so' 'libsupleak.so.2' "1 200" supleak lib
+pair "a library's name as the loader opened it" 'libsupleak.so.1$' 'libsupleak.so.1.0' "1 200" supleak lib
 printf 'leak:^%s/hp/supleak$\n' "$D" >prog.supp
 printf 'leak:^%s/lsan/supleak$\n' "$D" >>prog.supp
 is "$(form prog.supp supleak app)" \
