@@ -8,7 +8,7 @@
 # same.  Then LeakSanitizer's own TemplateMatch (gcc's liblsan.a) and
 # heapprof's matcher answer alike on every short template and subject.
 . "$(dirname "$0")/lib.sh"
-plan 41
+plan 42
 
 D=$(pwd -P)
 mkdir tmp
@@ -154,6 +154,9 @@ is "$(form syntax.supp supleak app)" "lsan:pass $P lib:pass $P check:pass $P" \
 printf '#leak:parse_config_entry\n  # leak:parse_config_entry\n' >syntax.supp
 is "$(form syntax.supp supleak app)" "lsan:fail - lib:fail - check:fail -" \
 	"a commented-out rule suppresses nothing"
+printf 'leak:parse_config_entry # the parser\n' >syntax.supp
+is "$(form syntax.supp supleak app)" "lsan:fail - lib:fail - check:fail -" \
+	"a '#' after a rule is the pattern's, not a comment"
 printf ' \t leak:parse_config_entry \t \r\n' >syntax.supp
 is "$(form syntax.supp supleak app)" "lsan:pass $P lib:pass $P check:pass $P" \
 	"blanks before 'leak:' and at the end of the line are not the template's"
