@@ -331,8 +331,11 @@ static bool template_match(const char *t, size_t tn, const char *s, size_t sn)
 		size_t seg = 0;
 		while (t + seg < te && t[seg] != '*' && t[seg] != '$')
 			seg++;
-		const char *at = memmem(s, (size_t)(se - s), t, seg);
-		if (!at || (start && at != s))
+		/* Anchored, the first occurrence must be at s: no need to look
+		 * further. */
+		const char *at = !start ? memmem(s, (size_t)(se - s), t, seg)
+			: (size_t)(se - s) >= seg && !memcmp(s, t, seg) ? s : NULL;
+		if (!at)
 			return false;
 		s = at + seg;
 		t += seg;
