@@ -13,8 +13,9 @@
  * and, with --suppressions, leak_suppressions:<its absolute path> and
  * leak_suppressions_warn:false: the file is read here first, and what
  * is wrong with it said once, not by every process of the tree.  Leaks
- * are matched by the source files of their frames here too, once the
- * verdicts are symbolized: the library knows no source file.
+ * are matched again here once the verdicts are symbolized, frame by frame
+ * as LeakSanitizer does: the library knows no source file and no
+ * inlined function.
  *
  * so that each registers at start-up (<run directory>/check.<pid>.started)
  * and leaves <run directory>/check.<pid>.verdict in its place at exit,
@@ -713,19 +714,42 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* LeakSanitizer matches a rule against a frame's source file too, which
- * only the symbolized frames know: a leak with a frame whose file matches
- * (inlined frames included) is taken out of p's report and totals and
- * counted as suppressed, as the library counts what it suppresses. */
-static void suppress_by_file(struct hp_check_proc *p, struct hp_supfile *sup)
+/* The rule that suppresses leak l, or -1: LeakSanitizer's order
+ * (lsan_common.cpp, GetSuppressionForAddr), frame by frame from the
+ * innermost: the frame's module (its full path; "<unknown module>" when it
+ * is in no object on disk), then the function and the source file of each
+ * function at that address, the inlined ones first.  The library has
+ * matched the modules and the symbol tables' names already; here come the
+ * inlined functions, the demangled names of a process without
+ * __cxa_demangle, and the source files, which only the symbolized frames
+ * know. */
+static int leak_rule(const struct hp_check_leak *l, const struct hp_supfile *sup)
+{
+	for (size_t f = 0; f < l->nframes; f++) {
+		const struct hp_check_frame *fr = &l->frames[f];
+		int rule = -1;
+		if (f == 0 || !l->frames[f - 1].inlined)   /* a new address */
+			rule = hp_supfile_match(sup, fr->module ? fr->module : "<unknown module>");
+		if (rule < 0)
+			rule = hp_supfile_match(sup, fr->function);
+		if (rule < 0)
+			rule = hp_supfile_match(sup, fr->file);
+		if (rule >= 0)
+			return rule;
+	}
+	return -1;
+}
+
+/* The leaks of p that a rule suppresses are taken out of its report and
+ * totals and counted as suppressed, as the library counts what it
+ * suppresses. */
+static void suppress_by_frames(struct hp_check_proc *p, struct hp_supfile *sup)
 {
 	size_t kept = 0;
 
 	for (size_t j = 0; j < p->nleaks; j++) {
 		struct hp_check_leak *l = &p->leaks[j];
-		int rule = -1;
-		for (size_t f = 0; f < l->nframes && rule < 0; f++)
-			rule = hp_supfile_match(sup, l->frames[f].file);
+		int rule = leak_rule(l, sup);
 		if (rule < 0) {
 			p->leaks[kept++] = *l;
 			continue;
@@ -960,7 +984,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 	 * for --json alone, and their lines must not change with it. */
 	for (size_t k = 0; k < v.n && sup.nrules; k++)
 		if (v.p[k].counted)
-			suppress_by_file(&v.p[k], &sup);
+			suppress_by_frames(&v.p[k], &sup);
 	size_t missing;
 	size_t leaking = report(&v, argv[first], status, o, kind, why, &missing);
 
