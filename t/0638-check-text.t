@@ -1,0 +1,73 @@
+#!/bin/sh
+# The CI text of the gate: what heapprof check and the library gate write.
+# heapprof check writes nothing into the checked tree's standard error
+# (the library's warnings go to the run directory's log and are said once
+# by check after the run); an unreadable --suppressions file is a usage
+# error (2) that leaves no directory behind.
+. "$(dirname "$0")/lib.sh"
+plan 10
+
+mkdir tmp
+export TMPDIR=$T_DIR/tmp
+G=$TP/gate
+
+# ---- nothing in the tree's standard error --------------------------------------
+# A threaded program that takes SIGUSR1 (heapprof's dump signal) and the
+# real-time signals (the control signal's candidates) and lives over a
+# second: the helper thread's once-a-second look used to print "the
+# program installed its own SIGUSR1 handler" into its standard error.
+cat >owner.c <<'EOF'
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static void on(int s) { (void)s; }
+static void *idle(void *a) { usleep(1500000); return a; }
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, idle, NULL);
+	signal(SIGUSR1, on);
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		signal(s, on);
+	pthread_join(t, NULL);
+	fputs("owner done\n", stderr);
+	return 0;
+}
+EOF
+cc -pthread -o owner owner.c || { echo "Bail out! cannot build owner.c"; exit 1; }
+"$BIN" check -- ./owner >out 2>err
+is "$?:$(grep -v '^heapprof check: ' err)" "0:owner done" \
+	"a program that takes heapprof's signals: its standard error is its own"
+unlike "$(cat err)" 'SIGUSR1' "and check does not repeat an info line"
+
+# make -j2 over a second, running bash, python3 and perl.
+cat >Makefile <<'EOF'
+all: a b
+a:
+	@sleep 1.2; echo a >&2
+b:
+	@bash -c 'sleep 1.1; echo b >&2'; python3 -c 'import sys; sys.stderr.write("py\n")'; perl -e 'print STDERR "pl\n"'
+EOF
+"$BIN" check -- make -j2 >out 2>err
+st=$?
+is "$st:$(grep -v '^heapprof check: ' err | sort | tr '\n' ' ')" "0:a b pl py " \
+	"make -j2 with bash, python3 and perl: nothing but their own lines on standard error"
+
+# The library's warnings: said once by check, after the run, not by every
+# process in the tree's standard error.
+HEAPPROF_CONF=lg_prof_sampl:0 "$BIN" check -- sh -c "'$G' clean; '$G' clean" >out 2>err
+is "$(grep -c 'Invalid conf pair' err)" 1 "a warning of every process is said once"
+like "$(cat err)" "^heapprof check: (sh|dash|bash) \\(pid [0-9]+\\) said: Invalid conf pair: lg_prof_sampl:0 \\(HEAPPROF_CONF; did you mean 'lg_prof_sample'\\?\\) \\(and 2 other processes\\)\$" \
+	"by check, naming the first process and counting the others"
+unlike "$(cat err)" '<heapprof>' "no <heapprof> line reaches the tree's standard error"
+
+# ---- an unreadable --suppressions file -------------------------------------------
+"$BIN" check --suppressions "$T_DIR/none.supp" -- "$G" leak >out 2>err
+is "$?:$(cat err)" "2:heapprof check: --suppressions: cannot read '$T_DIR/none.supp': No such file or directory" \
+	"a missing --suppressions file: exit 2 (a usage error), one line naming it"
+is "$(cat out)" "" "nothing run"
+mkdir adir
+"$BIN" check --suppressions adir -- "$G" leak >out 2>err
+is "$?:$(wc -l <err)" "2:1" "a directory: exit 2, one line"
+is "$(ls tmp)" "" "no heapprof-check.* directory left behind"
