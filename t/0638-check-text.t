@@ -3,9 +3,11 @@
 # heapprof check writes nothing into the checked tree's standard error
 # (the library's warnings go to the run directory's log and are said once
 # by check after the run); an unreadable --suppressions file is a usage
-# error (2) that leaves no directory behind.
+# error (2) that leaves no directory behind.  The library gate's own
+# report names the program by its full path and gives file:line and the
+# functions inlined at each frame, as check's report of the same leak.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 16
 
 mkdir tmp
 export TMPDIR=$T_DIR/tmp
@@ -71,3 +73,39 @@ mkdir adir
 "$BIN" check --suppressions adir -- "$G" leak >out 2>err
 is "$?:$(wc -l <err)" "2:1" "a directory: exit 2, one line"
 is "$(ls tmp)" "" "no heapprof-check.* directory left behind"
+
+# ---- the library gate's report: full path, file:line, inlined functions ----------
+# format_error is static and called once: -O2 inlines it into main.
+cat >leaky.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+
+static char *format_error(int code)
+{
+	char *m = malloc(64);
+	snprintf(m, 64, "error %d", code);
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	char *e = format_error(argc);
+	if (argc > 5)
+		puts(e);
+	(void)argv;
+	return 0;
+}
+EOF
+cc -O2 -g -o leaky leaky.c || { echo "Bail out! cannot build leaky.c"; exit 1; }
+is "$(nm leaky | grep -c format_error)" 0 "format_error is inlined into main (no symbol of its own)"
+HEAPPROF_CONF=prof_leak_error:true,prof_prefix:$T_DIR/r LD_PRELOAD=$LIB ./leaky >out 2>err
+is $? 1 "the library gate fails the leaking program"
+sed -n 's/^<heapprof>:     #\([0-9]*\) 0x[0-9a-f]* /#\1 /p' err >lib.frames
+like "$(sed -n 1p lib.frames)" "^#0 in format_error $T_DIR/leaky.c:6\$" \
+	"frame 0: the inlined function the leak is in, with its file and line"
+like "$(sed -n 2p lib.frames)" "^#1 in main $T_DIR/leaky.c:13\$" "frame 1: where it was inlined, in main"
+like "$(cat lib.frames)" "in _start \\($T_DIR/leaky\\+0x[0-9a-f]+\\)" \
+	"a frame without line information names the program by its full path"
+"$BIN" check -- ./leaky >out 2>err
+sed -n 's/^    #\([0-9]*\) 0x[0-9a-f]* /#\1 /p' err >check.frames
+is "$(cat lib.frames)" "$(cat check.frames)" "the library's frames read as heapprof check's"
