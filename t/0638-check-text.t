@@ -6,8 +6,10 @@
 # error (2) that leaves no directory behind.  The library gate's own
 # report names the program by its full path and gives file:line and the
 # functions inlined at each frame, as check's report of the same leak.
+# A library-gate run leaves no file in the working directory unless
+# prof_prefix or prof_final is given.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 22
 
 mkdir tmp
 export TMPDIR=$T_DIR/tmp
@@ -109,3 +111,18 @@ like "$(cat lib.frames)" "in _start \\($T_DIR/leaky\\+0x[0-9a-f]+\\)" \
 "$BIN" check -- ./leaky >out 2>err
 sed -n 's/^    #\([0-9]*\) 0x[0-9a-f]* /#\1 /p' err >check.frames
 is "$(cat lib.frames)" "$(cat check.frames)" "the library's frames read as heapprof check's"
+
+# ---- the library gate leaves the working directory alone ---------------------------
+mkdir wd
+(cd wd && HEAPPROF_CONF=prof_leak_error:true LD_PRELOAD=$LIB ../leaky >out 2>err; echo $? >st)
+is "$(cat wd/st):$(ls wd | tr '\n' ' ')" "1:err out st " \
+	"a leaking gate run without prof_prefix: status 1, and no dump, verdict or registration left"
+like "$(cat wd/err)" '^<heapprof>:     #0 0x[0-9a-f]+ in format_error ' "the report is the detail"
+unlike "$(cat wd/err)" 'for leak detail' "no dump is named"
+(cd wd && rm -f * && HEAPPROF_CONF=prof_leak_error:true LD_PRELOAD=$LIB "$G" clean >out 2>err; echo $? >st)
+is "$(cat wd/st):$(ls wd | tr '\n' ' ')" "0:err out st " "a clean gate run: nothing either"
+(cd wd && rm -f * && HEAPPROF_CONF=prof_leak_error:true,prof_prefix:here LD_PRELOAD=$LIB ../leaky >out 2>err)
+is "$(cd wd && ls here.*.verdict here.*.l0.*.heap 2>/dev/null | wc -l)" 2 \
+	"with prof_prefix given: the verdict file and the leak dump, as before"
+like "$(cat wd/err)" "Run .*heapprof report $T_DIR/wd/here\\.[0-9]+\\.[0-9]+\\.l0\\..*\\.heap for leak detail" \
+	"and the summary names the dump"

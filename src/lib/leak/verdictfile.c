@@ -149,7 +149,7 @@ static int courier_send(struct hp_verdictfile *vf)
 }
 
 /* A writer for <prof_prefix, expanded>.<pid>.<suffix>, or NULL:
- * prof_prefix is empty, or an error (logged). */
+ * prof_prefix is empty or was not given, or an error (logged). */
 static struct hp_verdictfile *open_file(const char *suffix)
 {
 	char prefix[PATH_MAX], path[PATH_MAX];
@@ -157,9 +157,11 @@ static struct hp_verdictfile *open_file(const char *suffix)
 	size_t n = 0;
 	int empty;
 
-	/* Options change under the dump lock (control/settings.c). */
+	/* Options change under the dump lock (control/settings.c).  Only
+	 * where prof_prefix was given (heapprof check gives it): the default
+	 * prefix is the working directory, which a leak gate leaves alone. */
 	hp_dump_lock();
-	empty = !hp_conf.prof_prefix[0];
+	empty = !hp_conf.prof_prefix[0] || hp_conf_sources[HP_CONF_O_prof_prefix] == HP_CONF_SRC_DEFAULT;
 	if (!empty)
 		n = hp_dumpname_expand(hp_conf.prof_prefix, prefix, sizeof(prefix));
 	hp_dump_unlock();
