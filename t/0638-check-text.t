@@ -7,9 +7,11 @@
 # report names the program by its full path and gives file:line and the
 # functions inlined at each frame, as check's report of the same leak.
 # A library-gate run leaves no file in the working directory unless
-# prof_prefix or prof_final is given.
+# prof_prefix or prof_final is given.  A daemon still running when check
+# ends is named "still running" and, when it ends, writes no verdict into
+# a directory nobody removes.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 26
 
 mkdir tmp
 export TMPDIR=$T_DIR/tmp
@@ -126,3 +128,24 @@ is "$(cd wd && ls here.*.verdict here.*.l0.*.heap 2>/dev/null | wc -l)" 2 \
 	"with prof_prefix given: the verdict file and the leak dump, as before"
 like "$(cat wd/err)" "Run .*heapprof report $T_DIR/wd/here\\.[0-9]+\\.[0-9]+\\.l0\\..*\\.heap for leak detail" \
 	"and the summary names the dump"
+
+# ---- a daemon still running when check ends ------------------------------------------
+# check waits up to 10 s for what the command left running, or until a
+# signal: SIGTERM once the command has ended.
+rm -rf tmp/* daemon.out
+"$BIN" check --json d.json -- sh -c "'$TP/idle' 3 1 >daemon.out & while ! [ -s daemon.out ]; do sleep 0.05; done" \
+	>out 2>err &
+chk=$!
+n=0
+while ! [ -s daemon.out ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+sleep 0.5
+kill -TERM $chk
+wait $chk
+is $? 23 "a counted daemon still running when check ends fails the run"
+dpid=$(sed -n 's/^ready //p' daemon.out)
+like "$(cat err)" "^heapprof check: not checked: idle \\(pid $dpid\\): no leak verdict: still running when heapprof check ended\$" \
+	"and is named, still running"
+like "$(cat d.json)" '"missing": true, "error": "still running when heapprof check ended"' "in the JSON too"
+n=0
+while kill -0 "$dpid" 2>/dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+is "$(ls -A tmp)" "" "once it ends, it writes no verdict into a directory nobody removes"
