@@ -8,8 +8,8 @@
  *
  *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
  *     prof_leak_error:false,leak_report:false,prof_final:false,
- *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check,
- *     log_file:<run directory>/check.log,log_level:warn,log_max_bytes:0
+ *     run_only_top:false,prof_programs:,log_file:<run directory>/check.log,
+ *     log_level:warn,log_max_bytes:0,prof_prefix:<run directory>/check
  *
  * and, with --suppressions, leak_suppressions:<its absolute path> and
  * leak_suppressions_warn:false: the file is read here first, and what
@@ -232,7 +232,7 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 	 * around this one chose (run_only_top, prof_programs) is undone. */
 	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
 			  "leak_report:false,prof_final:false,run_only_top:false,prof_programs:,"
-			  "prof_prefix:%s/check,log_file:%s/" LOG_NAME ",log_level:warn,log_max_bytes:0",
+			  "log_file:%s/" LOG_NAME ",log_level:warn,log_max_bytes:0,prof_prefix:%s/check",
 		      dir, dir);
 	if (o->suppressions_abs)
 		hp_buf_printf(&b, ",leak_suppressions:%s,leak_suppressions_warn:false", o->suppressions_abs);
