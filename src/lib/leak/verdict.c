@@ -7,8 +7,9 @@
  * written after they go on, with the names in the objects' ELF symbol
  * tables (output/dumpsyms.h) and, where the objects have DWARF line
  * information, file:line and inlined functions (output/srcline.h), as
- * heapprof report and heapprof check give them.  Groups leaks by allocation stack and kind, direct
- * before indirect, largest first, as LeakSanitizer does.  The same leaks,
+ * heapprof report and heapprof check give them.  Groups leaks by
+ * allocation stack and kind, direct before indirect, largest first, as
+ * LeakSanitizer does.  The same leaks,
  * frame by frame, go to the verdict file (leak/verdictfile.h).
  *
  * In leak/: called by leak.c; calls suppress.c and verdictfile.c, scan/
