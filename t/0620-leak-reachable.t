@@ -16,8 +16,8 @@ HEAPPROF_CONF=$REACH LD_PRELOAD=$LIB "$TP/gate" leak >out 2>err
 is $? 0 "prof_leak alone keeps the exit status"
 like "$(cat err)" '^<heapprof>: Direct leak of 200 byte\(s\) in 2 object\(s\) allocated from:$' \
 	"LeakSanitizer's shape: 200 bytes in 2 objects (the third is still in a global)"
-like "$(cat err)" '^<heapprof>:     #0 0x[0-9a-f]+ in leak_some \(.*/gate\+0x[0-9a-f]+\)$' \
-	"the first frame names the allocating function and its object"
+like "$(cat err)" "^<heapprof>:     #0 0x[0-9a-f]+ in leak_some $SRC/t/prog/gate.c:[0-9]+\$" \
+	"the first frame names the allocating function, its file and line"
 like "$(cat err)" '^<heapprof>:     #1 0x[0-9a-f]+ in main ' "then its caller"
 like "$(cat err)" '^<heapprof>: SUMMARY: heapprof: 200 byte\(s\) leaked in 2 allocation\(s\)\.$' "the SUMMARY line"
 like "$(cat err)" '^<heapprof>: Leak approximation summary: ~200 bytes, ~2 objects, >= 1 context \(direct 200 bytes in 2 objects, indirect 0 bytes in 0 objects\)$' \
