@@ -294,7 +294,7 @@ static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 		struct hp_reach_block *b = &r->blocks[i];
 		if (b->kind != HP_REACH_DIRECT && b->kind != HP_REACH_INDIRECT)
 			continue;
-		int rule = -1;
+		int rule = -1, own = 0;
 		for (int pass = 0; pass < 2 && rule < 0; pass++) {
 			const struct hp_reach_block *k = pass ? &r->blocks[b->leader] : b;
 			const struct hp_counters *c = hp_counters_at(k->counters);
@@ -304,12 +304,14 @@ static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 			if (!rule_of[st])
 				rule_of[st] = stack_rule(set, names, st) + 2;
 			rule = rule_of[st] - 2;
+			own = rule >= 0 && !pass;
 		}
 		if (rule < 0)
 			continue;
 		uint64_t cnt, bytes;
 		block_weight(b, &cnt, &bytes);
-		hp_suppress_hit(set, rule, 1, bytes);
+		if (own)
+			hp_suppress_hit(set, rule, 1, bytes);
 		b->kind = HP_REACH_SUPPRESSED;
 	}
 out:
