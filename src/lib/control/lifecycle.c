@@ -212,7 +212,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 			       "no state file, and heapprof writes no file of its own (heapprof(7): SANDBOXES)",
 			       sandbox_why);
 	} else {
-		hp_log_set_level(hp_conf.log_level);
+		hp_settings_log();
 		hp_log_hold(0);
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
