@@ -13,9 +13,13 @@
 #
 # One process per mode and tool: leaktruth forks a child per size, whose
 # verdict follows its "leaktruth: case MODE N pid PID" line on stderr
-# (valgrind: one log per pid).  heapprof runs over glibc and stacked over
-# jemalloc, tcmalloc and mimalloc (LD_PRELOAD="libheapprof.so ALLOC");
-# valgrind and LeakSanitizer replace the allocator, so they run once.
+# (valgrind: one log per pid).  heapprof runs over glibc (its verdict
+# read from its report on stderr) and stacked over jemalloc, tcmalloc and
+# mimalloc (LD_PRELOAD="libheapprof.so ALLOC"; its verdict read from the
+# verdict file each process writes, which heapprof check reads, with the
+# report off: it costs 35 ms a process); valgrind and LeakSanitizer
+# replace the allocator, so they run once.  The shared_ptr cycle also runs
+# under heapprof check --json.
 #
 # Where the tools are wrong, and what is compared there instead:
 # - environ: valgrind frees the environment array (__libc_freeres) before
@@ -112,11 +116,24 @@ while read -r mode ns; do
 	"$TP/lsan/leaktruth" "$mode" $ns >/dev/null 2>"$mode.lsan.err"
 done <modes
 
-# heapprof: every mode over every allocator.
+# heapprof: every mode over every allocator.  Over glibc its verdict is
+# read where a user reads it, in the report on stderr; stacked over the
+# others, in the verdict file each process writes (what heapprof check
+# reads), with the report off: symbolizing a report costs 35 ms a
+# process, and the runs are many.
+hp_conf() { # ALLOC: the conf for heapprof over ALLOC
+	if [ "$1" = glibc ]; then
+		echo "$HP_CONF"
+	else
+		mkdir -p "$T_DIR/vf.$1"
+		echo "$HP_CONF,leak_report:false,prof_prefix:$T_DIR/vf.$1/v"
+	fi
+}
+hp_kind() { [ "$1" = glibc ] && echo hp || echo "vf.$1"; }
 for a in $ALLOCS; do
 	while read -r mode ns; do
 		# shellcheck disable=SC2086
-		HEAPPROF_CONF=$HP_CONF LD_PRELOAD="$LIB $(alloc_lib $a)" \
+		HEAPPROF_CONF=$(hp_conf $a) LD_PRELOAD="$LIB $(alloc_lib $a)" \
 			"$TP/leaktruth" "$mode" $ns >/dev/null 2>"$mode.hp.$a.err"
 	done <modes
 done
@@ -140,7 +157,7 @@ cxx_runs() { # RUNS BINARY [PREFIX...]: the runs' stderr, one after another, in 
 }
 for a in $ALLOCS; do
 	: >cur.err
-	cxx_runs $CXX_RUNS "$TP/leaktruthcxx" env HEAPPROF_CONF=$HP_CONF LD_PRELOAD="$LIB $(alloc_lib $a)"
+	cxx_runs $CXX_RUNS "$TP/leaktruthcxx" env HEAPPROF_CONF="$(hp_conf $a)" LD_PRELOAD="$LIB $(alloc_lib $a)"
 	mv cur.err cxx.hp.$a.err
 done
 # LeakSanitizer's binary, 5 runs of each (10 with and without ASLR).
@@ -164,8 +181,9 @@ wait $vgjob
 # rows KIND ERR: one row per case in a stderr: "MODE N truth-total
 # truth-direct truth-indirect tool-total tool-direct tool-indirect"
 # (B/K each).  KIND hp: heapprof's SUMMARY and Direct/Indirect leak lines;
-# lsan: LeakSanitizer's; vg: valgrind's log of the case's pid; vgp: the
-# same with possibly lost counted in.
+# vf.ALLOC: heapprof's verdict file of the case's pid, in vf.ALLOC/ (its
+# total: direct + indirect); lsan: LeakSanitizer's; vg: valgrind's log
+# of the case's pid; vgp: the same with possibly lost counted in.
 rows() {
 	awk -v kind="$1" -v dir="$T_DIR" '
 	function flush() {
@@ -173,11 +191,27 @@ rows() {
 			return
 		if (kind == "vg" || kind == "vgp")
 			vglog(dir "/vg." pid ".log")
+		if (kind ~ /^vf\./)
+			verdict(dir "/" kind "/v." pid ".verdict")
 		printf "%s %s %s %s %s %s %d/%d %d/%d\n", mode, n, tt, td, ti,
 			sb == "" ? "0/0" : sb, db, dk, ib, ik
 		have = 0
 	}
 	function num(s) { gsub(/,/, "", s); return s + 0 }
+	function verdict(f,   line, a, i, n, kv) {
+		sb = "no-verdict"
+		while ((getline line < f) > 0) {
+			if (line !~ /^direct_bytes=/)
+				continue
+			n = split(line, a, /[ =]/)
+			for (i = 1; i < n; i += 2)
+				kv[a[i]] = a[i + 1]
+			db = kv["direct_bytes"]; dk = kv["direct_objects"]
+			ib = kv["indirect_bytes"]; ik = kv["indirect_objects"]
+			sb = (db + ib) "/" (dk + ik)
+		}
+		close(f)
+	}
 	function vglog(f,   line, a, seen) {
 		sb = "no-log"
 		while ((getline line < f) > 0) {
@@ -242,7 +276,7 @@ while read -r mode ns; do
 	rows $vk "$mode.vg.err" >"$mode.vg.rows"
 	rows lsan "$mode.lsan.err" >"$mode.lsan.rows"
 	for a in $ALLOCS; do
-		rows hp "$mode.hp.$a.err" >"$mode.hp.$a.rows"
+		rows "$(hp_kind $a)" "$mode.hp.$a.err" >"$mode.hp.$a.rows"
 	done
 done <modes
 
@@ -331,7 +365,7 @@ cxx_check() {
 	done
 }
 for a in $ALLOCS; do
-	rows hp cxx.hp.$a.err >cxx.hp.$a.rows
+	rows "$(hp_kind $a)" cxx.hp.$a.err >cxx.hp.$a.rows
 	cxx_check cxx.hp.$a.rows "heapprof over $a" $((2 * CXX_RUNS))
 done
 
