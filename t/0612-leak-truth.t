@@ -84,7 +84,7 @@ nmodes=$(wc -l <modes)
 # glibc: valgrind, LSan, heapprof a mode; the other allocators: heapprof
 # a mode; the cycle: LSan and valgrind once, heapprof (and check, glibc
 # only) a variant and allocator.
-plan $((6 * nmodes + 12))
+plan $((6 * nmodes + 13))
 
 # ---- the runs --------------------------------------------------------------
 
@@ -136,6 +136,13 @@ for a in $ALLOCS; do
 		HEAPPROF_CONF=$(hp_conf $a) LD_PRELOAD="$LIB $(alloc_lib $a)" \
 			"$TP/leaktruth" "$mode" $ns >/dev/null 2>"$mode.hp.$a.err"
 	done <modes
+done
+
+# Churn again, each seed in a process of its own: the runs above are
+# forked children, whose heap, grown past the parent's, is a second
+# [heap] mapping (the kernel does not merge it with the one fork copied).
+for seed in $VG_CHURN; do
+	HEAPPROF_CONF=$HP_CONF LD_PRELOAD=$LIB "$TP/leaktruth" churn $seed >/dev/null 2>>churn.hp.single.err
 done
 
 # The shared_ptr cycle: made in a function (fn) and in main itself, with
@@ -327,11 +334,15 @@ for a in $ALLOCS; do
 		nc=$(echo $ns | wc -w)
 		what="the program's, valgrind's and LeakSanitizer's"
 		[ "$mode" = environ ] && what="the program's and LeakSanitizer's (not valgrind's)"
-		[ "$mode" = churn ] && what="the dropped bytes, 20 seeds"
+		[ "$mode" = churn ] && what="the dropped bytes, 20 seeds (forked children)"
 		check_rows "heapprof over $a, $mode: its leaks are $what, at every size ($nc cases)" \
 			"$mode.hp.$a.rows" "$nc" "$mode" "$a"
 	done <modes
 done
+
+rows hp churn.hp.single.err >churn.hp.single.rows
+check_rows "heapprof over glibc, churn, each seed in a process of its own (no fork): the dropped bytes ($(echo $VG_CHURN | wc -w) seeds)" \
+	churn.hp.single.rows "$(echo $VG_CHURN | wc -w)" churn single
 
 # ---- the shared_ptr cycle --------------------------------------------------
 
