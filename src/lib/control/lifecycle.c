@@ -147,6 +147,9 @@ static void log_memory(void)
  * the entry function spilled. */
 static void exit_entry(struct hp_stack_entry *e)
 {
+	memset(e, 0, sizeof(*e));
+	if (!hp_leak_scan_due())
+		return;   /* no scan: no walk */
 	if (!hp_stack_entry_of((const void *)exit, e))
 		e->sp = (uintptr_t)__builtin_frame_address(0) - 256;
 }
