@@ -67,6 +67,9 @@ struct scan {
 	int glibc;           /* the blocks are glibc's chunks */
 	uintptr_t heap_top;  /* the top chunk of glibc's main heap */
 	uintptr_t links_lo, links_hi;   /* glibc's main arena's lists */
+	uintptr_t heap_lo, heap_hi;     /* glibc's main heap */
+	uintptr_t *fast;     /* the chunks in the main arena's fast bins, */
+	size_t nfast, fast_max;         /* sorted */
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
@@ -148,7 +151,13 @@ static void parse_maps(struct scan *s, const char *text, size_t len)
 			m->device = n > 5 && !memcmp(q, "/dev/", 5) &&
 				    !(n >= 9 && !memcmp(q, "/dev/zero", 9));
 		}
-		s->nmaps++;
+		/* One heap, however the kernel split it (a forked child's). */
+		struct mapping *prev = s->nmaps ? &s->maps[s->nmaps - 1] : NULL;
+		if (m->heap && prev && prev->heap && prev->hi == m->lo && prev->readable == m->readable &&
+		    prev->writable == m->writable)
+			prev->hi = m->hi;
+		else
+			s->nmaps++;
 		p = eol + 1;
 	}
 }
@@ -571,7 +580,8 @@ static void scan_tls(struct scan *s, uintptr_t tp)
  * library's data that holds the main heap's top chunk: the fast bins
  * before it, last_remainder and the bins after it are glibc's, never a
  * reference to the program's blocks. */
-#define ARENA_FASTBINS 10u    /* fastbinsY[NFASTBINS], before top */
+#define ARENA_FASTBINS 10u
+#define FASTBIN_CHUNKS_MAX 65536u   /* more are scanned, as in use */    /* fastbinsY[NFASTBINS], before top */
 #define ARENA_BINS     254u   /* bins[NBINS * 2 - 2], after last_remainder */
 
 static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
@@ -690,15 +700,94 @@ static uintptr_t heap_top_of(const struct scan *s, const struct mapping *m)
 	return 0;
 }
 
+static void sift_words(uintptr_t *a, size_t root, size_t n)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && a[child + 1] > a[child])
+			child++;
+		if (a[root] >= a[child])
+			return;
+		uintptr_t t = a[root];
+		a[root] = a[child];
+		a[child] = t;
+		root = child;
+	}
+}
+
+/* Heapsort: no allocation while the threads are stopped. */
+static void sort_words(uintptr_t *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_words(a, i, n);
+	for (size_t end = n; end-- > 1;) {
+		uintptr_t t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift_words(a, 0, end);
+	}
+}
+
+/* A chunk header of the main heap, as a fast bin may hold one. */
+static int heap_chunk(const struct scan *s, uintptr_t c)
+{
+	return c >= s->heap_lo && c + 4 * sizeof(uintptr_t) <= s->heap_hi && !(c & 15);
+}
+
+/* The main arena's fast bins: freed small chunks that keep PREV_INUSE
+ * set.  The ones freed through heapprof carry its stamp, but glibc frees
+ * some itself (what a realloc or an aligned allocation splits off), and
+ * their stale contents must not be roots: each list is walked from the
+ * arena (its links are mangled since glibc 2.32: revealed by the address
+ * they are stored at), checking every chunk's size against its bin. */
+static void find_fastbins(struct scan *s)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	for (unsigned bin = 0; s->links_lo && bin < ARENA_FASTBINS; bin++) {
+		uintptr_t c = read_word(s, s->links_lo + bin * W);
+		for (size_t steps = 0; heap_chunk(s, c) && steps < s->fast_max; steps++) {
+			if ((read_word(s, c + W) & ~(uintptr_t)7) != (bin + 2) * 2 * W)
+				break;
+			if (s->nfast == s->fast_max)
+				return;
+			s->fast[s->nfast++] = c;
+			uintptr_t fd = read_word(s, c + 2 * W);
+			uintptr_t revealed = fd ^ ((c + 2 * W) >> 12);
+			c = heap_chunk(s, revealed) ? revealed : fd;
+		}
+	}
+	sort_words(s->fast, s->nfast);
+}
+
+static int in_fastbin(const struct scan *s, uintptr_t c)
+{
+	size_t a = 0, b = s->nfast;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (s->fast[m] < c)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->nfast && s->fast[a] == c;
+}
+
 static void find_arena(struct scan *s)
 {
 	for (size_t i = 0; s->glibc && i < s->nmaps; i++)
 		if (s->maps[i].heap && s->maps[i].readable) {
+			s->heap_lo = s->maps[i].lo;
+			s->heap_hi = s->maps[i].hi;
 			s->heap_top = heap_top_of(s, &s->maps[i]);
 			break;
 		}
 	if (s->heap_top)
 		dl_iterate_phdr(arena_links, s);
+	find_fastbins(s);
 }
 
 /* glibc's main heap ([heap]): its in-use chunks that are not recorded
@@ -727,7 +816,8 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		uintptr_t user = c + 2 * W;
 		/* A block in a tcache or a fastbin is free (record/stale.h). */
 		if (in_use && !block_within(s, user, next + W) &&
-		    !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)))
+		    !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)) &&
+		    !in_fastbin(s, c))
 			scan_root_between_blocks(s, user, next + W);
 		c = next;
 	}
@@ -996,12 +1086,14 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	s.maps_text = hp_pages_alloc(s.maps_cap);
 	s.maps = hp_pages_alloc(s.maps_max * sizeof(*s.maps));
 	s.alloc = hp_pages_alloc(HP_NEXTMAPS_MAX * sizeof(*s.alloc));
+	s.fast_max = FASTBIN_CHUNKS_MAX;
+	s.fast = hp_pages_alloc(s.fast_max * sizeof(*s.fast));
 	uint64_t now = hp_live_records();
 	r->cap = now + now / 4 + 4096;
 	r->blocks = hp_pages_alloc(r->cap * sizeof(*r->blocks));
 	r->work = hp_pages_alloc(r->cap * sizeof(*r->work));
 	int err = hp_world_prepare(&s.world);
-	if (!s.maps_text || !s.maps || !s.alloc || !r->blocks || !r->work || err) {
+	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !r->blocks || !r->work || err) {
 		*why = "no memory for the scan";
 		err = ENOMEM;
 		goto out;
@@ -1021,6 +1113,7 @@ out:
 	hp_pages_free(s.maps_text, s.maps_cap);
 	hp_pages_free(s.maps, s.maps_max * sizeof(*s.maps));
 	hp_pages_free(s.alloc, HP_NEXTMAPS_MAX * sizeof(*s.alloc));
+	hp_pages_free(s.fast, FASTBIN_CHUNKS_MAX * sizeof(*s.fast));
 	hp_world_release(&s.world);
 	if (err)
 		hp_reach_release(r);

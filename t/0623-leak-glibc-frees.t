@@ -1,0 +1,54 @@
+#!/bin/sh
+# Memory glibc frees itself is free, not a root.  A realloc that shrinks a
+# block in place hands the tail back to glibc, which puts it in a tcache
+# bin, or in a fast bin when that tcache bin is full: either way the chunk
+# keeps PREV_INUSE set and looks in use, no stamp of heapprof's is on it,
+# and it still holds what the block held.  Here that is the only other
+# pointer to a 100-byte block that the program then drops: a leak for
+# valgrind, and for heapprof whichever bin the tail went to.
+. "$(dirname "$0")/lib.sh"
+plan 6
+
+cat >tails.c <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+/* tails fast|tcache: ten 200-byte blocks filled with the one pointer to a
+ * 100-byte block, each shrunk to 120 bytes (an 80-byte tail freed by
+ * glibc); with "fast", the 80-byte tcache bin is full first. */
+static void *hold[10];
+int main(int argc, char **argv)
+{
+	void *t[7], *leak = malloc(100);
+	memset(leak, 7, 100);
+	if (argc > 1 && !strcmp(argv[1], "fast")) {
+		for (int i = 0; i < 7; i++)
+			t[i] = malloc(72);
+		for (int i = 0; i < 7; i++)
+			free(t[i]);
+	}
+	for (int i = 0; i < 10; i++) {
+		void **p = malloc(200);
+		for (int k = 0; k < 25; k++)
+			p[k] = leak;
+		hold[i] = realloc(p, 120);
+	}
+	void *volatile v = leak;
+	v = NULL;
+	leak = NULL;
+	for (int i = 0; i < 10; i++)
+		memset(hold[i], 0, 120);
+	return 0;
+}
+EOF2
+cc -O0 -g -o tails tails.c || { echo "Bail out! cc cannot build tails.c"; exit 1; }
+command -v valgrind >/dev/null || { echo "Bail out! valgrind is missing: make deps installs it"; exit 1; }
+
+for bin in tcache fast; do
+	valgrind --leak-check=full ./tails $bin >/dev/null 2>vg.err
+	is "$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' vg.err)" "100 1" \
+		"$bin: valgrind finds the 100-byte block definitely lost"
+	prof lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:true ./tails $bin >/dev/null 2>hp.err
+	is "$?" 1 "$bin: heapprof's gate fails the program"
+	like "$(cat hp.err)" 'SUMMARY: heapprof: 100 byte\(s\) leaked in 1 allocation\(s\)\.' \
+		"$bin: and reports that block alone"
+done
