@@ -98,12 +98,12 @@ sizes() { awk -v m="$1" '$1 == m { $1 = ""; print }' modes; }
 		[ "$mode" = churn ] && ns=$VG_CHURN
 		# shellcheck disable=SC2086
 		valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=none \
-			--log-file="$T_DIR/vg.%p.log" "$TP/leaktruth" "$mode" $ns >/dev/null 2>"$mode.vg.err"
+			--log-file="$T_DIR/vg.$mode.%p.log" "$TP/leaktruth" "$mode" $ns >/dev/null 2>"$mode.vg.err"
 	done <modes
 	for v in fn main; do
 		for n in 4088 4096; do
 			valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=none \
-				--log-file="$T_DIR/vg.%p.log" "$TP/leaktruthcxx" $v $n >/dev/null 2>>"cxx.vg.err"
+				--log-file="$T_DIR/vg.$v.%p.log" "$TP/leaktruthcxx" $v $n >/dev/null 2>>"cxx.vg.err"
 		done
 	done
 	touch vg.done
@@ -121,19 +121,22 @@ done <modes
 # others, in the verdict file each process writes (what heapprof check
 # reads), with the report off: symbolizing a report costs 35 ms a
 # process, and the runs are many.
-hp_conf() { # ALLOC: the conf for heapprof over ALLOC
+# hp_conf ALLOC BATCH / hp_kind ALLOC BATCH: the conf for heapprof over
+# ALLOC, and how rows reads its verdicts: a directory of verdict files
+# per allocator and batch (a pid of one batch comes back in another).
+hp_conf() {
 	if [ "$1" = glibc ]; then
 		echo "$HP_CONF"
 	else
-		mkdir -p "$T_DIR/vf.$1"
-		echo "$HP_CONF,leak_report:false,prof_prefix:$T_DIR/vf.$1/v"
+		mkdir -p "$T_DIR/vf.$1.$2"
+		echo "$HP_CONF,leak_report:false,prof_prefix:$T_DIR/vf.$1.$2/v"
 	fi
 }
-hp_kind() { [ "$1" = glibc ] && echo hp || echo "vf.$1"; }
+hp_kind() { [ "$1" = glibc ] && echo hp || echo "vf.$1.$2"; }
 for a in $ALLOCS; do
 	while read -r mode ns; do
 		# shellcheck disable=SC2086
-		HEAPPROF_CONF=$(hp_conf $a) LD_PRELOAD="$LIB $(alloc_lib $a)" \
+		HEAPPROF_CONF=$(hp_conf $a $mode) LD_PRELOAD="$LIB $(alloc_lib $a)" \
 			"$TP/leaktruth" "$mode" $ns >/dev/null 2>"$mode.hp.$a.err"
 	done <modes
 done
@@ -164,7 +167,7 @@ cxx_runs() { # RUNS BINARY [PREFIX...]: the runs' stderr, one after another, in 
 }
 for a in $ALLOCS; do
 	: >cur.err
-	cxx_runs $CXX_RUNS "$TP/leaktruthcxx" env HEAPPROF_CONF="$(hp_conf $a)" LD_PRELOAD="$LIB $(alloc_lib $a)"
+	cxx_runs $CXX_RUNS "$TP/leaktruthcxx" env HEAPPROF_CONF="$(hp_conf $a cxx)" LD_PRELOAD="$LIB $(alloc_lib $a)"
 	mv cur.err cxx.hp.$a.err
 done
 # LeakSanitizer's binary, 5 runs of each (10 with and without ASLR).
@@ -188,26 +191,29 @@ wait $vgjob
 # rows KIND ERR: one row per case in a stderr: "MODE N truth-total
 # truth-direct truth-indirect tool-total tool-direct tool-indirect"
 # (B/K each).  KIND hp: heapprof's SUMMARY and Direct/Indirect leak lines;
-# vf.ALLOC: heapprof's verdict file of the case's pid, in vf.ALLOC/ (its
-# total: direct + indirect); lsan: LeakSanitizer's; vg: valgrind's log
-# of the case's pid; vgp: the same with possibly lost counted in.
+# vf.ALLOC.BATCH: heapprof's verdict file of the case's pid, in that
+# directory (its total: direct + indirect; one of another program is
+# "stale-verdict"); lsan: LeakSanitizer's; vg: valgrind's log of the
+# case's mode and pid; vgp: the same with possibly lost counted in.
 rows() {
 	awk -v kind="$1" -v dir="$T_DIR" '
 	function flush() {
 		if (!have)
 			return
 		if (kind == "vg" || kind == "vgp")
-			vglog(dir "/vg." pid ".log")
+			vglog(dir "/vg." mode "." pid ".log")
 		if (kind ~ /^vf\./)
-			verdict(dir "/" kind "/v." pid ".verdict")
+			verdict(dir "/" kind "/v." pid ".verdict", mode)
 		printf "%s %s %s %s %s %s %d/%d %d/%d\n", mode, n, tt, td, ti,
 			sb == "" ? "0/0" : sb, db, dk, ib, ik
 		have = 0
 	}
 	function num(s) { gsub(/,/, "", s); return s + 0 }
-	function verdict(f,   line, a, i, n, kv) {
+	function verdict(f, mode,   line, a, i, n, kv, mine) {
 		sb = "no-verdict"
 		while ((getline line < f) > 0) {
+			if (line ~ /^cmdline=/)
+				mine = index(line " ", " " mode " ") > 0
 			if (line !~ /^direct_bytes=/)
 				continue
 			n = split(line, a, /[ =]/)
@@ -215,7 +221,7 @@ rows() {
 				kv[a[i]] = a[i + 1]
 			db = kv["direct_bytes"]; dk = kv["direct_objects"]
 			ib = kv["indirect_bytes"]; ik = kv["indirect_objects"]
-			sb = (db + ib) "/" (dk + ik)
+			sb = mine ? (db + ib) "/" (dk + ik) : "stale-verdict"
 		}
 		close(f)
 	}
@@ -283,7 +289,7 @@ while read -r mode ns; do
 	rows $vk "$mode.vg.err" >"$mode.vg.rows"
 	rows lsan "$mode.lsan.err" >"$mode.lsan.rows"
 	for a in $ALLOCS; do
-		rows "$(hp_kind $a)" "$mode.hp.$a.err" >"$mode.hp.$a.rows"
+		rows "$(hp_kind $a $mode)" "$mode.hp.$a.err" >"$mode.hp.$a.rows"
 	done
 done <modes
 
@@ -376,7 +382,7 @@ cxx_check() {
 	done
 }
 for a in $ALLOCS; do
-	rows "$(hp_kind $a)" cxx.hp.$a.err >cxx.hp.$a.rows
+	rows "$(hp_kind $a cxx)" cxx.hp.$a.err >cxx.hp.$a.rows
 	cxx_check cxx.hp.$a.rows "heapprof over $a" $((2 * CXX_RUNS))
 done
 
