@@ -7,7 +7,7 @@
 #                     apt-get source
 #   make real-progs   SQLite's testfixture, and zlib's and expat's test
 #                     programs, built once into build/real
-#   make check-real   both, then prove t/real/ (about 16 minutes; not part
+#   make check-real   both, then prove t/real/ (about 17 minutes; not part
 #                     of make check)
 #
 # The suites: coreutils in loops (10), SQLite's TCL tests (20), CPython's
