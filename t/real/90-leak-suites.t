@@ -133,6 +133,7 @@ direct_bytes() {
 		"$BIN" check --json "$_f.direct.json" --
 	_hp=$(json "$_f.direct.json" leaked_bytes)
 	direct "$_p" "$_prog" env -u LD_PRELOAD valgrind --leak-check=full --log-file="$_f.valgrind"
+	# shellcheck disable=SC2046
 	set -- $(vg_lost "$_f.valgrind")
 	is "$_hp" "$1" "$_n: $_prog run directly: heapprof check's leaked bytes are valgrind's definitely + indirectly lost"
 	real_fact "$_n: $_prog direct: heapprof $_hp B, valgrind $1 B ($2 definitely + $3 indirectly)"
@@ -155,7 +156,7 @@ plan $n
 # The clean suites.
 for p in zlib expat; do
 	t0=$(real_ms)
-	rm -rf "$T_DIR/$p" && mkdir "$T_DIR/$p" && cp -a "$(tree $p)/." "$T_DIR/$p/" && cd "$T_DIR/$p" || exit 1
+	rm -rf "${T_DIR:?}/$p" && mkdir "$T_DIR/$p" && cp -a "$(tree $p)/." "$T_DIR/$p/" && cd "$T_DIR/$p" || exit 1
 	real_run "$p.clean" bare make check
 	results $p "$REAL_OUT/$p.clean.bare.out" >"$REAL_OUT/$p.clean.bare.res"
 	ok "$(! grep -q -E 'FAILED|^(FAIL|ERROR):|^# (FAIL|ERROR|XPASS): +[1-9]' \
@@ -183,7 +184,7 @@ for p in zlib expat; do
 		direct_bytes "$p/clean" $p "$prog"
 	done
 	real_fact "$p/clean: $(( ($(real_ms) - t0) / 1000 )) s"
-	cd "$T_DIR" && rm -rf "$T_DIR/$p"
+	cd "$T_DIR" && rm -rf "${T_DIR:?}/$p"
 done
 
 # The injected leaks.
@@ -193,15 +194,15 @@ for c in $CASES; do
 	n=$p.$leak
 	t0=$(real_ms)
 	d=$T_DIR/$n
-	rm -rf "$d" && mkdir "$d" && cp -a "$(tree $p)/." "$d/" && cd "$d" || exit 1
-	patch -s -p1 --no-backup-if-mismatch <"$LEAKS/$p-$leak.patch" >patch.log 2>&1 && rebuild $p
+	rm -rf "$d" && mkdir "$d" && cp -a "$(tree "$p")/." "$d/" && cd "$d" || exit 1
+	patch -s -p1 --no-backup-if-mismatch <"$LEAKS/$p-$leak.patch" >patch.log 2>&1 && rebuild "$p"
 	built=$?
 	ok $built "$name: the patch applies and the tree builds ($LEAKS/$p-$leak.patch)"
 	[ $built = 0 ] || real_diag "$name: $(cat patch.log rebuild.log 2>/dev/null | tail -n 20)"
 
 	# The suite's own checks do not see the leak: it passes bare.
 	real_run "$n" bare make check
-	results $p "$REAL_OUT/$n.bare.out" >"$REAL_OUT/$n.bare.res"
+	results "$p" "$REAL_OUT/$n.bare.out" >"$REAL_OUT/$n.bare.res"
 	ok "$([ $built = 0 ] && [ "$(cat "$REAL_OUT/$n.bare.rc")" = 0 ] &&
 		cmp -s "$REAL_OUT/$n.bare.res" "$REAL_OUT/$p.clean.bare.res"; echo $?)" \
 		"$name: the suite still passes bare"
@@ -210,7 +211,7 @@ for c in $CASES; do
 	for i in $(seq $RUNS); do
 		check_run "$n.check.$i" make check
 		o=$REAL_OUT/$n.check.$i
-		results $p "$o.out" >"$o.res"
+		results "$p" "$o.out" >"$o.res"
 		[ $built = 0 ] && [ "$(cat "$o.rc")" = 23 ] && cmp -s "$o.res" "$REAL_OUT/$p.clean.bare.res" &&
 			[ "$(json "$o.json" leaking)" -gt 0 ] 2>/dev/null && caught=$((caught + 1))
 		grep -Eq -- "^ +#0 0x[0-9a-f]+ in $w\$" "$o.err" && named=$((named + 1))
@@ -218,12 +219,12 @@ for c in $CASES; do
 	done
 	is $caught $RUNS "$name: heapprof check -- make check exits 23, the suite passing, in every run"
 	is $named $RUNS "$name: the report names where it was allocated ($w), in every run"
-	is "$(echo $bytes | tr ' ' '\n' | sort -u | wc -l)" 1 "$name: the same leaked bytes in every run ($bytes)"
+	is "$(echo "$bytes" | tr ' ' '\n' | grep . | sort -u | wc -l)" 1 "$name: the same leaked bytes in every run ($bytes)"
 	[ $caught = $RUNS ] || real_diag "$name: caught in $caught of $RUNS runs; check's last lines:" \
 		"$(tail -n 3 "$REAL_OUT/$n".check.*.err)"
 	real_fact "$name: caught in $caught of $RUNS runs (named in $named); leaked bytes per run of make check:$bytes"
-	for prog in $(direct_progs $p); do
-		direct_bytes "$name" $p "$prog"
+	for prog in $(direct_progs "$p"); do
+		direct_bytes "$name" "$p" "$prog"
 	done
 	real_fact "$name: $(( ($(real_ms) - t0) / 1000 )) s"
 	cd "$T_DIR" && rm -rf "$d"
