@@ -8,17 +8,20 @@
  *
  *     lg_prof_sample:0,prof_leak:true,leak_check:reachable,
  *     prof_leak_error:false,leak_report:false,prof_final:false,
- *     run_only_top:false,prof_programs:,prof_prefix:<run directory>/check
+ *     run_only_top:false,prof_programs:,log_file:<run directory>/check.log,
+ *     log_level:warn,log_max_bytes:0,prof_prefix:<run directory>/check
  *
  * and, with --suppressions, leak_suppressions:<its absolute path> and
  * leak_suppressions_warn:false: the file is read here first, and what
  * is wrong with it said once, not by every process of the tree.  Leaks
- * are matched by the source files of their frames here too, once the
- * verdicts are symbolized: the library knows no source file.
+ * are matched again here once the verdicts are symbolized, frame by frame
+ * as LeakSanitizer does: the library knows no source file and no
+ * inlined function.
  *
  * so that each registers at start-up (<run directory>/check.<pid>.started)
  * and leaves <run directory>/check.<pid>.verdict in its place at exit,
- * and nothing else: no line on its standard error, no dump, and its own
+ * and nothing else: no line on its standard error (its warnings and
+ * errors go to check.log, said here once after the run), no dump, and its own
  * exit status (a make that runs a leaking test still sees the test pass;
  * the verdict is this command's to give).  This process is the tree's
  * child subreaper, so it also waits for what the command left running,
@@ -64,6 +67,8 @@
 #define DEFAULT_EXIT_CODE 23    /* LeakSanitizer's */
 #define ORPHAN_WAIT_S 10        /* for what the command left running */
 #define FOLD_MIN 4              /* this many "not counted" leak lines fold into one */
+#define LOG_NAME "check.log"    /* the library's lines, in the run directory */
+#define LOG_MAX (1u << 20)      /* of it read; the rest is cut */
 
 struct check_opts {
 	char **globs;		/* --programs */
@@ -228,25 +233,33 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 	 * around this one chose (run_only_top, prof_programs) is undone. */
 	hp_buf_printf(&b, "lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:false,"
 			  "leak_report:false,prof_final:false,run_only_top:false,prof_programs:,"
-			  "prof_prefix:%s/check", dir);
+			  "log_file:%s/" LOG_NAME ",log_level:warn,log_max_bytes:0,prof_prefix:%s/check",
+		      dir, dir);
 	if (o->suppressions_abs)
 		hp_buf_printf(&b, ",leak_suppressions:%s,leak_suppressions_warn:false", o->suppressions_abs);
 	return b.p;
 }
 
-/* Reads --suppressions into *sup before the run: a file that cannot be
- * read is fatal; each line that is not a suppression is said here, once
- * (the library, told leak_suppressions_warn:false, skips them quietly). */
-static void read_suppressions(struct check_opts *o, struct hp_supfile *sup)
+/* Reads --suppressions into *sup before the run, before the run
+ * directory exists; returns 0, or -1 after one line naming the file: one
+ * that cannot be read is a usage error (exit 2, nothing run), told apart
+ * from a command that failed.  Each line that is not a suppression is
+ * said here, once (the library, told leak_suppressions_warn:false, skips
+ * them quietly). */
+static int read_suppressions(struct check_opts *o, struct hp_supfile *sup)
 {
 	struct hp_buf msgs = { 0 };
 	char *abs = realpath(o->suppressions, NULL);
 	const char *why = abs ? hp_supfile_read(sup, abs, &msgs) : strerror(errno);
 
-	if (why)
-		hp_util_die("check: cannot read '%s': %s", o->suppressions, why);
-	if (strchr(abs, ','))
-		hp_util_die("check: '%s': a path with a comma cannot be passed to the library", abs);
+	if (!why && strchr(abs, ','))
+		why = "a path with a comma cannot be passed to the library";
+	if (why) {
+		fprintf(stderr, "heapprof check: --suppressions: cannot read '%s': %s\n", o->suppressions, why);
+		free(abs);
+		hp_buf_release(&msgs);
+		return -1;
+	}
 	for (char *line = msgs.p, *end = msgs.p + msgs.len; line && line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		fprintf(stderr, "heapprof check: %.*s\n", (int)(nl - line), line);
@@ -255,6 +268,7 @@ static void read_suppressions(struct check_opts *o, struct hp_supfile *sup)
 	fflush(stderr);
 	hp_buf_release(&msgs);
 	o->suppressions_abs = abs;
+	return 0;
 }
 
 /* ---- the courier: verdicts of processes that dropped privileges ---------------- */
@@ -590,6 +604,88 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 	closedir(d);
 }
 
+/* ---- the library's lines ------------------------------------------------------- */
+
+/*
+ * The library's warnings and errors, which the tree's processes wrote to
+ * check.log rather than to their standard error: read into *log before
+ * the run directory goes, then said once each on this command's standard
+ * error, with the process that first said it and how many others did
+ * (every process of a make reads the same profiler.ini).  A log line is
+ * "<UTC time> <pid> <heapprof>: <message>" (base/log.c).
+ */
+static void read_log(const char *dir, struct hp_buf *log)
+{
+	struct hp_buf path = { 0 };
+	char chunk[8192];
+
+	hp_buf_printf(&path, "%s/" LOG_NAME, dir);
+	int fd = open(path.p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	hp_buf_release(&path);
+	if (fd < 0)
+		return;
+	for (ssize_t r; log->len < LOG_MAX && (r = read(fd, chunk, sizeof(chunk))) != 0;) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		hp_buf_add(log, chunk, (size_t)r);
+	}
+	close(fd);
+}
+
+static const char *name_of_pid(const struct verdicts *v, long pid)
+{
+	for (size_t k = 0; k < v->n; k++)
+		if (v->p[k].pid == pid)
+			return v->p[k].name;
+	return NULL;
+}
+
+static void report_log(struct hp_buf *log, const struct verdicts *v)
+{
+	struct said {
+		const char *msg;
+		size_t len;
+		long pid;
+		size_t others;
+	} *said = NULL;
+	size_t nsaid = 0, cap = 0;
+	static const char tag[] = " <heapprof>: ";
+
+	for (char *line = log->p, *end = log->p + log->len; line && line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		char *next = nl ? nl + 1 : end;
+		char *eol = nl ? nl : end;
+		char *t = memmem(line, (size_t)(eol - line), tag, sizeof(tag) - 1);
+		char *sp = memchr(line, ' ', (size_t)(eol - line));
+		line = next;
+		if (!t || !sp || sp > t)
+			continue;
+		long pid = strtol(sp + 1, NULL, 10);
+		const char *msg = t + sizeof(tag) - 1;
+		size_t len = (size_t)(eol - msg), i = 0;
+		while (i < nsaid && (said[i].len != len || memcmp(said[i].msg, msg, len)))
+			i++;
+		if (i < nsaid) {
+			said[i].others += said[i].pid != pid;
+			continue;
+		}
+		hp_util_grow(&said, &cap, nsaid + 1, sizeof(*said));
+		said[nsaid++] = (struct said){ msg, len, pid, 0 };
+	}
+	for (size_t i = 0; i < nsaid; i++) {
+		const char *name = name_of_pid(v, said[i].pid);
+		fprintf(stderr, "heapprof check: %s (pid %ld) said: %.*s", name ? name : "a process",
+			said[i].pid, (int)said[i].len, said[i].msg);
+		if (said[i].others)
+			fprintf(stderr, " (and %zu other process%s)", said[i].others, said[i].others == 1 ? "" : "es");
+		fputc('\n', stderr);
+	}
+	fflush(stderr);
+	free(said);
+}
+
 static int by_pid(const void *a, const void *b)
 {
 	const struct hp_check_proc *x = a, *y = b;
@@ -713,19 +809,42 @@ static uint64_t minus(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* LeakSanitizer matches a rule against a frame's source file too, which
- * only the symbolized frames know: a leak with a frame whose file matches
- * (inlined frames included) is taken out of p's report and totals and
- * counted as suppressed, as the library counts what it suppresses. */
-static void suppress_by_file(struct hp_check_proc *p, struct hp_supfile *sup)
+/* The rule that suppresses leak l, or -1: LeakSanitizer's order
+ * (lsan_common.cpp, GetSuppressionForAddr), frame by frame from the
+ * innermost: the frame's module (its full path; "<unknown module>" when it
+ * is in no object on disk), then the function and the source file of each
+ * function at that address, the inlined ones first.  The library has
+ * matched the modules and the symbol tables' names already; here come the
+ * inlined functions, the demangled names of a process without
+ * __cxa_demangle, and the source files, which only the symbolized frames
+ * know. */
+static int leak_rule(const struct hp_check_leak *l, const struct hp_supfile *sup)
+{
+	for (size_t f = 0; f < l->nframes; f++) {
+		const struct hp_check_frame *fr = &l->frames[f];
+		int rule = -1;
+		if (f == 0 || !l->frames[f - 1].inlined)   /* a new address */
+			rule = hp_supfile_match(sup, fr->module ? fr->module : "<unknown module>");
+		if (rule < 0)
+			rule = hp_supfile_match(sup, fr->function);
+		if (rule < 0)
+			rule = hp_supfile_match(sup, fr->file);
+		if (rule >= 0)
+			return rule;
+	}
+	return -1;
+}
+
+/* The leaks of p that a rule suppresses are taken out of its report and
+ * totals and counted as suppressed, as the library counts what it
+ * suppresses. */
+static void suppress_by_frames(struct hp_check_proc *p, struct hp_supfile *sup)
 {
 	size_t kept = 0;
 
 	for (size_t j = 0; j < p->nleaks; j++) {
 		struct hp_check_leak *l = &p->leaks[j];
-		int rule = -1;
-		for (size_t f = 0; f < l->nframes && rule < 0; f++)
-			rule = hp_supfile_match(sup, l->frames[f].file);
+		int rule = leak_rule(l, sup);
 		if (rule < 0) {
 			p->leaks[kept++] = *l;
 			continue;
@@ -939,8 +1058,10 @@ static int check(struct check_opts *o, int argc, char **argv)
 	char why[2 * PATH_MAX + 64];
 	int kind = hp_binary_unpreloadable(argv[first], why, sizeof(why));
 	struct hp_supfile sup = { 0 };
-	if (o->suppressions)
-		read_suppressions(o, &sup);
+	if (o->suppressions && read_suppressions(o, &sup)) {
+		hp_supfile_release(&sup);
+		return 2;
+	}
 	char *dir = make_run_dir();
 	char *conf = library_conf(dir, o);
 	struct courier courier = { 0 };
@@ -949,6 +1070,8 @@ static int check(struct check_opts *o, int argc, char **argv)
 	courier_stop(&courier);
 
 	read_verdicts(dir, &v, &strs);
+	struct hp_buf log = { 0 };
+	read_log(dir, &log);
 	remove_run_dir(dir);
 	hp_util_sort(v.p, v.n, sizeof(*v.p), by_pid);
 	pair_registrations(&v, &strs);
@@ -960,7 +1083,9 @@ static int check(struct check_opts *o, int argc, char **argv)
 	 * for --json alone, and their lines must not change with it. */
 	for (size_t k = 0; k < v.n && sup.nrules; k++)
 		if (v.p[k].counted)
-			suppress_by_file(&v.p[k], &sup);
+			suppress_by_frames(&v.p[k], &sup);
+	report_log(&log, &v);
+	hp_buf_release(&log);
 	size_t missing;
 	size_t leaking = report(&v, argv[first], status, o, kind, why, &missing);
 

@@ -24,19 +24,18 @@ static int blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* The template of a trimmed line, or NULL when the line is not a rule. */
+/* The template of a trimmed line (everything after "leak:", blanks
+ * included, as LeakSanitizer takes it), or NULL when the line is not a
+ * rule: empty and anchors-only templates are refused as the library
+ * refuses them. */
 static const char *templ_of(const char *s, size_t n, size_t *tn)
 {
 	if (n < 5 || memcmp(s, "leak:", 5) != 0 || memchr(s, '\0', n))
 		return NULL;
 	s += 5;
 	n -= 5;
-	while (n && blank(*s))
-		s++, n--;
-	size_t start = n > 0 && s[0] == '^';
-	size_t end = n > start && s[n - 1] == '$';
-	if (n <= start + end)
-		return NULL;   /* empty, or anchors only */
+	if (n == 0 || (n == 1 && (s[0] == '^' || s[0] == '$')) || (n == 2 && s[0] == '^' && s[1] == '$'))
+		return NULL;
 	*tn = n;
 	return s;
 }
@@ -122,54 +121,47 @@ const char *hp_supfile_read(struct hp_supfile *s, const char *path, struct hp_bu
 }
 
 /*
- * The pieces between '*'s are found left to right, each at its first
- * occurrence after the previous one (nothing to backtrack with '*' the
- * only wildcard); an anchored first piece must be a prefix, an anchored
- * last piece a suffix.
+ * LeakSanitizer's TemplateMatch, as the library's (suppress.c): pieces cut
+ * at '*' and '$', each at its first occurrence after the previous one (no
+ * backtracking); a leading '^' makes the first a prefix; a '$' ends the
+ * template where it stands, matching when the subject is used up or a
+ * '*' came right before it.
  */
-static int glob_match(const char *t, size_t tn, int start, int end, const char *s, size_t sn)
+static int template_match(const char *t, const char *s)
 {
-	size_t pos = 0;
+	int start = 0, star = 0;
 
-	for (int first = 1;; first = 0) {
-		const char *star = memchr(t, '*', tn);
-		size_t seg = star ? (size_t)(star - t) : tn;
-		int last = !star;
-
-		if (first && start) {
-			if (sn < seg || memcmp(s, t, seg) != 0)
-				return 0;
-			if (last && end)
-				return sn == seg;
-			pos = seg;
-		} else if (last && end) {
-			return sn - pos >= seg && memcmp(s + sn - seg, t, seg) == 0;
-		} else if (seg) {
-			const char *at = memmem(s + pos, sn - pos, t, seg);
-			if (!at)
-				return 0;
-			pos = (size_t)(at - s) + seg;
-		}
-		if (last)
-			return 1;
-		t += seg + 1;
-		tn -= seg + 1;
+	if (*t == '^') {
+		start = 1;
+		t++;
 	}
+	while (*t) {
+		if (*t == '*') {
+			t++;
+			start = 0;
+			star = 1;
+			continue;
+		}
+		if (*t == '$')
+			return !*s || star;
+		size_t seg = strcspn(t, "*$");
+		const char *at = memmem(s, strlen(s), t, seg);
+		if (!at || (start && at != s))
+			return 0;
+		s = at + seg;
+		t += seg;
+		start = star = 0;
+	}
+	return 1;
 }
 
 int hp_supfile_match(const struct hp_supfile *s, const char *subject)
 {
 	if (!subject || !*subject)
 		return -1;
-	size_t sn = strlen(subject);
-	for (size_t i = 0; i < s->nrules; i++) {
-		const char *t = s->rules[i].templ;
-		size_t tn = strlen(t);
-		int start = t[0] == '^';
-		int end = tn > (size_t)start && t[tn - 1] == '$';
-		if (glob_match(t + start, tn - (size_t)start - (size_t)end, start, end, subject, sn))
+	for (size_t i = 0; i < s->nrules; i++)
+		if (template_match(s->rules[i].templ, subject))
 			return (int)i;
-	}
 	return -1;
 }
 

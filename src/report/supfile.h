@@ -6,9 +6,10 @@
  *
  *   - a line that is not a suppression is said once, by check, before the
  *     run, rather than by every process of the tree at its exit;
- *   - a leak can be matched by the source files of its frames, which only
- *     the command knows (it symbolizes with DWARF; the library names
- *     frames from symbol tables).
+ *   - a leak can be matched by the source files of its frames and the
+ *     names of inlined functions, which only the command knows (it
+ *     symbolizes with DWARF; the library names frames from symbol
+ *     tables).
  *
  * An ordinary program: stdio and malloc.
  */
@@ -21,7 +22,7 @@
 #include "buf.h"
 
 struct hp_supfile_rule {
-	char *templ;		/* as written after "leak:" (blanks skipped) */
+	char *templ;		/* as written after "leak:", blanks and all */
 	unsigned line;		/* 1-based */
 };
 
@@ -41,8 +42,9 @@ struct hp_supfile {
  */
 const char *hp_supfile_read(struct hp_supfile *s, const char *path, struct hp_buf *complaints);
 
-/* The first rule whose template matches subject, or -1; NULL and ""
- * match nothing. */
+/* The first rule whose template matches subject as LeakSanitizer's
+ * TemplateMatch does (src/lib/leak/suppress.h says how), or -1; NULL and
+ * "" match nothing. */
 int hp_supfile_match(const struct hp_supfile *s, const char *subject);
 
 void hp_supfile_release(struct hp_supfile *s);

@@ -5,8 +5,8 @@
  * The input is a suppression file; its lines are also the subjects
  * matched (as module, function and file).  Checked on top of the
  * sanitizers: the file read from disk gives the rules parsed from memory;
- * every rule matches exactly what a plain backtracking matcher of the
- * documented rules (suppress.h) says; the report's length is the same
+ * every rule matches exactly what a matcher of the documented rules
+ * (suppress.h), written another way, says; the report's length is the same
  * whatever the buffer.
  */
 #include <stdbool.h>
@@ -41,15 +41,23 @@ static bool ref_glob(const char *t, size_t tn, const char *s, size_t sn)
 	return m;
 }
 
-/* suppress.h's rules: a leading '^' anchors the start, a trailing '$'
- * (not the '^' itself) the end; unanchored ends match anything. */
+/* suppress.h's rules (LeakSanitizer's TemplateMatch), said another way.
+ * A leading '^' anchors the start; the template ends at its first '$'.
+ * Without a '$' it matches when some substring (a prefix when anchored)
+ * matches it as a glob.  With one, and a '*' right before it, the same;
+ * with a piece right before it, when the shortest prefix of the subject
+ * that a match can end at is the whole subject (LeakSanitizer takes each
+ * piece at its first occurrence, which ends as early as any match can). */
 static bool ref_match(const char *templ, const char *subject)
 {
 	size_t tn = strlen(templ), sn = subject ? strlen(subject) : 0;
 	bool start = tn && templ[0] == '^';
-	bool end = tn > (size_t)start && templ[tn - 1] == '$';
+	const char *dollar = memchr(templ + start, '$', tn - start);
+	size_t body = dollar ? (size_t)(dollar - templ) - start : tn - start;
+	bool star_end = dollar && body && templ[start + body - 1] == '*';
 	char *pat = malloc(tn + 3);
 	size_t n = 0;
+	bool m = false;
 
 	if (!sn) {
 		free(pat);
@@ -57,11 +65,17 @@ static bool ref_match(const char *templ, const char *subject)
 	}
 	if (!start)
 		pat[n++] = '*';
-	memcpy(pat + n, templ + start, tn - start - end);
-	n += tn - start - end;
-	if (!end)
+	memcpy(pat + n, templ + start, body);
+	n += body;
+	if (!dollar || star_end) {
 		pat[n++] = '*';
-	bool m = ref_glob(pat, n, subject, sn);
+		m = ref_glob(pat, n, subject, sn);
+	} else {
+		size_t j = 0;
+		while (j <= sn && !ref_glob(pat, n, subject, j))
+			j++;
+		m = j == sn;
+	}
 	free(pat);
 	return m;
 }

@@ -636,8 +636,12 @@ void hp_conf_finish(struct hp_conf_values *o, uint8_t *srcs)
 	}
 	/* leak_check:live summarizes the final dump's snapshot and names the
 	 * dump; leak_check:reachable needs no dump, so a prof_final:false
-	 * that was asked for stands there. */
-	if (o->prof_leak && !o->prof_final &&
+	 * that was asked for stands there.  The gate alone (prof_leak_error
+	 * with neither prof_prefix nor prof_final given) writes no dump: its
+	 * report is the detail, and a CI run's working tree stays clean. */
+	int gate_alone = o->prof_leak_error && srcs[HP_CONF_O_prof_prefix] == HP_CONF_SRC_DEFAULT &&
+			 srcs[HP_CONF_O_prof_final] == HP_CONF_SRC_DEFAULT;
+	if (o->prof_leak && !o->prof_final && !gate_alone &&
 	    !(o->leak_check == HP_CONF_LEAK_REACHABLE && srcs[HP_CONF_O_prof_final] != HP_CONF_SRC_DEFAULT)) {
 		if (srcs[HP_CONF_O_prof_final] != HP_CONF_SRC_DEFAULT)
 			hp_log(HP_LOG_WARN, "prof_leak needs the final dump: prof_final:false ignored");

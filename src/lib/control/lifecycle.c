@@ -50,6 +50,7 @@
 #include "record/trigger.h"
 #include "record/tls.h"
 #include "version.h"
+#include "record/stale.h"
 #include "record/switches.h"
 #include "base/banned.h"
 
@@ -140,15 +141,21 @@ static void log_memory(void)
 	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
 }
 
-/* The frame where an exit path enters heapprof, for the leak scan: with
- * room below for the registers the entry function spilled. */
-#define ENTRY_FRAME() ((uintptr_t)__builtin_frame_address(0) - 256)
+/* Where the program entered exit (stack/entry.h): its caller's frame and
+ * registers, found by walking out of this handler to exit's frame, or,
+ * when that cannot be done, this frame with room below for the registers
+ * the entry function spilled. */
+static void exit_entry(struct hp_stack_entry *e)
+{
+	if (!hp_stack_entry_of((const void *)exit, e))
+		e->sp = (uintptr_t)__builtin_frame_address(0) - 256;
+}
 
 static void exit_handler(int status, void *arg)
 {
-	__builtin_unwind_init();
-	uintptr_t entry = ENTRY_FRAME();
+	struct hp_stack_entry entry;
 
+	__builtin_unwind_init();
 	(void)arg;
 	/* Sandboxed, getpid(2) may be refused: a clone(2) child without fork
 	 * handlers that calls exit is then taken for the process. */
@@ -156,7 +163,8 @@ static void exit_handler(int status, void *arg)
 		return;
 	hp_stack_log_stats();
 	log_memory();
-	hp_leak_at_exit(status, entry);
+	exit_entry(&entry);
+	hp_leak_at_exit(status, &entry);
 }
 
 __attribute__((constructor(101))) static void hp_init(void)
@@ -165,6 +173,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 	const char *sandbox_why;
 
 	hp_next_resolve();
+	hp_stale_init();
 	/* A filter inherited through exec: before any other system call. */
 	int sandboxed = hp_sandbox_inherited(&sandbox_why);
 	hp_tls_guard_enter(t);

@@ -77,7 +77,10 @@ void hp_settings_apply(void)
 	hp_log_set_level(hp_conf.log_level);
 	HP_STORE(&hp_unwind_counting, hp_conf.log_level >= HP_LOG_DEBUG || hp_conf.prof_unwinder == HP_UNWIND_CHECK);
 	int same_file = !strcmp(log_file_applied, hp_conf.log_file);
-	int err = hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
+	/* Started under a seccomp filter (base/sandbox.h): no file is opened,
+	 * open(2) may kill the process; the lines go to standard error. */
+	int err = hp_sandbox_on() ? 0 :
+		  hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
 	if (err && (!same_file || !log_failed))
 		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
 		       hp_conf.log_file, hp_log_strerror(err));

@@ -14,25 +14,30 @@
 #include "base/compiler.h"
 #include "base/sys.h"
 #include "leak/leak.h"
+#include "stack/entry.h"
 
-static __attribute__((noreturn, noinline)) void end(int status, uintptr_t entry)
+/* The leak scan takes this thread's stack from the frame of the program's
+ * call and the registers it had there (stack/entry.h), found by walking
+ * out to the interposed function fn; failing that, from this frame, with
+ * room below for the registers the entry function spilled. */
+static __attribute__((noreturn, noinline)) void end(int status, const void *fn)
 {
-	status = hp_leak_before__exit(status, entry);
+	struct hp_stack_entry entry;
+
+	__builtin_unwind_init();
+	if (!hp_stack_entry_of(fn, &entry))
+		entry.sp = (uintptr_t)__builtin_frame_address(0) - 256;
+	status = hp_leak_before__exit(status, &entry);
 	for (;;)
 		hp_syscall(SYS_exit_group, status);
 }
 
-/* The leak scan takes this thread's stack from the frame where the
- * program's call entered heapprof, with room for the registers spilled
- * there (scan/reach.h). */
 HP_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
-	__builtin_unwind_init();
-	end(status, (uintptr_t)__builtin_frame_address(0) - 256);
+	end(status, (const void *)_exit);
 }
 
 HP_EXPORT __attribute__((noreturn)) void _Exit(int status)
 {
-	__builtin_unwind_init();
-	end(status, (uintptr_t)__builtin_frame_address(0) - 256);
+	end(status, (const void *)_Exit);
 }

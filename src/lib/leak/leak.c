@@ -271,13 +271,13 @@ static void print_summary(const struct hp_leak_summary *sum, const char *dump, i
 /* leak_check:reachable (the default): the verdict by reachability, with
  * its report; estimated from the sampled blocks at a sampled rate.
  * Returns 0 when there is none (then the summary counts what is live). */
-static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr_t stack_from)
+static int reachability_verdict(struct hp_leak_summary *sum, int status, const struct hp_stack_entry *entry)
 {
 	struct hp_verdict v;
 
 	if (hp_conf.leak_check != HP_CONF_LEAK_REACHABLE || hp_sandbox_on())
 		return 0;
-	if (hp_verdict_run(&v, REACH_WAIT_MS, status, stack_from) != 0)
+	if (hp_verdict_run(&v, REACH_WAIT_MS, status, entry) != 0)
 		return 0;
 	memset(sum, 0, sizeof(*sum));
 	sum->bytes = v.direct_bytes + v.indirect_bytes;
@@ -293,7 +293,7 @@ static int reachability_verdict(struct hp_leak_summary *sum, int status, uintptr
 
 /* The final dump, the summary and the gate.  Returns the exit status to
  * use: status, or leak_exit_code when the gate fails the program. */
-static int check_leaks(int status, uintptr_t stack_from)
+static int check_leaks(int status, const struct hp_stack_entry *entry)
 {
 	struct hp_tls *t = &hp_tls;
 	struct hp_totals snap;
@@ -321,7 +321,7 @@ static int check_leaks(int status, uintptr_t stack_from)
 			goto out;
 		have_snap = 1;
 	}
-	if (!reachability_verdict(&sum, status, stack_from))
+	if (!reachability_verdict(&sum, status, entry))
 		summarize(&snap, &sum);
 	if (!sum.contexts)
 		goto out;
@@ -416,25 +416,25 @@ void hp_leak_set_owner(void)
 		hp_verdictfile_register();
 }
 
-void hp_leak_at_exit(int status, uintptr_t stack_from)
+void hp_leak_at_exit(int status, const struct hp_stack_entry *entry)
 {
 	if (__atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
 		return;
-	int now = gate_unconfigured(status, check_leaks(status, stack_from));
+	int now = gate_unconfigured(status, check_leaks(status, entry));
 	/* A nested exit: glibc runs the exit handlers that remain and flushes
 	 * stdio, then exits with the new status. */
 	if (now != status)
 		exit(now);
 }
 
-int hp_leak_before__exit(int status, uintptr_t stack_from)
+int hp_leak_before__exit(int status, const struct hp_stack_entry *entry)
 {
 	/* Sandboxed, getpid(2) may be refused: a vfork child that calls
 	 * _exit (its exec failed) is then taken for the process. */
 	if (!HP_LOAD_ACQ(&hp_switches.ready) || (!hp_sandbox_on() && getpid() != HP_LOAD(&owner)) ||
 	    __atomic_exchange_n(&checked, 1, __ATOMIC_ACQ_REL))
 		return status;
-	return gate_unconfigured(status, check_leaks(status, stack_from));
+	return gate_unconfigured(status, check_leaks(status, entry));
 }
 
 void hp_leak_before_sandbox(void)

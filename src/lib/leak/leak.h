@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "stack/entry.h"
+
 struct hp_totals;
 
 struct hp_leak_summary {
@@ -36,13 +38,13 @@ struct hp_leak_summary {
 /* The at-exit sequence: final dump, summary, gate.  status is the exit
  * status the program asked for.  May call exit() (nested, so the remaining
  * exit handlers and stdio flushing still run) to change it. */
-void hp_leak_at_exit(int status, uintptr_t stack_from);
+void hp_leak_at_exit(int status, const struct hp_stack_entry *entry);
 
 /* The same before _exit() or _Exit(), which skip exit handlers: returns
  * the status to exit with.  Does nothing in a process that is not the
  * owner (a vfork child shares our memory), before start-up finished, or
  * when the check already ran. */
-int hp_leak_before__exit(int status, uintptr_t stack_from);
+int hp_leak_before__exit(int status, const struct hp_stack_entry *entry);
 
 /* Makes the calling process the one whose exit is checked: at start-up,
  * and in a fork child; where the exit writes a verdict file, registers

@@ -94,29 +94,20 @@ static bool next_line(struct cursor *c, const char **s, size_t *n)
 	return false;
 }
 
-/* Which ends of a template (n bytes) are anchors. */
-static void anchors(const char *t, size_t n, bool *start, bool *end)
-{
-	*start = n > 0 && t[0] == '^';
-	*end = n > (size_t)*start && t[n - 1] == '$';
-}
-
 /* The template of a rule line (trimmed, n > 0), or false if the line is
- * not a rule. */
+ * not a rule.  The template is everything after "leak:", blanks
+ * included, as LeakSanitizer takes it: "leak: foo" looks for " foo". */
 static bool rule_template(const char *s, size_t n, const char **t, size_t *tn)
 {
-	bool start, end;
-
 	if (n < TYPE_PREFIX_LEN || memcmp(s, TYPE_PREFIX, TYPE_PREFIX_LEN) != 0 || memchr(s, '\0', n))
 		return false;
 	s += TYPE_PREFIX_LEN;
 	n -= TYPE_PREFIX_LEN;
-	/* "leak: foo" means foo: a leading blank never helps a template. */
-	while (n && is_blank(*s))
-		s++, n--;
-	anchors(s, n, &start, &end);
-	if (n <= (size_t)start + (size_t)end)
-		return false;   /* empty, or anchors only */
+	/* Empty or anchors only: LeakSanitizer takes "leak:" and "leak:^"
+	 * for "every leak" and "leak:$", "leak:^$" for none; each is surely
+	 * a slip, and a gate does not pass on one. */
+	if (n == 0 || (n == 1 && (s[0] == '^' || s[0] == '$')) || (n == 2 && s[0] == '^' && s[1] == '$'))
+		return false;
 	*t = s;
 	*tn = n;
 	return true;
@@ -229,7 +220,6 @@ int hp_suppress_parse(struct hp_suppress *set, const char *origin, const char *t
 		w[tn] = '\0';
 		*r = (struct hp_suppress_rule){ .templ = w, .origin = block->data, .line = c.line,
 						.len = (uint32_t)tn };
-		anchors(w, tn, &r->anchor_start, &r->anchor_end);
 		w += tn + 1;
 	}
 	return 0;
@@ -310,58 +300,60 @@ int hp_suppress_add_builtin(struct hp_suppress *set)
 /* ---- matching ------------------------------------------------------- */
 
 /*
- * The pieces of a template between '*'s are found left to right, each at
- * its first occurrence after the previous one: with '*' the only
- * wildcard, the leftmost place for a piece leaves the most room for the
- * rest, so there is nothing to backtrack.  The anchored ends are the
- * exceptions: the first piece must be a prefix, the last a suffix.
- * t[0 .. tn) is the template without its anchors; sn > 0.
+ * LeakSanitizer's TemplateMatch (sanitizer_common), to the letter.  The
+ * template is read left to right in pieces cut at '*' and '$'.  Each piece
+ * is looked for at its first occurrence after where the previous one
+ * ended, and never again elsewhere: there is no backtracking.  A leading
+ * '^' makes the first piece a prefix (unless a '*' comes first).  A '$'
+ * ends the template wherever it stands (what follows is never read): the
+ * subject must be used up there, unless a '*' came right before it.  So
+ * "foo$" does not match "foofoo" (the first "foo" is not at the end), and
+ * "a$b" means "a$".  t[0 .. tn) holds no NUL; sn > 0.
  */
-static bool glob(const char *t, size_t tn, bool start, bool end, const char *s, size_t sn)
+static bool template_match(const char *t, size_t tn, const char *s, size_t sn)
 {
-	size_t pos = 0;
+	const char *te = t + tn, *se = s + sn;
+	bool start = false, star = false;
 
-	for (bool first = true;; first = false) {
-		const char *star = memchr(t, '*', tn);
-		size_t seg = star ? (size_t)(star - t) : tn;
-		bool last = !star;
-
-		if (first && start) {
-			if (sn < seg || memcmp(s, t, seg) != 0)
-				return false;
-			if (last && end)
-				return sn == seg;
-			pos = seg;
-		} else if (last && end) {
-			return sn - pos >= seg && memcmp(s + sn - seg, t, seg) == 0;
-		} else if (seg) {
-			const char *at = memmem(s + pos, sn - pos, t, seg);
-			if (!at)
-				return false;
-			pos = (size_t)(at - s) + seg;
-		}
-		if (last)
-			return true;
-		t += seg + 1;
-		tn -= seg + 1;
+	if (t < te && *t == '^') {
+		start = true;
+		t++;
 	}
+	while (t < te) {
+		if (*t == '*') {
+			t++;
+			start = false;
+			star = true;
+			continue;
+		}
+		if (*t == '$')
+			return s == se || star;
+		size_t seg = 0;
+		while (t + seg < te && t[seg] != '*' && t[seg] != '$')
+			seg++;
+		/* Anchored, the first occurrence must be at s: no need to look
+		 * further. */
+		const char *at = !start ? memmem(s, (size_t)(se - s), t, seg)
+			: (size_t)(se - s) >= seg && !memcmp(s, t, seg) ? s : NULL;
+		if (!at)
+			return false;
+		s = at + seg;
+		t += seg;
+		start = star = false;
+	}
+	return true;
 }
 
 bool hp_suppress_template_match(const char *templ, const char *subject)
 {
-	bool start, end;
-	size_t tn = strlen(templ);
-
 	if (!subject || !*subject)
 		return false;
-	anchors(templ, tn, &start, &end);
-	return glob(templ + start, tn - start - end, start, end, subject, strlen(subject));
+	return template_match(templ, strlen(templ), subject, strlen(subject));
 }
 
 static bool rule_matches(const struct hp_suppress_rule *r, const char *s, size_t sn)
 {
-	return glob(r->templ + r->anchor_start, r->len - r->anchor_start - r->anchor_end, r->anchor_start,
-		    r->anchor_end, s, sn);
+	return template_match(r->templ, r->len, s, sn);
 }
 
 int hp_suppress_match(const struct hp_suppress *set, const char *module, const char *function,

@@ -8,38 +8,40 @@
  *     # comments start with '#'; blank lines are ignored
  *     leak:libfoo.so             the module's path contains "libfoo.so"
  *     leak:cache_init            a function or source file contains it
- *     leak:^Foo::make*$          ...
+ *     leak:^ns::Foo::make*$      ...
  *
  * Each line is trimmed of blanks (space, tab, CR, VT, FF) at both ends.
  * The only type is "leak", written exactly so, followed by ':' and a
- * template.  A template is searched as a substring of the subject; '*'
- * matches any run of characters (none included), a leading '^' anchors
- * it at the start of the subject and a trailing '$' at the end.  There is
- * no escape: every other character, '^' and '$' elsewhere included, is
- * itself.  An empty subject (an unknown function or file) matches
- * nothing.
+ * template: the rest of the line, blanks included ("leak: foo" looks for
+ * " foo", as in LeakSanitizer).  Templates match as LeakSanitizer's
+ * TemplateMatch does: a template with neither '*' nor '$' is searched as
+ * a substring of the subject; '*' matches any run of characters (none
+ * included); a leading '^' anchors the template at the start of the
+ * subject; a '$' anchors at the end.  Each piece between wildcards is
+ * taken at its first occurrence, without backtracking, and a '$' ends the
+ * template wherever it stands: "foo$" does not match "foofoo", "a$b" means
+ * "a$".  There is no escape; '^' after the start is itself.  An empty
+ * subject (an unknown function or file) matches nothing.
  *
- * Where heapprof differs from LeakSanitizer, on purpose:
- *   - a bad line (another type, no ':', an empty template, or one of
- *     anchors only: "^", "$", "^$") is one warning, "<heapprof>:
- *     FILE:LINE: not a suppression: 'TEXT' (expected leak:PATTERN)", and
- *     is skipped; LeakSanitizer dies on a bad type and takes "leak:" as
- *     a template that matches everything ("leak:*" still does here);
- *   - blanks right after "leak:" are not part of the template ("leak: foo"
- *     means "foo"; LeakSanitizer would look for " foo");
- *   - a trailing '$' anchors the last piece of the template at the end
- *     wherever it occurs: "foo$" matches "foofoo" (LeakSanitizer tries
- *     only the first occurrence and does not), and a '$' elsewhere is an
- *     ordinary character (LeakSanitizer ignores the rest of the template).
+ * Where heapprof differs from LeakSanitizer, on purpose: a bad line
+ * (another type, no ':', a NUL byte, an empty template or one of anchors
+ * only: "^", "$", "^$") is one warning, "<heapprof>: FILE:LINE: not a
+ * suppression: 'TEXT' (expected leak:PATTERN)", and is skipped, so that
+ * the gate still reports what it would have hidden; LeakSanitizer dies on
+ * a bad type, takes "leak:" and "leak:^" as matching every leak and
+ * "leak:$" as matching none ("leak:*" matches every leak here too).
  *
  * A leak is suppressed when any frame of its allocation stack, innermost
  * first, matches a rule by its module (the full path of the executable or
- * shared object, so "leak:libfoo.so" works; "<unknown module>" when it is
- * not known, as in LeakSanitizer), its function name or its source file.
- * In the library (leak/verdict.c) frames have no source file: those
- * matches are heapprof check's (src/report/supfile.c, after it has
- * symbolized the verdicts with DWARF), where the grammar here is written
- * again; change both together.
+ * shared object: "leak:libfoo.so" and "leak:^/usr/lib/libfoo.so$" both
+ * work; "<unknown module>" when it is not known, as in LeakSanitizer),
+ * its function name (C++ names demangled, with their parameters:
+ * "ns::Foo::make(int)") or its source file.  In the library
+ * (leak/verdict.c) frames have the symbol tables' function names and no
+ * source file: inlined functions' names and source files are matched by
+ * heapprof check (src/report/supfile.c, after it has symbolized the
+ * verdicts with DWARF), where the grammar here is written again; change
+ * both together.
  *
  * Memory for rules comes from base/pages.h and is owned by the set; the
  * templates are copied, so the text parsed can go as soon as
@@ -79,10 +81,7 @@ struct hp_suppress_rule {
 	unsigned line;         /* 1-based line of the rule in its source */
 	uint64_t hits;         /* leaked blocks it suppressed */
 	uint64_t bytes;        /* and their bytes */
-	/* Precomputed from templ by the parser, for matching. */
-	uint32_t len;          /* strlen(templ) */
-	bool anchor_start;     /* templ starts with '^' */
-	bool anchor_end;       /* templ ends with '$' (not the '^' itself) */
+	uint32_t len;          /* strlen(templ), for matching */
 };
 
 /* A set of rules from any number of sources, in the order added.  All

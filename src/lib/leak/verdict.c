@@ -5,9 +5,11 @@
  * Owns nothing between calls.  Runs once, in the exit handler, inside the
  * guard: the scan (scan/reach.c) stops the other threads; the report is
  * written after they go on, with the names in the objects' ELF symbol
- * tables (output/dumpsyms.h: no file:line, which heapprof report and
- * heapprof check give).  Groups leaks by allocation stack and kind, direct
- * before indirect, largest first, as LeakSanitizer does.  The same leaks,
+ * tables (output/dumpsyms.h) and, where the objects have DWARF line
+ * information, file:line and inlined functions (output/srcline.h), as
+ * heapprof report and heapprof check give them.  Groups leaks by
+ * allocation stack and kind, direct before indirect, largest first, as
+ * LeakSanitizer does.  The same leaks,
  * frame by frame, go to the verdict file (leak/verdictfile.h).
  *
  * In leak/: called by leak.c; calls suppress.c and verdictfile.c, scan/
@@ -30,6 +32,7 @@
 #include "output/dump.h"
 #include "output/dumpname.h"
 #include "output/dumpsyms.h"
+#include "output/srcline.h"
 #include "output/totals.h"
 #include "record/counters.h"
 #include "record/sample.h"
@@ -153,10 +156,29 @@ static const char *symbol_holding(uintptr_t addr)
 	return info.dli_sname;
 }
 
-/* Frame i of a leak's stack: a line of the report when print, a line of
- * the verdict file when vf. */
-static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc, int print,
-		       struct hp_verdictfile *vf)
+/* The report's lines for frame i at pc, from *k on: with DWARF line
+ * information, a line per function inlined there (innermost first) and
+ * the function that holds them, each with its file:line; true if so. */
+static int print_srclines(struct hp_srcline *src, unsigned *k, uintptr_t pc, const char *obj,
+			  uintptr_t addr)
+{
+	struct hp_srcline_frame f[HP_SRCLINE_INLINE_MAX];
+	size_t n = hp_srcline_lookup(src, obj, addr, f, HP_SRCLINE_INLINE_MAX);
+
+	for (size_t j = 0; j < n; j++)
+		if (f[j].function && f[j].file && f[j].line > 0)
+			hp_log_report("    #%u 0x%lx in %s %s:%d", (*k)++, (unsigned long)pc, f[j].function,
+				      f[j].file, f[j].line);
+		else if (f[j].file && f[j].line > 0)
+			hp_log_report("    #%u 0x%lx %s:%d", (*k)++, (unsigned long)pc, f[j].file, f[j].line);
+	return n > 0;
+}
+
+/* Frame i of a leak's stack: a line of the report when print (numbered
+ * from *k, which counts inlined frames too), a line of the verdict file
+ * when vf. */
+static void emit_frame(struct hp_dumpsyms_names *names, struct hp_srcline *src, unsigned i, unsigned *k,
+		       uintptr_t pc, int print, struct hp_verdictfile *vf)
 {
 	Dl_info info;
 	struct link_map *lm = NULL;
@@ -169,33 +191,33 @@ static void emit_frame(struct hp_dumpsyms_names *names, unsigned i, uintptr_t pc
 
 	if (!name && have)
 		name = symbol_holding(at);
-	if (vf) {
-		/* The object by its absolute path (the program's too), and the
-		 * address as its ELF file numbers it. */
-		uintptr_t bias = 0;
-		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
-		if (!obj && have && lm && info.dli_fname[0] == '/') {
-			obj = info.dli_fname;
-			bias = lm->l_addr + (look - at);
-		}
-		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
+	/* The object by its absolute path (the program's too: dladdr gives
+	 * its argv[0] as typed), and the address as its ELF file numbers it. */
+	uintptr_t bias = 0;
+	const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
+	if (!obj && have && lm && info.dli_fname[0] == '/') {
+		obj = info.dli_fname;
+		bias = lm->l_addr + (look - at);
 	}
-	if (!print)
+	if (vf)
+		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
+	if (!print || (src && obj && print_srclines(src, k, pc, obj, look - bias)))
 		return;
 	if (!have) {
-		hp_log_report("    #%u 0x%lx", i, (unsigned long)pc);
+		hp_log_report("    #%u 0x%lx", (*k)++, (unsigned long)pc);
 		return;
 	}
-	unsigned long off = (unsigned long)(at + (pc - look) - (uintptr_t)info.dli_fbase);
+	const char *module = obj ? obj : info.dli_fname;
+	unsigned long off = obj ? (unsigned long)(pc - bias) :
+			    (unsigned long)(at + (pc - look) - (uintptr_t)info.dli_fbase);
 	if (name)
-		hp_log_report("    #%u 0x%lx in %s (%s+0x%lx)", i, (unsigned long)pc, name,
-			      info.dli_fname, off);
+		hp_log_report("    #%u 0x%lx in %s (%s+0x%lx)", (*k)++, (unsigned long)pc, name, module, off);
 	else
-		hp_log_report("    #%u 0x%lx (%s+0x%lx)", i, (unsigned long)pc, info.dli_fname, off);
+		hp_log_report("    #%u 0x%lx (%s+0x%lx)", (*k)++, (unsigned long)pc, module, off);
 }
 
-static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group *g, int print,
-		       struct hp_verdictfile *vf, int estimated)
+static void emit_group(struct hp_dumpsyms_names *names, struct hp_srcline *src, const struct leak_group *g,
+		       int print, struct hp_verdictfile *vf, int estimated)
 {
 	const struct hp_stack *st = hp_stacktab_get(g->stack);
 	int direct = g->kind == HP_REACH_DIRECT;
@@ -207,9 +229,9 @@ static void emit_group(struct hp_dumpsyms_names *names, const struct leak_group 
 			      (unsigned long long)g->bytes, estimated ? "~" : "", (unsigned long long)objects);
 	if (vf)
 		hp_verdictfile_leak(vf, direct, g->bytes, objects);
-	unsigned depth = st ? st->depth : 0;
+	unsigned depth = st ? st->depth : 0, k = 0;
 	for (unsigned i = 0; i < depth && i < FRAMES_SHOWN; i++)
-		emit_frame(names, i, st->frames[i], print, vf);
+		emit_frame(names, src, i, &k, st->frames[i], print, vf);
 	if (vf)
 		hp_verdictfile_leak_end(vf);
 	if (!print)
@@ -272,7 +294,7 @@ static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 		struct hp_reach_block *b = &r->blocks[i];
 		if (b->kind != HP_REACH_DIRECT && b->kind != HP_REACH_INDIRECT)
 			continue;
-		int rule = -1;
+		int rule = -1, own = 0;
 		for (int pass = 0; pass < 2 && rule < 0; pass++) {
 			const struct hp_reach_block *k = pass ? &r->blocks[b->leader] : b;
 			const struct hp_counters *c = hp_counters_at(k->counters);
@@ -282,12 +304,14 @@ static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 			if (!rule_of[st])
 				rule_of[st] = stack_rule(set, names, st) + 2;
 			rule = rule_of[st] - 2;
+			own = rule >= 0 && !pass;
 		}
 		if (rule < 0)
 			continue;
 		uint64_t cnt, bytes;
 		block_weight(b, &cnt, &bytes);
-		hp_suppress_hit(set, rule, 1, bytes);
+		if (own)
+			hp_suppress_hit(set, rule, 1, bytes);
 		b->kind = HP_REACH_SUPPRESSED;
 	}
 out:
@@ -443,7 +467,7 @@ int hp_verdict_printable(void)
 	return hp_conf.leak_report && hp_log_can_print();
 }
 
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from)
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry)
 {
 	struct hp_reach r;
 	const char *why;
@@ -454,7 +478,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 	/* Checked before the scan: the scan must not be what changes it. */
 	int print = hp_verdict_printable();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int err = hp_reach_run(&r, wait_ms, stack_from, &why);
+	int err = hp_reach_run(&r, wait_ms, entry, &why);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
 		if (print)
@@ -511,8 +535,12 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stac
 			hp_verdictfile_suppression(vf, HP_LOAD(&set.rules[i].hits),
 						   HP_LOAD(&set.rules[i].bytes), set.rules[i].templ);
 	}
+	/* file:line for the printed report (heapprof check symbolizes the
+	 * verdict file itself). */
+	struct hp_srcline *src = print && n > 0 ? hp_srcline_open() : NULL;
 	for (int64_t i = 0; i < n; i++)
-		emit_group(names, &g[i], print, vf, !r.exact);
+		emit_group(names, src, &g[i], print, vf, !r.exact);
+	hp_srcline_close(src);
 	if (vf)
 		hp_verdictfile_commit(vf);
 	hp_dumpsyms_names_close(names);

@@ -20,6 +20,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "stack/entry.h"
+
 struct hp_verdict {
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
@@ -41,13 +43,13 @@ struct hp_verdict {
 int hp_verdict_printable(void);
 
 /* Scans (stopping the other threads for at most wait_ms per round; this
- * thread's stack from stack_from up, as scan/reach.h says), prints the
+ * thread's stack from entry->sp up, and its registers there, as scan/reach.h says), prints the
  * report when hp_verdict_printable(), writes the leak dump and the verdict
  * file (verdictfile.h) with the exit status the program asked for.
  * Returns 0, or an errno value after one line saying why there is no
  * verdict (the file says it too).  At exit, inside the guard, with every
  * allocation recorded. */
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, uintptr_t stack_from);
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry);
 
 #pragma GCC visibility pop
 

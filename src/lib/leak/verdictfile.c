@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -148,8 +149,31 @@ static int courier_send(struct hp_verdictfile *vf)
 	return err;
 }
 
+/* The process that registered (hp_verdictfile_register), or 0. */
+static pid_t registered;
+
+/*
+ * Whether the registration this process made is gone: whoever reads the
+ * verdicts (heapprof check) has ended and removed its directory, with
+ * the registration in it, while this process still ran (a daemon the
+ * command started).  Then no verdict is written: creating the directory
+ * again would leave it, and the verdict, where nobody removes them.
+ * Only ENOENT says so: a process that dropped privileges cannot look
+ * (EACCES) and sends its verdict by courier.
+ */
+static int registration_gone(const char *prefix)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (HP_LOAD(&registered) != getpid() ||
+	    hp_fmt(path, sizeof(path), "%s.%d.started", prefix, (int)getpid()) + 1 >= sizeof(path))
+		return 0;
+	return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
 /* A writer for <prof_prefix, expanded>.<pid>.<suffix>, or NULL:
- * prof_prefix is empty, or an error (logged). */
+ * prof_prefix is empty or was not given, or an error (logged). */
 static struct hp_verdictfile *open_file(const char *suffix)
 {
 	char prefix[PATH_MAX], path[PATH_MAX];
@@ -157,14 +181,21 @@ static struct hp_verdictfile *open_file(const char *suffix)
 	size_t n = 0;
 	int empty;
 
-	/* Options change under the dump lock (control/settings.c). */
+	/* Options change under the dump lock (control/settings.c).  Only
+	 * where prof_prefix was given (heapprof check gives it): the default
+	 * prefix is the working directory, which a leak gate leaves alone. */
 	hp_dump_lock();
-	empty = !hp_conf.prof_prefix[0];
+	empty = !hp_conf.prof_prefix[0] || hp_conf_sources[HP_CONF_O_prof_prefix] == HP_CONF_SRC_DEFAULT;
 	if (!empty)
 		n = hp_dumpname_expand(hp_conf.prof_prefix, prefix, sizeof(prefix));
 	hp_dump_unlock();
 	if (empty)
 		return NULL;
+	if (suffix[0] == 'v' && n && registration_gone(prefix)) {
+		hp_log(HP_LOG_DEBUG, "no leak verdict: the registration %s.%d.started is gone (heapprof check "
+		       "ended before this process)", prefix, (int)getpid());
+		return NULL;
+	}
 	int err = n ? 0 : ENAMETOOLONG;
 	if (!err && hp_fmt(path, sizeof(path), "%s.%d.%s", prefix, (int)getpid(), suffix) + 1 >= sizeof(path))
 		err = ENAMETOOLONG;
@@ -218,6 +249,7 @@ void hp_verdictfile_register(void)
 	if (err)
 		hp_log(HP_LOG_DEBUG, "cannot write the leak registration %s: %s", vf->f.dst,
 		       strerrordesc_np(err));
+	HP_STORE(&registered, err ? 0 : getpid());
 	hp_pages_free(vf, sizeof(*vf));
 }
 

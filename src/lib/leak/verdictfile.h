@@ -110,7 +110,10 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf);
  *     program=/usr/bin/prog
  *     cmdline=prog arg1 arg2
  *
- * and removed once the verdict is in place (hp_verdictfile_commit).  One
+ * and removed once the verdict is in place (hp_verdictfile_commit).  A
+ * process whose registration is gone at exit (heapprof check ended and
+ * removed its directory while the process ran on) writes no verdict:
+ * the directory is not made again where nobody would remove it.  One
  * left without a verdict beside it names a process that ran with heapprof
  * and was never given one: a signal killed it, it dropped the privileges
  * the directory needs with no heapprof check to send its verdict to (see

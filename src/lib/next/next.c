@@ -88,6 +88,7 @@ size_t hp_next_pool_size(const void *p)
 static int resolve_state;                 /* 0 none, 1 running, 2 done */
 static __thread int resolving_here;
 static char provider[256];
+static int glibc_malloc;   /* the next malloc is glibc's */
 /* The object that provides the next malloc: its load address, the range
  * of its segments and its path. */
 static struct {
@@ -332,6 +333,8 @@ static void resolve_chain(void)
 		r.realloc = __libc_realloc;
 	}
 	dl_iterate_phdr(find_object, (void *)r.malloc);
+	/* Only glibc's C library defines gnu_get_libc_version. */
+	glibc_malloc = hp_next_in_malloc_object(dlsym(RTLD_NEXT, "gnu_get_libc_version"));
 
 	/* Aligned variants only from the object that provides malloc; the
 	 * others are emulated on its posix_memalign. */
@@ -389,6 +392,11 @@ void hp_next_resolve(void)
 bool hp_next_resolved(void)
 {
 	return HP_LOAD_ACQ(&resolve_state) == 2;
+}
+
+bool hp_next_is_glibc(void)
+{
+	return hp_next_resolved() && glibc_malloc;
 }
 
 const char *hp_next_provider(void)

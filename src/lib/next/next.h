@@ -58,6 +58,9 @@ void *hp_next_pool_realloc(void *p, size_t size);
  * allocator that implements its own C++ operators, next/nextcxx.c). */
 bool hp_next_in_malloc_object(const void *fn);
 
+/* Whether the next malloc is glibc's (its chunk layout is known). */
+bool hp_next_is_glibc(void);
+
 /* Path of the object that provides the next malloc, for the startup log. */
 const char *hp_next_provider(void);
 

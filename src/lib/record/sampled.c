@@ -26,6 +26,7 @@
 #include "next/nextcxx.h"
 #include "record/live.h"
 #include "record/peak.h"
+#include "record/stale.h"
 #include "record/sampled.h"
 #include "record/switches.h"
 #include "next/next.h"
@@ -229,8 +230,10 @@ void *hp_sampled_malloc(size_t n)
 	bool sample = decide(t, n, &lg);
 	void *p = (hp_next.malloc)(n);
 
-	if (sample && p)
+	if (sample && p) {
+		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg);
+	}
 	return p;
 }
 
@@ -268,8 +271,10 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 		p = (hp_next.pvalloc)(n);
 		break;
 	}
-	if (sample && p)
+	if (sample && p) {
+		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg);
+	}
 	return p;
 }
 
@@ -280,8 +285,10 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 	bool sample = decide(t, n, &lg);
 	int err = (hp_next.posix_memalign)(out, align, n);
 
-	if (sample && !err)
+	if (sample && !err) {
+		hp_stale_scrub(*out, 0, n);
 		record_alloc(t, *out, n, lg);
+	}
 	return err;
 }
 
@@ -324,6 +331,8 @@ void hp_sampled_free(void *p)
 		defer_free(t, p);
 		return;
 	}
+	if (r == HP_LIVE_REMOVED)
+		hp_stale_stamp(p);
 	(hp_next.free)(p);
 }
 
@@ -369,8 +378,19 @@ void *hp_sampled_realloc(void *p, size_t n)
 			return realloc_deferred(t, p, n);
 	}
 
+	/* Stamped as freed (record/stale.h) in case it moves: the stamp is
+	 * then copied, and the moved block gets its word back; in place, or
+	 * on failure, the block gets it back. */
+	uintptr_t word = 0;
+	bool stamped = r == HP_LIVE_REMOVED && hp_stale_on();
+	if (stamped) {
+		word = ((uintptr_t *)p)[2];
+		hp_stale_stamp(p);
+	}
 	void *q = (hp_next.realloc)(p, n);
 	int saved_errno = errno;
+	if (stamped && (q || n != 0))
+		((uintptr_t *)(q ? q : p))[2] = word;
 
 	if (r == HP_LIVE_REMOVED) {
 		hp_tls_guard_enter(t);
@@ -380,8 +400,16 @@ void *hp_sampled_realloc(void *p, size_t n)
 			account_free(t, old_size, old_cid, false);   /* failed: p stays */
 		hp_sampled_leave(t);
 	}
-	if (sample && q)
+	if (sample && q) {
+		/* What the old block held is the program's; the rest is
+		 * glibc's leftovers (when the old size is not known, all of
+		 * it may be the program's). */
+		if (!p)
+			hp_stale_scrub(q, 0, n);
+		else if (r == HP_LIVE_REMOVED)
+			hp_stale_scrub(q, old_size, n);
 		record_alloc(t, q, n, lg);
+	}
 	errno = saved_errno;
 	return q;
 }

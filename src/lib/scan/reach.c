@@ -26,7 +26,9 @@
 #include "base/pages.h"
 #include "next/next.h"
 #include "next/nextmaps.h"
+#include "stack/entry.h"
 #include "record/counters.h"
+#include "record/stale.h"
 #include "record/live.h"
 #include "record/switches.h"
 #include "record/stacktab.h"
@@ -61,7 +63,10 @@ struct scan {
 	int wait_ms;
 	int careful;         /* some thread still runs: read without faulting */
 	int exact;           /* every allocation since start-up is recorded */
-	uintptr_t stack_from;
+	const struct hp_stack_entry *entry;
+	int glibc;           /* the blocks are glibc's chunks */
+	uintptr_t heap_top;  /* the top chunk of glibc's main heap */
+	uintptr_t links_lo, links_hi;   /* glibc's main arena's lists */
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
@@ -287,6 +292,31 @@ static int block_within(const struct scan *s, uintptr_t lo, uintptr_t hi)
 	return a < r->nblocks && r->blocks[a].start < hi;
 }
 
+/* ---- glibc's chunks ---------------------------------------------------- */
+
+static uintptr_t read_word(const struct scan *s, uintptr_t a);
+
+/* glibc's own pointers into a block: the chunk after a block starts 8
+ * bytes before the block's usable end (its prev_size word is the block's
+ * last word, in use while the block is), so when the requested size n has
+ * n % 16 in 1..8 the block's last bytes hold that chunk's start.  glibc
+ * points there (the arena's top, its bins and fastbins, last_remainder,
+ * free chunks' links), and its old links stay in memory handed out since.
+ * Such a word is taken for glibc's, not for a reference to the block: a
+ * program whose only pointer to a block is to that very byte (n - 8 to
+ * n - 1, 16-aligned) has it reported as leaked. */
+static int glibc_next_chunk(const struct scan *s, const struct hp_reach_block *b, uintptr_t w)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (!s->glibc || (w & (2 * W - 1)) || w <= b->start || w + W < b->start + b->size)
+		return 0;
+	uintptr_t size = read_word(s, b->start - W);
+	if (size & 2)
+		return 0;   /* mmapped: nothing follows it */
+	return b->start - 2 * W + (size & ~(uintptr_t)7) == w;
+}
+
 /* ---- marking ---------------------------------------------------------- */
 
 /* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
@@ -299,6 +329,8 @@ static void visit(struct scan *s, uintptr_t w, uint8_t kind, int64_t skip)
 	if (i < 0 || i == skip)
 		return;
 	struct hp_reach_block *b = &r->blocks[i];
+	if (HP_UNLIKELY(w + sizeof(w) >= b->start + b->size) && glibc_next_chunk(s, b, w))
+		return;
 	if (kind == HP_REACH_REACHABLE) {
 		if (b->kind == HP_REACH_REACHABLE)
 			return;
@@ -376,6 +408,15 @@ static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
 	if (hi <= lo)
 		return;
+	if (HP_UNLIKELY(lo < s->links_hi && hi > s->links_lo)) {   /* never a root */
+		uintptr_t a = s->links_lo, b = s->links_hi;
+		s->links_lo = s->links_hi = 0;
+		scan_root(s, lo, a > lo ? a : lo);
+		scan_root(s, b < hi ? b : hi, hi);
+		s->links_lo = a;
+		s->links_hi = b;
+		return;
+	}
 	s->r->root_bytes += hi - lo;
 	scan_range(s, lo, hi, HP_REACH_REACHABLE, -1);
 	drain(s, HP_REACH_REACHABLE, -1);
@@ -502,6 +543,15 @@ static void scan_stack(struct scan *s, uintptr_t sp)
 	scan_root_not_ours(s, sp, m->hi);
 }
 
+/* Register values as roots. */
+static void scan_words(struct scan *s, const uintptr_t *w, unsigned n)
+{
+	s->r->root_bytes += n * sizeof(*w);
+	for (unsigned i = 0; i < n; i++)
+		visit(s, w[i], HP_REACH_REACHABLE, -1);
+	drain(s, HP_REACH_REACHABLE, -1);
+}
+
 /* Static TLS and the thread control block next to the thread pointer.
  * x86_64 puts static TLS below it (glibc's struct pthread above), aarch64
  * the TCB and then TLS above it (struct pthread below). */
@@ -512,6 +562,40 @@ static void scan_tls(struct scan *s, uintptr_t tp)
 	if (!tp)
 		return;
 	scan_root_mapped(s, tp > below ? tp - below : 0, tp + above);
+}
+
+/* glibc's main arena (struct malloc_state, in the C library's data):
+ * its free lists point at chunk headers, and last_remainder keeps
+ * pointing where a remainder once began, inside whatever block the
+ * memory went to since.  Found by its top field, the one word of the
+ * library's data that holds the main heap's top chunk: the fast bins
+ * before it, last_remainder and the bins after it are glibc's, never a
+ * reference to the program's blocks. */
+#define ARENA_FASTBINS 10u    /* fastbinsY[NFASTBINS], before top */
+#define ARENA_BINS     254u   /* bins[NBINS * 2 - 2], after last_remainder */
+
+static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	struct scan *s = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (!hp_next_in_malloc_object((const void *)lo))
+			return 0;
+		for (uintptr_t a = (lo + W - 1) & ~(W - 1); a + W <= hi; a += W) {
+			if (read_word(s, a) != s->heap_top)
+				continue;
+			s->links_lo = a - ARENA_FASTBINS * W;
+			s->links_hi = a + (2 + ARENA_BINS) * W;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
@@ -589,6 +673,34 @@ static int glibc_arena(const struct scan *s, const struct mapping *m)
 	return first > m->lo && first < m->hi;
 }
 
+/* The top chunk of glibc's main heap: the walk's last chunk, or 0. */
+static uintptr_t heap_top_of(const struct scan *s, const struct mapping *m)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	uintptr_t c = m->lo;
+
+	while (c + 4 * W <= m->hi) {
+		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
+		if (size < 4 * W || size % (2 * W) || c + size > m->hi || c + size < c)
+			return 0;
+		if (c + size + 2 * W > m->hi)
+			return c;
+		c += size;
+	}
+	return 0;
+}
+
+static void find_arena(struct scan *s)
+{
+	for (size_t i = 0; s->glibc && i < s->nmaps; i++)
+		if (s->maps[i].heap && s->maps[i].readable) {
+			s->heap_top = heap_top_of(s, &s->maps[i]);
+			break;
+		}
+	if (s->heap_top)
+		dl_iterate_phdr(arena_links, s);
+}
+
 /* glibc's main heap ([heap]): its in-use chunks that are not recorded
  * blocks are roots.  They were allocated before heapprof began to record
  * (by the C runtime and the dynamic loader at start-up) or inside
@@ -613,7 +725,9 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 			return;   /* the top chunk: free */
 		int in_use = read_word(s, next + W) & 1;
 		uintptr_t user = c + 2 * W;
-		if (in_use && !block_within(s, user, next + W))
+		/* A block in a tcache or a fastbin is free (record/stale.h). */
+		if (in_use && !block_within(s, user, next + W) &&
+		    !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)))
 			scan_root_between_blocks(s, user, next + W);
 		c = next;
 	}
@@ -750,12 +864,16 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		s->span_lo = r->blocks[0].start;
 		s->span_hi = last->start + (last->size ? last->size : 1);
 	}
-	/* This thread: its stack from where the program's call entered us
-	 * (its registers were spilled there), not from here: heapprof's
-	 * deeper frames hold stale copies of the program's pointers. */
+	/* This thread: its stack from where the program's call entered us,
+	 * and the registers it had there, not from here: heapprof's deeper
+	 * frames hold stale copies of the program's pointers. */
+	find_arena(s);
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
-	scan_stack(s, s->stack_from ? s->stack_from : (uintptr_t)&here);
+	const struct hp_stack_entry *e = s->entry;
+	scan_stack(s, e && e->sp ? e->sp : (uintptr_t)&here);
+	if (e && e->sp)
+		scan_words(s, e->regs, e->nregs);
 	scan_tls(s, (uintptr_t)pthread_self());
 	for (unsigned i = 0; i < s->world.n; i++) {
 		const struct hp_world_thread *t = &s->world.threads[i];
@@ -856,7 +974,8 @@ static void self_object(struct scan *s)
 	s->self_hi = hi;
 }
 
-int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why)
+int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry,
+		 const char **why)
 {
 	struct scan s;
 	size_t lines;
@@ -892,7 +1011,8 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const ch
 	r->exact = s.exact;
 	dl_iterate_phdr(find_loader, &s);
 	s.wait_ms = wait_ms;
-	s.stack_from = stack_from;
+	s.entry = entry;
+	s.glibc = hp_next_is_glibc();
 	dl_iterate_phdr(with_loader_lock, &s);
 	err = s.done ? s.err : EAGAIN;
 	if (err)

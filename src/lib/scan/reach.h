@@ -48,6 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stack/entry.h"
+
 enum hp_reach_kind {
 	HP_REACH_REACHABLE = 1,
 	HP_REACH_INDIRECT = 2,
@@ -80,17 +82,20 @@ struct hp_reach {
 };
 
 /* Runs the scan: stops the other threads for at most wait_ms per round,
- * takes the calling thread's stack from stack_from upward (the frame where
- * the program's call entered heapprof: deeper, heapprof's own frames hold
- * stale copies of the program's pointers; 0: from here),
- * marks, classifies and resumes them.  Returns 0, or an errno value and a
+ * takes the calling thread's stack from entry->sp upward and the
+ * registers in entry (where the program's call entered an exit path,
+ * stack/entry.h: deeper, exit's frames, heapprof's and the dead slots of
+ * the program's earlier callees hold stale copies of its pointers; NULL
+ * or sp 0: from here), marks, classifies and resumes them.  Returns 0, or
+ * an errno value and a
  * reason in *why (no /proc, no memory, too many blocks appeared during
  * the scan): then r holds nothing.  Must be called inside the guard;
  * never from a signal handler.  When some allocation went unrecorded (a
  * sampled rate, a pause: hp_switches.missed), glibc's thread arenas are
  * roots too, between the recorded blocks: what is unrecorded there may
  * hold the only pointer to a recorded block.  r->exact says which. */
-int hp_reach_run(struct hp_reach *r, int wait_ms, uintptr_t stack_from, const char **why);
+int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry,
+		 const char **why);
 
 /* Regions the program registered through the API (heapprof.h's
  * heapprof_register_root): roots too.  At most HP_REACH_ROOTS at a time.
