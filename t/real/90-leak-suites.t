@@ -24,7 +24,8 @@
 #
 # The bytes: each test program is also run directly (not through make),
 # once under heapprof check and once under valgrind --leak-check=full;
-# heapprof's leaked bytes must be valgrind's definitely + indirectly lost.
+# heapprof's leaked bytes and objects must be valgrind's definitely +
+# indirectly lost.
 # build/real/leak-suites.summary has, for each case, the runs caught, the
 # bytes each run of make check reported and both direct counts.
 . "$(dirname "$0")/driver.sh"
@@ -116,27 +117,54 @@ except Exception:
     print("none")' "$1" "$2"
 }
 
-# vg_lost LOG: valgrind's definitely + indirectly lost bytes, as "SUM D I".
+# vg_lost LOG: valgrind's definitely + indirectly lost, as "BYTES
+# OBJECTS D-BYTES D-OBJECTS I-BYTES I-OBJECTS" (0 when it saw no leak).
 vg_lost() {
-	sed -n 's/.*\(definitely\|indirectly\) lost: \([0-9,]*\) bytes.*/\1 \2/p' "$1" | tr -d , |
-		awk '$1 == "definitely" { d = $2 } $1 == "indirectly" { i = $2 }
-		END { printf "%d %d %d\n", d + i, d, i }'
+	sed -n 's/.*\(definitely\|indirectly\) lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2 \3/p' "$1" |
+		tr -d , | awk '$1 == "definitely" { db = $2; dn = $3 } $1 == "indirectly" { ib = $2; in_ = $3 }
+		END { printf "%d %d %d %d %d %d\n", db + ib, dn + in_, db, dn, ib, in_ }'
+}
+
+# hp_lost JSON: the same of heapprof check's counted processes.
+hp_lost() {
+	python3 -c 'import json, sys
+try:
+    ps = [p for p in json.load(open(sys.argv[1]))["processes"] if p["counted"]]
+    k = ["leaked_bytes", "leaked_objects", "direct_bytes", "direct_objects",
+         "indirect_bytes", "indirect_objects"]
+    print(" ".join(str(sum(p[f] for p in ps)) for f in k))
+except Exception:
+    print("none")' "$1"
 }
 
 # direct_bytes NAME PROJECT PROG: PROG run directly under heapprof check
 # and under valgrind, in the current directory; one assertion that the
-# bytes agree, and a fact.
+# bytes and objects leaked (direct + indirect) agree, and a fact.  How
+# they split between direct and indirect is not asserted: in a cycle
+# (expat's parser and its DTD, which points into the parser) which block
+# is the direct one is a choice.
 direct_bytes() {
 	_n=$1 _p=$2 _prog=$3
 	_f=$REAL_OUT/$(echo "$_n" | tr / .).$_prog
 	direct "$_p" "$_prog" env -u LD_PRELOAD -u HEAPPROF_CONF -u MALLOC_CONF -u GLIBC_TUNABLES \
 		"$BIN" check --json "$_f.direct.json" --
-	_hp=$(json "$_f.direct.json" leaked_bytes)
+	_hp=$(hp_lost "$_f.direct.json")
 	direct "$_p" "$_prog" env -u LD_PRELOAD valgrind --leak-check=full --log-file="$_f.valgrind"
-	# shellcheck disable=SC2046
-	set -- $(vg_lost "$_f.valgrind")
-	is "$_hp" "$1" "$_n: $_prog run directly: heapprof check's leaked bytes are valgrind's definitely + indirectly lost"
-	real_fact "$_n: $_prog direct: heapprof $_hp B, valgrind $1 B ($2 definitely + $3 indirectly)"
+	_vg=$(vg_lost "$_f.valgrind")
+	is "$(echo "$_hp" | cut -d' ' -f1-2)" "$(echo "$_vg" | cut -d' ' -f1-2)" \
+		"$_n: $_prog run directly: heapprof check's leaked bytes and objects are valgrind's definitely + indirectly lost"
+	real_fact "$_n: $_prog direct: heapprof $(lost_text "$_hp"); valgrind $(lost_text "$_vg")"
+}
+
+# lost_text "BYTES OBJECTS D-BYTES D-OBJECTS I-BYTES I-OBJECTS": in words.
+lost_text() {
+	# shellcheck disable=SC2086
+	set -- $1
+	if [ $# -lt 6 ]; then
+		echo "$*"
+	else
+		echo "$1 B in $2 ($3 B in $4 direct, $5 B in $6 indirect)"
+	fi
 }
 
 # ---- the runs -------------------------------------------------------------
