@@ -8,7 +8,7 @@
 # same.  Then LeakSanitizer's own TemplateMatch (gcc's liblsan.a) and
 # heapprof's matcher answer alike on every short template and subject.
 . "$(dirname "$0")/lib.sh"
-plan 42
+plan 44
 
 D=$(pwd -P)
 mkdir tmp
@@ -19,7 +19,9 @@ CONF=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_final:false,prof_
 # supleak app: 100 bytes from parse_config_entry (supleak.c);
 # supleak lib: 200 bytes from supleak_intern in libsupleak.so;
 # supleak inline: 300 bytes from copy_name, inlined into read_names;
-# supleakxx: 104 bytes from cfg::Pool<long>::grab(int), a C++ template.
+# supleakxx: 104 bytes from cfg::Pool<long>::grab(int), a C++ template;
+# supnode: an 8-byte node from make_node (supnode_make.c) holding the only
+# pointer to a 496-byte buffer that main allocated (supnode.c).
 cat >supleak_lib.c <<'EOF'
 #include <stdlib.h>
 __attribute__((noinline)) void *supleak_intern(size_t n) { return malloc(n); }
@@ -53,6 +55,31 @@ template <typename T> struct Pool {
 long *volatile sink;
 int main() { sink = cfg::Pool<long>::grab(13); sink = nullptr; return 0; }
 EOF
+cat >supnode_make.c <<'EOF'
+#include <stdlib.h>
+struct node { char *buf; };
+__attribute__((noinline)) struct node *make_node(char *buf)
+{
+	struct node *n = malloc(sizeof(*n));
+	n->buf = buf;
+	return n;
+}
+EOF
+cat >supnode.c <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+struct node;
+struct node *make_node(char *buf);
+void *volatile sink;
+__attribute__((noinline)) void build(void)
+{
+	char *buf = malloc(496);
+	memset(buf, 1, 496);
+	sink = make_node(buf);
+	sink = NULL;
+}
+int main(void) { build(); return 0; }
+EOF
 mkdir hp lsan
 # The library as installed: its file, its soname link (the name the loader
 # opens) and the link that -l finds.
@@ -60,6 +87,8 @@ cc -g -O0 -fPIC -shared -Wl,-soname,libsupleak.so.1 -o libsupleak.so.1.0 supleak
 	ln -s libsupleak.so.1.0 libsupleak.so.1 && ln -s libsupleak.so.1 libsupleak.so &&
 	cc -g -O0 -o hp/supleak supleak.c -L. -lsupleak -Wl,-rpath,"$D" &&
 	cc -g -O0 -fsanitize=leak -o lsan/supleak supleak.c -L. -lsupleak -Wl,-rpath,"$D" &&
+	cc -g -O0 -o hp/supnode supnode.c supnode_make.c &&
+	cc -g -O0 -fsanitize=leak -o lsan/supnode supnode.c supnode_make.c &&
 	c++ -g -O0 -o hp/supleakxx supleakxx.cc &&
 	c++ -g -O0 -fsanitize=leak -o lsan/supleakxx supleakxx.cc
 ok $? "the programs build, bare and with -fsanitize=leak"
@@ -81,7 +110,7 @@ used() {
 # form SUPPFILE ARGS...: what LeakSanitizer, the library's gate and
 # heapprof check make of the program and its argument ARGS with SUPPFILE:
 # "lsan:<used> lib:<used> check:<used>".  FORMS_NOLIB=1 leaves the library's
-# gate out (it knows no source file and no inlined function).
+# gate out.
 form() {
 	_f=$D/$1
 	shift
@@ -139,12 +168,13 @@ printf 'leak:^supleak$\n' >prog.supp
 is "$(form prog.supp supleak app)" "lsan:fail - lib:fail - check:fail -" \
 	"the program's base name, anchored at both ends, does not"
 
-# ---- a source file (heapprof check: the library reads no DWARF) -----------
-FORMS_NOLIB=1
+# ---- a source file, an inlined function: from DWARF, in the library too ---
 pair "a source file's full path" "^$D/supleak.c\$" '^supleak.c$' "1 100" supleak app
 pair "a source file's base name" 'supleak.c' 'supleak.cc' "1 100" supleak app
 pair "an inlined function" '^copy_name$' '^copy_names$' "1 300" supleak inline
-FORMS_NOLIB=
+# What only a leak suppressed by its source file reaches is hidden with it,
+# and counted for nobody: the buffer's own stack names no supnode_make.c.
+pair "what a suppressed leak reaches" 'supnode_make.c' 'supnode_makes.c' "1 8" supnode
 
 # ---- the file's own syntax -------------------------------------------------
 P="1 100 parse_config_entry"

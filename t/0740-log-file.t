@@ -5,7 +5,7 @@
 # or at its .lock (never followed; the lock falls back to the directory,
 # and says so).  The program runs as it does bare in every case.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 24
 
 "$TP/gate" clean >bare.out 2>bare.err
 bare_st=$?
@@ -84,4 +84,11 @@ is "$(cat cf/pre.b)" "$(cat cf/bare.b)" "the file at the lock's old number, writ
 is "$(grep -c '<heapprof>: Leak approximation summary' cf/log)" 2 \
 	"the log was opened again: the parent's and the child's summaries are in it"
 is "$(cat cf/err)" "" "nothing fell back to standard error"
+
+# A process that starts with profiling off still sends its lines to
+# log_file (heapprof check's run directory): they went to standard error.
+rm -f off.log
+env HEAPPROF_CONF="prof:false,log_file:$T_DIR/off.log,bogus:1" LD_PRELOAD=$LIB /bin/true 2>off.err
+is "$(cat off.err)" "" "prof:false: nothing on standard error"
+like "$(cat off.log 2>/dev/null)" '<heapprof>: Invalid conf pair: bogus:1' "and the warning is in log_file"
 done_testing

@@ -147,6 +147,9 @@ static void log_memory(void)
  * the entry function spilled. */
 static void exit_entry(struct hp_stack_entry *e)
 {
+	memset(e, 0, sizeof(*e));
+	if (!hp_leak_scan_due())
+		return;   /* no scan: no walk */
 	if (!hp_stack_entry_of((const void *)exit, e))
 		e->sp = (uintptr_t)__builtin_frame_address(0) - 256;
 }
@@ -212,7 +215,7 @@ __attribute__((constructor(101))) static void hp_init(void)
 			       "no state file, and heapprof writes no file of its own (heapprof(7): SANDBOXES)",
 			       sandbox_why);
 	} else {
-		hp_log_set_level(hp_conf.log_level);
+		hp_settings_log();
 		hp_log_hold(0);
 	}
 	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",

@@ -57,8 +57,24 @@ static void secure_paths(void)
 	if (!getauxval(AT_SECURE))
 		return;
 	secure_path(hp_conf.prof_prefix, HP_CONF_O_prof_prefix, "no automatic dumps");
-	secure_path(hp_conf.log_file, HP_CONF_O_log_file, "messages go to standard error");
 	secure_path(hp_conf.leak_suppressions, HP_CONF_O_leak_suppressions, "no suppressions");
+}
+
+void hp_settings_log(void)
+{
+	if (getauxval(AT_SECURE))
+		secure_path(hp_conf.log_file, HP_CONF_O_log_file, "messages go to standard error");
+	hp_log_set_level(hp_conf.log_level);
+	int same_file = !strcmp(log_file_applied, hp_conf.log_file);
+	/* Started under a seccomp filter (base/sandbox.h): no file is opened,
+	 * open(2) may kill the process; the lines go to standard error. */
+	int err = hp_sandbox_on() ? 0 :
+		  hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
+	if (err && (!same_file || !log_failed))
+		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
+		       hp_conf.log_file, hp_log_strerror(err));
+	log_failed = err != 0;
+	memcpy(log_file_applied, hp_conf.log_file, strlen(hp_conf.log_file) + 1);
 }
 
 void hp_settings_apply(void)
@@ -74,18 +90,8 @@ void hp_settings_apply(void)
 		HP_STORE(&hp_switches.lg_sample, (int)hp_conf.lg_prof_sample);
 		hp_switches_new_epoch();
 	}
-	hp_log_set_level(hp_conf.log_level);
 	HP_STORE(&hp_unwind_counting, hp_conf.log_level >= HP_LOG_DEBUG || hp_conf.prof_unwinder == HP_UNWIND_CHECK);
-	int same_file = !strcmp(log_file_applied, hp_conf.log_file);
-	/* Started under a seccomp filter (base/sandbox.h): no file is opened,
-	 * open(2) may kill the process; the lines go to standard error. */
-	int err = hp_sandbox_on() ? 0 :
-		  hp_log_configure(hp_conf.log_file, hp_conf.log_max_bytes, (int)hp_conf.log_keep);
-	if (err && (!same_file || !log_failed))
-		hp_log(HP_LOG_ERROR, "cannot open log_file %s: %s; messages go to standard error",
-		       hp_conf.log_file, hp_log_strerror(err));
-	log_failed = err != 0;
-	memcpy(log_file_applied, hp_conf.log_file, strlen(hp_conf.log_file) + 1);
+	hp_settings_log();
 	/* Under a seccomp filter (base/sandbox.h) no signal's action changes:
 	 * sigaction(2) may be refused (and a process started sandboxed has
 	 * no helper thread to dump). */

@@ -16,6 +16,11 @@
 
 /* Applies hp_conf to the running profiler.  Idempotent.  Under the dump
  * lock (or at init). */
+/* The log's level and file (log_file, log_max_bytes, log_keep), from
+ * hp_conf: part of hp_settings_apply, and alone in a process that starts
+ * with profiling off (its lines still go where the log is asked to go:
+ * heapprof check's run directory). */
+void hp_settings_log(void);
 void hp_settings_apply(void);
 
 /* Re-reads profiler.ini and applies the keys that changed in it, logging

@@ -9,6 +9,7 @@
  */
 #include <sys/syscall.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
@@ -25,8 +26,10 @@ static __attribute__((noreturn, noinline)) void end(int status, const void *fn)
 	struct hp_stack_entry entry;
 
 	__builtin_unwind_init();
-	if (!hp_stack_entry_of(fn, &entry))
+	if (!hp_leak_scan_due() || !hp_stack_entry_of(fn, &entry)) {
+		memset(&entry, 0, sizeof(entry));
 		entry.sp = (uintptr_t)__builtin_frame_address(0) - 256;
+	}
 	status = hp_leak_before__exit(status, &entry);
 	for (;;)
 		hp_syscall(SYS_exit_group, status);

@@ -427,6 +427,11 @@ void hp_leak_at_exit(int status, const struct hp_stack_entry *entry)
 		exit(now);
 }
 
+int hp_leak_scan_due(void)
+{
+	return hp_conf.prof_leak && hp_conf.leak_check == HP_CONF_LEAK_REACHABLE && !hp_sandbox_on();
+}
+
 int hp_leak_before__exit(int status, const struct hp_stack_entry *entry)
 {
 	/* Sandboxed, getpid(2) may be refused: a vfork child that calls

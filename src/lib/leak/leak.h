@@ -40,6 +40,11 @@ struct hp_leak_summary {
  * exit handlers and stdio flushing still run) to change it. */
 void hp_leak_at_exit(int status, const struct hp_stack_entry *entry);
 
+/* Whether the exit will run the reachability scan (prof_leak with
+ * leak_check:reachable, not under a seccomp filter): the exit paths then
+ * find where the program entered them (stack/entry.h). */
+int hp_leak_scan_due(void);
+
 /* The same before _exit() or _Exit(), which skip exit handlers: returns
  * the status to exit with.  Does nothing in a process that is not the
  * owner (a vfork child shares our memory), before start-up finished, or

@@ -243,13 +243,37 @@ static void emit_group(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 
 /* ---- suppressions ---------------------------------------------------- */
 
+/* Matches one frame's functions and source files from DWARF, in
+ * LeakSanitizer's order (the functions inlined there first, then the one
+ * that holds them, each with its file).  Returns the rule, -1 if none
+ * matched, -2 without line information. */
+static int frame_rule_dwarf(struct hp_suppress *set, struct hp_srcline *src, struct hp_suppress_frame *f,
+			    uintptr_t addr)
+{
+	struct hp_srcline_frame sf[HP_SRCLINE_INLINE_MAX];
+	size_t k = hp_srcline_lookup(src, f->module, addr, sf, HP_SRCLINE_INLINE_MAX);
+	const char *symtab = f->function;
+
+	if (!k)
+		return -2;
+	for (size_t j = 0; j < k; j++) {
+		f->function = sf[j].function ? sf[j].function : symtab;
+		f->file = sf[j].file;
+		int rule = hp_suppress_match_stack(set, f, 1);
+		if (rule >= 0)
+			return rule;
+	}
+	return -1;
+}
+
 /* The rule that suppresses stack id st, or -1: every frame's module (by
  * its absolute path, the program's from /proc/self/exe, as LeakSanitizer
- * names modules; dladdr would give the program's argv[0] as typed) and
- * function (the symbol tables') matched as LeakSanitizer does.  Source
- * files are not known in process: heapprof check matches them, from the
- * verdict file's frames symbolized with DWARF. */
-static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, uint32_t st)
+ * names modules; dladdr would give the program's argv[0] as typed), its
+ * functions and source files matched as LeakSanitizer does: from DWARF
+ * when src is open and the object has line information (the functions
+ * inlined at the address too), else the symbol tables' function. */
+static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, struct hp_srcline *src,
+		      uint32_t st)
 {
 	const struct hp_stack *stk = hp_stacktab_get(st);
 	struct hp_suppress_frame f[FRAMES_SHOWN];
@@ -270,7 +294,9 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 			f[n].function = symbol_holding(at);
 		f[n].file = NULL;
 		/* A frame's name lives until the next lookup: match as we go. */
-		int rule = hp_suppress_match_stack(set, &f[n], 1);
+		int rule = src && obj ? frame_rule_dwarf(set, src, &f[n], look - bias) : -2;
+		if (rule == -2)
+			rule = hp_suppress_match_stack(set, &f[n], 1);
 		if (rule >= 0)
 			return rule;
 		n++;
@@ -282,7 +308,7 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
  * that of the direct leak they were found from, as LeakSanitizer ignores
  * what a suppressed block reaches). */
 static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
-			       struct hp_dumpsyms_names *names)
+			       struct hp_dumpsyms_names *names, struct hp_srcline *src)
 {
 	uint32_t nst = hp_stacktab_count();
 	size_t mem = ((size_t)nst + 1) * sizeof(int32_t);
@@ -302,7 +328,7 @@ static void apply_suppressions(struct hp_reach *r, struct hp_suppress *set,
 			if (!st || st > nst)
 				continue;
 			if (!rule_of[st])
-				rule_of[st] = stack_rule(set, names, st) + 2;
+				rule_of[st] = stack_rule(set, names, src, st) + 2;
 			rule = rule_of[st] - 2;
 			own = rule >= 0 && !pass;
 		}
@@ -502,7 +528,11 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 	struct hp_dumpsyms_names *names = r.direct_objects ? hp_dumpsyms_names_open() : NULL;
 	struct hp_suppress set;
 	load_suppressions(&set);
-	apply_suppressions(&r, &set, names);
+	/* Source files and inlined functions, for the suppressions and for
+	 * the printed report (heapprof check symbolizes the verdict file
+	 * itself). */
+	struct hp_srcline *src = set.nrules && r.direct_objects ? hp_srcline_open() : NULL;
+	apply_suppressions(&r, &set, names, src);
 	sum_blocks(v, &r);
 	if (r.exact)
 		v->sampled_blocks = 0;
@@ -535,9 +565,8 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 			hp_verdictfile_suppression(vf, HP_LOAD(&set.rules[i].hits),
 						   HP_LOAD(&set.rules[i].bytes), set.rules[i].templ);
 	}
-	/* file:line for the printed report (heapprof check symbolizes the
-	 * verdict file itself). */
-	struct hp_srcline *src = print && n > 0 ? hp_srcline_open() : NULL;
+	if (!src && print && n > 0)
+		src = hp_srcline_open();
 	for (int64_t i = 0; i < n; i++)
 		emit_group(names, src, &g[i], print, vf, !r.exact);
 	hp_srcline_close(src);

@@ -65,22 +65,32 @@ bool hp_stale_on(void)
 	       HP_LOAD(&hp_conf.leak_check) == HP_CONF_LEAK_REACHABLE;
 }
 
+/* Up to this size a block is zeroed whole: glibc's next chunk header,
+ * right after it, has touched its last page already.  Above it, only the
+ * 64-byte lines that hold something are written, so that the pages of a
+ * large block the program never touches stay untouched. */
+#define SCRUB_WHOLE 4096u
+#define SCRUB_LINE  64u
+
 void hp_stale_scrub(void *p, size_t from, size_t to)
 {
-	const size_t W = sizeof(uintptr_t);
-	uintptr_t base = (uintptr_t)p;
+	char *a = (char *)p + from, *end = (char *)p + to;
 
 	if (!p || from >= to || !hp_stale_on() || (((const uintptr_t *)p)[-1] & CHUNK_MMAPPED))
 		return;
-	/* The bytes up to the first whole word after from: a realloc kept
-	 * the ones before. */
-	size_t head = ((base + from + W - 1) & ~(W - 1)) - (base + from);
-	if (head > to - from)
-		head = to - from;
-	memset((char *)p + from, 0, head);
-	uintptr_t *w = (uintptr_t *)(base + from + head);
-	uintptr_t *end = (uintptr_t *)((base + to) & ~(W - 1));
-	for (; w < end; w++)
-		if (*w)
-			*w = 0;
+	if (to - from <= SCRUB_WHOLE) {
+		memset(a, 0, to - from);
+		return;
+	}
+	char *line = (char *)(((uintptr_t)a + SCRUB_LINE - 1) & ~(uintptr_t)(SCRUB_LINE - 1));
+	memset(a, 0, (size_t)(line - a));
+	for (; line + SCRUB_LINE <= end; line += SCRUB_LINE) {
+		const uintptr_t *w = (const uintptr_t *)line;
+		uintptr_t any = 0;
+		for (unsigned k = 0; k < SCRUB_LINE / sizeof(*w); k++)
+			any |= w[k];
+		if (any)
+			memset(line, 0, SCRUB_LINE);
+	}
+	memset(line, 0, (size_t)(end - line));
 }

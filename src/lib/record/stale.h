@@ -12,10 +12,10 @@
  * in use, and its stale contents would be roots.  So, over glibc, when the
  * leak scan is configured (prof_leak with leak_check:reachable):
  *
- *  - each recorded block is scrubbed as glibc hands it out: its words that
- *    are not zero (in memory the program has not written) are zeroed, so
- *    untouched pages stay untouched; a block glibc mapped for itself is
- *    fresh and left alone;
+ *  - each recorded block is scrubbed as glibc hands it out (memory the
+ *    program has not written): zeroed whole up to a page, and above that
+ *    only where it holds something, so that untouched pages stay
+ *    untouched; a block glibc mapped for itself is fresh and left alone;
  *  - each recorded block that is freed gets a stamp in its third word
  *    (user + 16, which neither the tcache nor a fastbin writes, and which
  *    every glibc chunk has: its usable size is at least 24) just before it
