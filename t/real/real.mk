@@ -5,8 +5,9 @@
 #
 #   make deps-real    the Debian packages, and a deb-src entry for
 #                     apt-get source
-#   make real-progs   SQLite's testfixture, built once into build/real
-#   make check-real   both, then prove t/real/ (about 14 minutes; not part
+#   make real-progs   SQLite's testfixture, and zlib's and expat's test
+#                     programs, built once into build/real
+#   make check-real   both, then prove t/real/ (about 17 minutes; not part
 #                     of make check)
 #
 # The suites: coreutils in loops (10), SQLite's TCL tests (20), CPython's
@@ -20,13 +21,22 @@
 # title writes over.
 # Results must be the bare run's; times are printed as ratios, never
 # asserted (build/real/SUITE.summary).
+#
+# The leak gate on real test suites (90): zlib's make check and expat's
+# (Debian's source packages, built here with -g), clean and with leaks
+# injected (t/real/leaks/*.patch, applied by the test to a copy of the
+# built tree), each under heapprof check five times; the leaked bytes are
+# compared with valgrind's on the test program run directly.
 
 # CPython's regression tests and Debian's python3.11; redis; SQLite's test
-# fixture needs Tcl's headers, apt-get source needs dpkg-dev.  The JVM
-# (default-jdk-headless), rustc, chromium and python3 (which reads the
-# screenshots) come with make deps, which deps-real runs first.
+# fixture needs Tcl's headers, apt-get source needs dpkg-dev; expat's
+# source package has no configure script (autoconf, automake, libtool
+# make it, as Debian's build does).  The JVM (default-jdk-headless),
+# rustc, chromium, python3 (which reads the screenshots and check's JSON)
+# and valgrind come with make deps, which deps-real runs first.
 DEB_REAL := python3.11 libpython3.11-testsuite redis-server redis-tools \
-            tcl8.6-dev dpkg-dev coreutils tar grep findutils
+            tcl8.6-dev dpkg-dev coreutils tar grep findutils \
+            autoconf automake libtool
 
 # Debian's source packages (apt-get source sqlite3): a deb-src entry of its
 # own, for the release this machine runs, written once.
@@ -80,7 +90,45 @@ $(REAL_TF): $(REAL)/src/.sqlite3.stamp
 	$(Q)$(MAKE) -C $(REAL)/sqlite testfixture >$(REAL)/sqlite/make.log 2>&1 || \
 	  { tail -n 20 $(REAL)/sqlite/make.log; exit 1; }
 
-real-progs: $(REAL_TF)
+# zlib's and expat's source packages (patches applied), in a directory of
+# their own (the sqlite3 rule empties src/), each built in place with
+# debug information, its test programs too; build/real/zlib and
+# build/real/expat name the trees.  Expat: no shared library, so that
+# tests/runtests is the program itself, not a libtool wrapper script.
+REAL_LS := $(REAL)/leak-src
+
+$(REAL_LS)/.source.stamp:
+	@rm -rf $(REAL_LS) $(REAL)/zlib $(REAL)/expat && mkdir -p $(REAL_LS)
+	@echo '  SOURCE  zlib expat (apt-get source)'
+	$(Q)cd $(REAL_LS) && apt-get source -qq zlib expat >source.log 2>&1 || \
+	  { cat source.log; exit 1; }
+	@touch $@
+
+$(REAL)/zlib/.built: $(REAL_LS)/.source.stamp
+	@rm -f $(REAL)/zlib
+	$(Q)ln -s leak-src/$$(cd $(REAL_LS) && ls -d zlib-*/ | head -n 1 | sed 's:/$$::') $(REAL)/zlib
+	@echo '  BUILD   $(REAL)/zlib'
+	$(Q)cd $(REAL)/zlib && CFLAGS='-O2 -g' ./configure >configure.log 2>&1 || \
+	  { tail -n 20 configure.log; exit 1; }
+	$(Q)$(MAKE) -C $(REAL)/zlib all >$(REAL)/zlib/make.log 2>&1 || \
+	  { tail -n 20 $(REAL)/zlib/make.log; exit 1; }
+	@touch $@
+
+$(REAL)/expat/.built: $(REAL_LS)/.source.stamp
+	@rm -f $(REAL)/expat
+	$(Q)ln -s leak-src/$$(cd $(REAL_LS) && ls -d expat-*/ | head -n 1)expat $(REAL)/expat
+	@echo '  BUILD   $(REAL)/expat'
+	$(Q)cd $(REAL)/expat && ./buildconf.sh >buildconf.log 2>&1 || \
+	  { tail -n 20 buildconf.log; exit 1; }
+	$(Q)cd $(REAL)/expat && CFLAGS='-O2 -g' CXXFLAGS='-O2 -g' ./configure \
+	  --without-docbook --disable-shared >configure.log 2>&1 || \
+	  { tail -n 20 configure.log; exit 1; }
+	$(Q){ $(MAKE) -C $(REAL)/expat && \
+	  $(MAKE) -C $(REAL)/expat/tests runtests runtestspp; } >$(REAL)/expat/make.log 2>&1 || \
+	  { tail -n 20 $(REAL)/expat/make.log; exit 1; }
+	@touch $@
+
+real-progs: $(REAL_TF) $(REAL)/zlib/.built $(REAL)/expat/.built
 
 # Each suite runs bare, at the default rate and in exact mode, one after
 # the other (prove without -j: the times are compared).
