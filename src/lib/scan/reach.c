@@ -73,6 +73,7 @@ struct scan {
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
+	int alloc_in_program;              /* the program is the allocator */
 	uint32_t leader;     /* the clique being classified */
 	int done;
 	int err;
@@ -620,6 +621,15 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		if (lo >= s->self_lo && lo < s->self_hi)
 			continue;   /* heapprof's own data is never a root */
+		/* Nor, in exact mode, the next allocator's (see other_roots),
+		 * unless the program itself is the allocator: then its data are
+		 * the program's globals too. */
+		if (s->exact && s->alloc_known && hp_next_in_malloc_object((const void *)lo)) {
+			if (!info->dlpi_name || !info->dlpi_name[0])
+				s->alloc_in_program = 1;
+			else
+				continue;
+		}
 		scan_root_mapped(s, lo, hi);
 	}
 	return 0;
@@ -864,7 +874,10 @@ static void other_roots(struct scan *s)
 		mark_dead_stacks(s);
 	for (size_t i = 0; i < s->nmaps; i++) {
 		struct mapping *m = &s->maps[i];
-		if (m->heap && m->readable) {
+		/* Over another allocator [heap] is that allocator's (tcmalloc
+		 * takes it with sbrk, which next/nextmaps records): not
+		 * glibc's chunks; scanned below as any anonymous mapping. */
+		if (m->heap && m->readable && !(s->exact && s->alloc_known)) {
 			heap_roots(s, m);
 			continue;
 		}
@@ -877,6 +890,12 @@ static void other_roots(struct scan *s)
 		 * which may hold the only pointer to one we do: roots then,
 		 * with the free chunks (a leak may be missed, not invented). */
 		if (!m->named && s->exact && glibc_arena(s, m))
+			continue;
+		/* The next allocator's own data (the anonymous tail of its
+		 * .bss): tcmalloc's central free lists keep the addresses of
+		 * objects it has handed out again. */
+		if (s->exact && s->alloc_known && !s->alloc_in_program &&
+		    hp_next_in_malloc_object((const void *)m->lo))
 			continue;
 		scan_root_not_allocators(s, m->lo, m->hi);
 	}
