@@ -67,6 +67,10 @@ struct scan {
 	int glibc;           /* the blocks are glibc's chunks */
 	uintptr_t heap_top;  /* the top chunk of glibc's main heap */
 	uintptr_t links_lo, links_hi;   /* glibc's main arena's lists */
+	struct hp_nextmaps_range *skip; /* never roots, sorted: the arena's */
+	size_t nskip;                   /* lists, the next allocator's TLS */
+	intptr_t alloc_tls_off;         /* the next allocator's static TLS, */
+	uintptr_t alloc_tls_size;       /* from each thread's pthread_self */
 	uintptr_t heap_lo, heap_hi;     /* glibc's main heap */
 	uintptr_t *fast;     /* the chunks in the main arena's fast bins, */
 	size_t nfast, fast_max;         /* sorted */
@@ -414,22 +418,72 @@ static void drain(struct scan *s, uint8_t kind, int64_t leader)
 	}
 }
 
-static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
+static void scan_root_words(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
 	if (hi <= lo)
 		return;
-	if (HP_UNLIKELY(lo < s->links_hi && hi > s->links_lo)) {   /* never a root */
-		uintptr_t a = s->links_lo, b = s->links_hi;
-		s->links_lo = s->links_hi = 0;
-		scan_root(s, lo, a > lo ? a : lo);
-		scan_root(s, b < hi ? b : hi, hi);
-		s->links_lo = a;
-		s->links_hi = b;
-		return;
-	}
 	s->r->root_bytes += hi - lo;
 	scan_range(s, lo, hi, HP_REACH_REACHABLE, -1);
 	drain(s, HP_REACH_REACHABLE, -1);
+}
+
+/* [lo, hi) as a root, minus the ranges that never are (s->skip). */
+static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	size_t a = 0, b = s->nskip;
+
+	while (a < b) {   /* the first range that ends after lo */
+		size_t m = a + (b - a) / 2;
+		if (s->skip[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (size_t i = a; i < s->nskip && lo < hi; i++) {
+		const struct hp_nextmaps_range *k = &s->skip[i];
+		if (k->lo >= hi)
+			break;
+		if (k->lo > lo)
+			scan_root_words(s, lo, k->lo);
+		if (k->hi > lo)
+			lo = k->hi;
+	}
+	scan_root_words(s, lo, hi);
+}
+
+#define SKIP_MAX (HP_WORLD_MAX + 8u)
+
+/* Adds [lo, hi) to the ranges that are never roots (they are sorted and
+ * merged by sort_skip once all are in). */
+static void skip_range(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	if (hi > lo && s->nskip < SKIP_MAX) {
+		s->skip[s->nskip].lo = lo;
+		s->skip[s->nskip].hi = hi;
+		s->nskip++;
+	}
+}
+
+static void sort_skip(struct scan *s)
+{
+	struct hp_nextmaps_range *k = s->skip;
+	size_t n = s->nskip, out = 0;
+
+	for (size_t i = 1; i < n; i++)   /* insertion: a few, or sorted threads */
+		for (size_t j = i; j > 0 && k[j - 1].lo > k[j].lo; j--) {
+			struct hp_nextmaps_range t = k[j];
+			k[j] = k[j - 1];
+			k[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		if (out && k[i].lo <= k[out - 1].hi) {
+			if (k[i].hi > k[out - 1].hi)
+				k[out - 1].hi = k[i].hi;
+		} else {
+			k[out++] = k[i];
+		}
+	}
+	s->nskip = out;
 }
 
 /* [lo, hi) as a root, minus heapprof's own mappings. */
@@ -603,6 +657,7 @@ static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
 				continue;
 			s->links_lo = a - ARENA_FASTBINS * W;
 			s->links_hi = a + (2 + ARENA_BINS) * W;
+			skip_range(s, s->links_lo, s->links_hi);
 			return 1;
 		}
 	}
@@ -784,6 +839,53 @@ static int in_fastbin(const struct scan *s, uintptr_t c)
 			b = m;
 	}
 	return a < s->nfast && s->fast[a] == c;
+}
+
+/* The next allocator's static TLS (a shared object other than the
+ * program): where it lies from the thread's pthread_self, the same in
+ * every thread. */
+static int alloc_tls(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *s = arg;
+	uintptr_t memsz = 0;
+	int ours = 0;
+
+	(void)size;
+	if (!info->dlpi_tls_data || !info->dlpi_name || !info->dlpi_name[0])
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && !ours)
+			ours = hp_next_in_malloc_object((const void *)(info->dlpi_addr + ph->p_vaddr));
+		if (ph->p_type == PT_TLS)
+			memsz = ph->p_memsz;
+	}
+	if (!ours || !memsz)
+		return 0;
+	s->alloc_tls_off = (intptr_t)((uintptr_t)info->dlpi_tls_data - (uintptr_t)pthread_self());
+	s->alloc_tls_size = memsz;
+	return 1;
+}
+
+/* In exact mode over another allocator, its thread caches (jemalloc's
+ * holds addresses aligned to 1 GiB, inside whatever block spans one) are
+ * not roots: they are the allocator's, like its mappings. */
+static void skip_alloc_tls(struct scan *s)
+{
+	if (!s->exact || !s->alloc_known)
+		return;
+	dl_iterate_phdr(alloc_tls, s);
+	if (!s->alloc_tls_size)
+		return;
+	uintptr_t self = (uintptr_t)pthread_self() + (uintptr_t)s->alloc_tls_off;
+	skip_range(s, self, self + s->alloc_tls_size);
+	for (unsigned i = 0; i < s->world.n; i++) {
+		const struct hp_world_thread *t = &s->world.threads[i];
+		if (t->tid > 0 && HP_LOAD_ACQ(&t->stopped) && t->tp) {
+			uintptr_t lo = t->tp + (uintptr_t)s->alloc_tls_off;
+			skip_range(s, lo, lo + s->alloc_tls_size);
+		}
+	}
 }
 
 static void find_arena(struct scan *s)
@@ -977,6 +1079,8 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	 * and the registers it had there, not from here: heapprof's deeper
 	 * frames hold stale copies of the program's pointers. */
 	find_arena(s);
+	skip_alloc_tls(s);
+	sort_skip(s);
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
 	const struct hp_stack_entry *e = s->entry;
@@ -1105,6 +1209,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	s.maps_text = hp_pages_alloc(s.maps_cap);
 	s.maps = hp_pages_alloc(s.maps_max * sizeof(*s.maps));
 	s.alloc = hp_pages_alloc(HP_NEXTMAPS_MAX * sizeof(*s.alloc));
+	s.skip = hp_pages_alloc(SKIP_MAX * sizeof(*s.skip));
 	s.fast_max = FASTBIN_CHUNKS_MAX;
 	s.fast = hp_pages_alloc(s.fast_max * sizeof(*s.fast));
 	uint64_t now = hp_live_records();
@@ -1112,7 +1217,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	r->blocks = hp_pages_alloc(r->cap * sizeof(*r->blocks));
 	r->work = hp_pages_alloc(r->cap * sizeof(*r->work));
 	int err = hp_world_prepare(&s.world);
-	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !r->blocks || !r->work || err) {
+	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !s.skip || !r->blocks || !r->work || err) {
 		*why = "no memory for the scan";
 		err = ENOMEM;
 		goto out;
@@ -1133,6 +1238,7 @@ out:
 	hp_pages_free(s.maps, s.maps_max * sizeof(*s.maps));
 	hp_pages_free(s.alloc, HP_NEXTMAPS_MAX * sizeof(*s.alloc));
 	hp_pages_free(s.fast, FASTBIN_CHUNKS_MAX * sizeof(*s.fast));
+	hp_pages_free(s.skip, SKIP_MAX * sizeof(*s.skip));
 	hp_world_release(&s.world);
 	if (err)
 		hp_reach_release(r);
