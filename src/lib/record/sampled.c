@@ -363,7 +363,10 @@ void *hp_sampled_realloc(void *p, size_t n)
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);
 	bool tmp = p && temporary(t, p);   /* before decide() forgets it */
-	bool sample = decide(t, n, &lg);
+	/* The new block is an allocation of n bytes, sampled as any other:
+	 * here also when only the old block brought us (it may be a sampled
+	 * one), so the countdown decides, not the way in. */
+	bool sample = !hp_tls_fast(n) && decide(t, n, &lg);
 
 	/* Take the old record out before the block can be freed and its
 	 * address handed to another thread. */
