@@ -1,6 +1,7 @@
 #!/bin/sh
-# Retention: dump_keep keeps the newest N dumps of each process under the
-# prefix, dump_keep_bytes caps their size; another process's dumps (its
+# Retention: dump_keep keeps the newest N dumps of each kind of each
+# process under the prefix, and the first of the kind (the base of the
+# series' diffs); dump_keep_bytes caps their size (t/0342: kinds apart); another process's dumps (its
 # final dump above all) are never deleted, nor those of an earlier process
 # with the same pid; only files named like this prefix's dumps are ever
 # deleted.  A full disk fails a dump cleanly.
@@ -30,12 +31,13 @@ signal_dumps() {
 }
 stop() { kill -TERM $pid; wait $pid 2>/dev/null; }
 
-# Count, within a process: five dumps, keep three, the newest.
+# Count, within a process: five dumps, keep three, the newest, and the
+# first.
 start k dump_keep:3
 signal_dumps k 5
 stop
-is "$(ls k.$pid.*.heap | sed 's/.*\.\(s[0-9]*\)\..*/\1/' | sort | tr '\n' ' ')" "s2 s3 s4 " \
-	"dump_keep:3 keeps a process's newest three dumps of five"
+is "$(ls k.$pid.*.heap | sed 's/.*\.\(s[0-9]*\)\..*/\1/' | sort | tr '\n' ' ')" "s0 s2 s3 s4 " \
+	"dump_keep:3 keeps a process's newest three dumps of five, and its first"
 
 # Across processes: each keeps its own.  A tree of 121 processes (the
 # issue's test tree) at the default dump_keep of 100 kept only 100 final
@@ -48,9 +50,10 @@ is "$(ls f.*.f.*.heap | wc -l)" 5 "dump_keep:1: five processes, five final dumps
 start f dump_keep:1
 signal_dumps f 3
 stop
-is "$(ls f.*.heap | wc -l)" 6 "a sixth process that dumped thrice keeps its newest one, and the others' five"
+is "$(ls f.*.heap | wc -l)" 7 "a sixth process that dumped thrice keeps its first and newest, and the others' five"
 
-# Bytes, within a process: a cap of two and a half dumps' worth keeps two.
+# Bytes, within a process: a cap of two and a half dumps' worth keeps two
+# (the first and the newest).
 start b dump_keep:0
 signal_dumps b 1
 stop
@@ -62,15 +65,16 @@ stop
 is "$(ls b.$pid.*.heap | wc -l)" 2 "dump_keep_bytes keeps what fits (two of four)"
 ok $([ -f "$first" ]; echo $?) "and another process's dump, older, stays"
 start b dump_keep:0,dump_keep_bytes:1
-signal_dumps b 2
+signal_dumps b 3
 stop
-is "$(ls b.$pid.*.heap | wc -l)" 1 "the newest dump is kept even when it alone exceeds the cap"
+is "$(ls b.$pid.*.heap | sed 's/.*\.\(s[0-9]*\)\..*/\1/' | sort | tr '\n' ' ')" "s0 s2 " \
+	"the first and the newest dump are kept even when they alone exceed the cap"
 
 # %p in the prefix: the process's own files are matched.
 start "r-%p" dump_keep:2
-signal_dumps "r-$pid" 4
+signal_dumps "r-$pid" 5
 stop
-is "$(ls r-*.heap | wc -l)" 2 "with %p in the prefix, dump_keep applies"
+is "$(ls r-*.heap | wc -l)" 3 "with %p in the prefix, dump_keep applies (the first and the newest two of five)"
 
 # Only our dumps are ever deleted: not look-alikes, and not the dumps of
 # an earlier process that had this pid.
@@ -85,7 +89,7 @@ start z dump_keep:1
 earlier="z.$pid.0.f.20200101T000000Z.heap z.$pid.3.s2.$(date -u +%Y%m%dT%H%M%SZ).heap"
 for f in $earlier; do echo keep >"$f"; done
 touch -d '1 minute ago' $earlier
-signal_dumps z 2
+signal_dumps z 3
 stop
 gone=
 for f in $alike; do [ -f "$f" ] || gone="$gone $f"; done
@@ -95,7 +99,7 @@ ok $([ -L z.2.0.f.20200101T000000Z.heap ] && [ -d z.1.0.f.20200101T000000Z.heap 
 gone=
 for f in $earlier; do [ -f "$f" ] || gone="$gone $f"; done
 is "$gone" "" "dumps of an earlier process with the same pid survive"
-is "$(ls z.$pid.*.heap | wc -l)" 3 "of the process's two dumps, one is kept (and the earlier process's two)"
+is "$(ls z.$pid.*.heap | wc -l)" 4 "of the process's three dumps, the first and the newest are kept (and the earlier process's two)"
 
 # A full disk: the dump fails cleanly, the program carries on.
 mkdir full

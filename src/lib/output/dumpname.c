@@ -197,8 +197,16 @@ static unsigned long long to_num(const char *s, size_t n)
 	return v;
 }
 
+/* The fields of a dump's name that retention reads. */
+struct tail {
+	int pid;
+	unsigned seq;
+	int64_t utc;
+	char kind;   /* the trigger letter */
+};
+
 /* ".<pid>.<seq>.<letter>[n].<ts>.heap" exactly. */
-static int parse_tail(const char *s, int *pid, unsigned *seqno, int64_t *utc)
+static int parse_tail(const char *s, struct tail *out)
 {
 	const char *f[5];
 	size_t len[5];
@@ -227,27 +235,28 @@ static int parse_tail(const char *s, int *pid, unsigned *seqno, int64_t *utc)
 	char ts[17];
 	memcpy(ts, f[3], 16);
 	ts[16] = '\0';
-	*utc = hp_fmt_parse_utc(ts);
-	if (*utc < 0)
+	out->utc = hp_fmt_parse_utc(ts);
+	if (out->utc < 0)
 		return -1;
-	*pid = (int)to_num(f[0], len[0]);
-	*seqno = (unsigned)to_num(f[1], len[1]);
+	out->pid = (int)to_num(f[0], len[0]);
+	out->seq = (unsigned)to_num(f[1], len[1]);
+	out->kind = f[2][0];
 	return 0;
 }
 
 /* Does name match template t (%p: digits, %e/%h: anything without '/',
  * %%: '%') followed by a dump tail?  Backtracks over the wildcards. */
-static int match(const char *t, const char *name, int *pid, unsigned *seqno, int64_t *utc)
+static int match(const char *t, const char *name, struct tail *out)
 {
 	for (;; t++, name++) {
 		if (!*t)
-			return parse_tail(name, pid, seqno, utc);
+			return parse_tail(name, out);
 		if (*t == '%' && (t[1] == 'p' || t[1] == 'e' || t[1] == 'h')) {
 			char kind = t[1];
 			for (const char *end = name + 1; *end; end++) {
 				if (kind == 'p' && (end[-1] < '0' || end[-1] > '9'))
 					break;
-				if (!match(t + 2, end, pid, seqno, utc))
+				if (!match(t + 2, end, out))
 					return 0;
 			}
 			return -1;
@@ -270,6 +279,8 @@ struct entry {
 	uint16_t name_off;
 	uint16_t name_len;
 	uint32_t chunk;   /* index into the names buffer, in 64 KiB units */
+	char kind;        /* the trigger letter, 'a' to 'z' */
+	char kept;        /* never deleted: the first of its kind, or just written */
 };
 
 /* Newest first: by the time in the name, then by modification time. */
@@ -313,6 +324,50 @@ static int is_mine(int pid, int64_t utc, int64_t mtime_ns)
 	return utc > born_s || (utc == born_s && mtime_ns >= born);
 }
 
+/* Marks the first dump of each kind (the oldest of the process's, as e is
+ * sorted newest first): the base every diff and trend of that series
+ * needs, which retention never deletes. */
+static void mark_firsts(struct entry *e, size_t n)
+{
+	unsigned seen = 0;   /* one bit per letter */
+
+	for (size_t i = n; i-- > 0;) {
+		unsigned bit = 1u << (e[i].kind - 'a');
+		if (!(seen & bit))
+			e[i].kept = 1;
+		seen |= bit;
+	}
+}
+
+/* Deletes what retention does not keep, newest first: past the newest
+ * keep dumps of its kind, or while the process's dumps of every kind
+ * would take more than keep_bytes.  The kept ones (marked) stay and count
+ * towards the bytes.  Returns the number of files deleted. */
+static unsigned delete_old(int dfd, const struct entry *e, size_t n, const char *names,
+			   int64_t keep, int64_t keep_bytes)
+{
+	int64_t of_kind[26] = { 0 }, total = 0;
+	unsigned deleted = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += e[i].kept ? e[i].size : 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t *count = &of_kind[e[i].kind - 'a'];
+		if (e[i].kept) {
+			++*count;
+			continue;
+		}
+		if ((keep <= 0 || *count < keep) && (keep_bytes <= 0 || total + e[i].size <= keep_bytes)) {
+			++*count;
+			total += e[i].size;
+			continue;
+		}
+		if (unlinkat(dfd, names + ((size_t)e[i].chunk << 16) + e[i].name_off, 0) == 0)
+			deleted++;
+	}
+	return deleted;
+}
+
 unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
 			    const char *just_written)
 {
@@ -353,44 +408,32 @@ unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes
 		for (ssize_t off = 0; off < got;) {
 			struct dirent64 *d = (struct dirent64 *)(dbuf + off);
 			off += d->d_reclen;
-			int pid;
-			unsigned sq;
-			int64_t utc;
+			struct tail tl;
 			size_t len = strlen(d->d_name);
-			if (n >= MAX_FILES || len > NAME_MAX_LEN ||
-			    match(tmpl_base, d->d_name, &pid, &sq, &utc))
+			if (n >= MAX_FILES || len > NAME_MAX_LEN || match(tmpl_base, d->d_name, &tl))
 				continue;
 			struct stat st;
-			if (pid != (int)getpid() ||
+			if (tl.pid != (int)getpid() ||
 			    fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 				continue;
 			int64_t mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-			if (!is_mine(pid, utc, mtime_ns))
+			if (!is_mine(tl.pid, tl.utc, mtime_ns))
 				continue;
 			memcpy(names + names_used, d->d_name, len + 1);
 			ents[n] = (struct entry){
-				.utc = utc, .size = st.st_size, .seq = sq, .pid = pid,
+				.utc = tl.utc, .size = st.st_size, .seq = tl.seq, .pid = tl.pid,
 				.mtime_ns = mtime_ns,
 				.name_off = (uint16_t)(names_used & 0xffff), .chunk = (uint32_t)(names_used >> 16),
-				.name_len = (uint16_t)len,
+				.name_len = (uint16_t)len, .kind = tl.kind,
+				.kept = !strcmp(d->d_name, keep_name),
 			};
 			names_used += len + 1;
 			n++;
 		}
 	}
 	sort_newest_first(ents, n);
-	int64_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names + ((size_t)ents[i].chunk << 16) + ents[i].name_off;
-		total += ents[i].size;
-		int over_count = keep > 0 && (int64_t)i >= keep;
-		int over_bytes = keep_bytes > 0 && total > keep_bytes && i > 0;
-		if ((over_count || over_bytes) && strcmp(name, keep_name)) {
-			if (unlinkat(dfd, name, 0) == 0)
-				deleted++;
-			total -= ents[i].size;
-		}
-	}
+	mark_firsts(ents, n);
+	deleted = delete_old(dfd, ents, n, names, keep, keep_bytes);
 out:
 	hp_pages_free(ents, ents_bytes);
 	hp_pages_free(names, names_bytes);

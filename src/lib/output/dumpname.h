@@ -9,9 +9,12 @@
  * directory (created, mode 0700, when missing) and the placeholders %p
  * (pid), %e (program name), %h (host name) and %%.
  *
- * Retention keeps the newest dump_keep files and at most dump_keep_bytes
- * bytes of the process's own dumps under the prefix: those of its pid
- * written since its first dump.  Another process's dumps, running or
+ * Retention keeps, of each trigger letter (kind) apart, the newest
+ * dump_keep files of the process's own dumps under the prefix (those of
+ * its pid written since its first dump), and at most dump_keep_bytes
+ * bytes of them all, kinds together.  The first dump of each kind, the
+ * base every diff and trend of that series needs, is never deleted, nor
+ * the dump just written.  Another process's dumps, running or
  * ended, are never deleted (a tree of 121 processes keeps its 121 final
  * dumps), nor those of an earlier process the pid belonged to.  Only
  * regular files whose names match the prefix and the pattern above are
@@ -37,9 +40,10 @@ int hp_dumpname_mkdirs(const char *path);
  * ENAMETOOLONG. */
 int hp_dumpname_next(const char *prefix, char letter, char *out, size_t cap);
 
-/* Applies dump_keep and dump_keep_bytes to this process's dumps in the
- * prefix's directory; never deletes just_written, nor another process's
- * dumps.  Returns the number of files deleted. */
+/* Applies dump_keep (per kind) and dump_keep_bytes (all kinds) to this
+ * process's dumps in the prefix's directory; never deletes just_written,
+ * the first dump of a kind, nor another process's dumps.  Returns the
+ * number of files deleted. */
 unsigned hp_dumpname_rotate(const char *prefix, int64_t keep, int64_t keep_bytes,
 			    const char *just_written);
 
