@@ -1,11 +1,11 @@
 #!/bin/sh
 # heapprof report sums the dumps of one process; dumps of several (by the
 # pid in their names, <prefix>.<pid>.<seq>...) are refused in one line
-# naming the pids, unless --merge.  Series of one process, --base against
-# another run, --leaks and trend keep working.
+# naming the pids, unless --merge, and so does heapprof trend.  Series of
+# one process, --base against another run and --leaks keep working.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 14
+plan 18
 
 flat() { awk -v fn="$1" '$6 == fn { print $1; f = 1 } END { if (!f) print 0 }'; }
 prof lg_prof_sample:0,prof_final:true,prof_prefix:a "$TP/seed" >/dev/null 2>&1
@@ -46,7 +46,14 @@ is "$?:$(cat err)" "0:" "--base from another run: one dump on each side, nothing
 like "$?:$(cat err)" "^2:heapprof report: the --base dumps come from 2 processes \\(pids $p1, $p2\\)" \
 	"two bases of two processes are refused too"
 "$BIN" trend a.*.f.*.heap >out 2>err
-is "$?:$(cat err)" "0:" "trend follows stacks across runs, as before"
+is "$?:$(cat err)" "2:heapprof trend: the dumps come from 2 processes (pids $p1, $p2): give one process's dumps, or follow them as one series with --merge" \
+	"trend refuses two processes' dumps too, in one line naming the pids"
+is "$(cat out)" "" "and writes nothing"
+"$BIN" trend --merge a.*.f.*.heap >out 2>err
+is "$?:$(cat err)" "0:" "trend --merge follows stacks across runs"
+like "$(cat out)" "^Trend of inuse_space over 2 dumps" "as one series of two dumps"
+"$BIN" trend s.$pid.*.heap >out 2>err
+is "$?:$(cat err)" "0:" "trend of one process's dumps needs no --merge"
 cp "$1" renamed.heap
 "$BIN" report renamed.heap "$2" >out 2>err
 is "$?:$(cat err)" "0:" "a dump named otherwise is nobody's: summed with one process's"

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/buf.h"
 #include "report/report.h"
 #include "report/ropts.h"
 #include "report/util.h"
 #include "cmds.h"
+#include "procdumps.h"
 #include "usage.h"
 
 static const char usage_text[] =
@@ -198,52 +198,15 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	}
 }
 
-/* A dump's name, <prefix>.<pid>.<seq>.<trigger>[.<time>].heap, cut into
- * the fields after the prefix: pid and pid_len, and where "<prefix>.<pid>."
- * ends.  0 when the name has that shape. */
-struct dump_name {
-	const char *pid;
-	size_t pid_len;
-	size_t upto;		/* length of "<prefix>.<pid>." */
-	char trigger;
-};
-
-static int parse_dump_name(const char *dump, struct dump_name *d)
-{
-	const char *base = strrchr(dump, '/');
-	size_t n = strlen(dump);
-
-	base = base ? base + 1 : dump;
-	if (n < 6 || strcmp(dump + n - 5, ".heap"))
-		return -1;
-	/* Counted back from ".heap": fields[0] is the last (time or trigger). */
-	const char *fields[6];
-	int nf = 0;
-	for (const char *p = dump + n - 5; p > base && nf < 6; p--)
-		if (p[-1] == '.')
-			fields[nf++] = p;
-	int trig = nf > 0 && strlen(fields[0]) >= 16 && fields[0][8] == 'T' ? 1 : 0;
-	if (nf < trig + 3)   /* pid, seq and trigger after the prefix */
-		return -1;
-	d->pid = fields[trig + 2];
-	d->pid_len = (size_t)(fields[trig + 1] - d->pid - 1);
-	d->upto = (size_t)(fields[trig + 1] - dump);
-	d->trigger = fields[trig][0];
-	if (!d->pid_len || strspn(d->pid, "0123456789") != d->pid_len ||
-	    strspn(fields[trig + 1], "0123456789") != (size_t)(fields[trig] - fields[trig + 1] - 1))
-		return -1;
-	return 0;
-}
-
 /* The leak dump (<prefix>.<pid>.<seq>.l<n>.<time>.heap) of the process
  * that wrote dump: dump itself if it is one.  Dies when there is none. */
 static char *leak_dump_of(const char *dump)
 {
-	struct dump_name d;
+	struct hp_procdumps_name d;
 	char *pattern = NULL, *found = NULL;
 	glob_t g;
 
-	if (parse_dump_name(dump, &d))
+	if (hp_procdumps_parse(dump, &d))
 		hp_util_die("--leaks: '%s' is not named like a heapprof dump", dump);
 	if (d.trigger == 'l')
 		return hp_util_xstrdup(dump);
@@ -264,34 +227,8 @@ static char *leak_dump_of(const char *dump)
  * Returns 0, or 2 after one line naming the processes. */
 static int one_process(char *const *dumps, size_t n, const char *what)
 {
-	long *pids = hp_util_xcalloc(n ? n : 1, sizeof(*pids));
-	size_t np = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct dump_name d;
-		if (parse_dump_name(dumps[i], &d))
-			continue;
-		long pid = strtol(d.pid, NULL, 10);
-		size_t k = 0;
-		while (k < np && pids[k] != pid)
-			k++;
-		if (k == np)
-			pids[np++] = pid;
-	}
-	if (np < 2) {
-		free(pids);
-		return 0;
-	}
-	struct hp_buf b = { 0 };
-	for (size_t k = 0; k < np && k < 10; k++)
-		hp_buf_printf(&b, "%s%ld", k ? ", " : "", pids[k]);
-	if (np > 10)
-		hp_buf_printf(&b, " and %zu more", np - 10);
-	fprintf(stderr, "heapprof report: the %s come from %zu processes (pids %s): report one "
-		"process's dumps, or sum them with --merge\n", what, np, b.p);
-	hp_buf_release(&b);
-	free(pids);
-	return 2;
+	return hp_procdumps_one_process("report", dumps, n, what,
+					"report one process's dumps, or sum them with --merge");
 }
 
 static int report(struct hp_ropts *o, int argc, char **argv);

@@ -11,6 +11,7 @@
 #include "report/ropts.h"
 #include "report/trend.h"
 #include "cmds.h"
+#include "procdumps.h"
 #include "usage.h"
 
 static const char usage_text[] =
@@ -18,11 +19,13 @@ static const char usage_text[] =
 	"Ranks the stacks of a series of dumps of one program (at least two, e.g.\n"
 	"interval dumps) by how steadily their value grows: the leak signature.\n"
 	"Dumps are ordered by the UTC time in their names, else by sequence number,\n"
-	"else as given.\n"
+	"else as given.  Dumps of different processes are refused unless --merge.\n"
 	"\n"
 	"  --svg              a line chart of the total and the top stacks over time\n"
 	"  --json             the ranking and every value, as JSON, for scripts\n"
 	"  --functions        rank functions (flat values) instead of stacks\n"
+	"  --merge            one series of dumps of different processes (e.g. the\n"
+	"                     final dumps of successive runs), ordered as above\n"
 	"  --top N            N stacks or functions (default 10)\n"
 	"  --inuse-space      live bytes (default)\n"
 	"  --inuse-objects    live objects\n"
@@ -42,6 +45,7 @@ static const char usage_text[] =
 static const struct option longopts[] = {
 	{ "functions", no_argument, NULL, HP_ROPTS_OPT_FUNCTIONS },
 	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
+	{ "merge", no_argument, NULL, 'M' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -82,6 +86,10 @@ static int trend(struct hp_ropts *o, int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == 'M') {
+			o->merge = 1;
+			continue;
+		}
 		if (c == HP_ROPTS_OPT_FUNCTIONS) {
 			o->functions = 1;
 			continue;
@@ -96,5 +104,11 @@ static int trend(struct hp_ropts *o, int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		return usage_error("needs at least two dumps%s", "");
+	/* A series interleaving two processes' dumps reads as a heap that
+	 * jumps up and down: refused, as report refuses to sum them. */
+	if (!o->merge && hp_procdumps_one_process("trend", argv + optind, (size_t)(argc - optind), "dumps",
+						   "give one process's dumps, or follow them as one "
+						   "series with --merge"))
+		return 2;
 	return hp_trend_run(o, argv + optind, (size_t)(argc - optind));
 }

@@ -109,7 +109,7 @@ struct hp_ropts {
 	int peak;		/* report --peak */
 	int temporary;		/* report --temporary */
 	int functions;		/* trend --functions */
-	int merge;		/* report --merge: dumps of several processes */
+	int merge;		/* --merge: dumps of several processes (report, trend) */
 	/* The pprof profile's time and duration (ns; 0: none written): set
 	 * by heapprof serve for a delta profile, from when it took the dumps. */
 	long long time_ns, duration_ns;
