@@ -27,6 +27,7 @@ struct reader {
 	const char *line;	/* the current line, without '\n' or '\r' */
 	size_t len;
 	size_t lineno;
+	int unended;		/* the current line is the file's last and has no '\n' */
 	struct hp_input *in;
 	struct hp_strtab *strs;
 	size_t last;		/* the stack of the last row, or SIZE_MAX */
@@ -58,6 +59,7 @@ static int next_line(struct reader *r)
 	r->line = r->p;
 	r->len = (size_t)(stop - r->p);
 	r->p = nl ? nl + 1 : r->end;
+	r->unended = !nl;
 	if (memchr(r->line, '\0', r->len))
 		bad(r, "binary data (NUL byte) in a text dump");
 	while (r->len && r->line[r->len - 1] == '\r')
@@ -500,14 +502,45 @@ static void jemalloc_header(struct reader *r)
 
 /* ---- maps and symbols ------------------------------------------------ */
 
+/* A dump cut inside MAPPED_LIBRARIES reads well but names fewer frames:
+ * one line says so, naming the file.  cut_line is the last line when the
+ * file ended inside it (0 otherwise); a cut at the end of a line shows
+ * as frames above the last mapping, which the kernel's list (sorted, the
+ * stack at its top) never leaves. */
+static void maps_warn_cut(const struct reader *r, size_t cut_line)
+{
+	const struct hp_input *in = r->in;
+	uint64_t top = 0;
+	size_t above = 0;
+
+	for (size_t i = 0; i < in->nmaps; i++)
+		if (in->maps[i].end > top)
+			top = in->maps[i].end;
+	for (size_t i = 0; i < in->nframes; i++)
+		above += in->frames[i] >= top;
+	if (cut_line)
+		hp_util_warn("warning: '%s' ends inside MAPPED_LIBRARIES, in the middle of line %zu "
+			     "(a cut dump?): frames in the mappings it lost are not named", r->path, cut_line);
+	else if (above)
+		hp_util_warn("warning: '%s': MAPPED_LIBRARIES ends below %zu of the dump's %zu frames "
+			     "(a cut dump?): they are not named", r->path, above, in->nframes);
+}
+
 static void maps_section(struct reader *r)
 {
 	struct hp_input *in = r->in;
+	size_t cut_line = 0;
 
 	in->has_maps = 1;
 	while (next_line(r)) {
 		if (is_blank(r) || starts(r, "build="))
 			continue;
+		/* The file ends inside this line: what is left of it may parse,
+		 * with a wrong path or end, and is dropped. */
+		if (r->unended) {
+			cut_line = r->lineno;
+			break;
+		}
 		if (in->nmaps >= HP_INPUT_MAPS_MAX)
 			bad(r, "more than %u lines in MAPPED_LIBRARIES", HP_INPUT_MAPS_MAX);
 		hp_util_grow(&in->maps, &in->cap_maps, in->nmaps + 1, sizeof(*in->maps));
@@ -517,6 +550,7 @@ static void maps_section(struct reader *r)
 		in->nmaps++;
 	}
 	hp_maps_sort(in->maps, in->nmaps);
+	maps_warn_cut(r, cut_line);
 }
 
 static int sym_cmp(const void *a, const void *b)
