@@ -41,6 +41,12 @@ struct cu_index {
 	struct range_vec subs;
 };
 
+/* A public name found (public_name), by entry and the name it replaced. */
+struct pub_name {
+	uint64_t entry;
+	const char *from, *to;
+};
+
 struct dwmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -51,6 +57,8 @@ struct dwmod {
 	struct cu_index *cu_idx; /* parallel to cu_offs */
 	Dwarf_Off *cu_offs;	/* sorted distinct CU DIE offsets */
 	size_t ncu;
+	struct pub_name *pub;	/* public names found so far */
+	size_t npub, cap_pub;
 };
 
 struct hp_symbolizer {
@@ -247,6 +255,71 @@ static struct cu_index *cu_index(struct dwmod *d, Dwarf_Off cu)
 	return ci;
 }
 
+/* ---- public names ---------------------------------------------------- */
+
+static size_t underscores(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* The best public alias at entry (a module address): among the global and
+ * weak symbols there, not "__GI_", the one with the fewest leading
+ * underscores, a global before a weak one; a versioned name
+ * ("__libc_start_main@@GLIBC_2.34") is not one.  NULL when there is none. */
+static const char *best_alias(struct dwmod *d, uint64_t entry)
+{
+	const char *best = NULL;
+	int best_bind = 0;
+	int nsyms = dwfl_module_getsymtab(d->mod);
+
+	for (int i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *n = dwfl_module_getsym_info(d->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int bind = GELF_ST_BIND(sym.st_info);
+		if (!n || !*n || addr != entry || sym.st_shndx == SHN_UNDEF ||
+		    (bind != STB_GLOBAL && bind != STB_WEAK) || !strncmp(n, "__GI_", 5) || strchr(n, '@'))
+			continue;
+		if (!best || underscores(n) < underscores(best) ||
+		    (underscores(n) == underscores(best) && bind == STB_GLOBAL && best_bind != STB_GLOBAL)) {
+			best = n;
+			best_bind = bind;
+		}
+	}
+	return best;
+}
+
+/*
+ * glibc calls its own functions through hidden aliases (__GI___strdup for
+ * strdup, __GI__IO_puts for puts), which its debug information and local
+ * symbols carry, and exports some under two names (__strdup and strdup):
+ * a reader looks for the public one.  A name starting "__" becomes the
+ * alias at the function's entry (a module address, 0 when unknown) with
+ * the fewest leading underscores (best_alias), when it has no more than
+ * the name without its "__GI_"; else that name.  Other names are
+ * returned as they are.
+ */
+static const char *public_name(struct dwmod *d, const char *name, uint64_t entry)
+{
+	if (!name || strncmp(name, "__", 2))
+		return name;
+	const char *base = strncmp(name, "__GI_", 5) ? name : name + 5;
+	if (!entry)
+		return base;
+	for (size_t i = 0; i < d->npub; i++)
+		if (d->pub[i].entry == entry && d->pub[i].from == name)
+			return d->pub[i].to;
+	const char *best = best_alias(d, entry);
+	const char *to = best && underscores(best) <= underscores(base) ? best : base;
+	hp_util_grow(&d->pub, &d->cap_pub, d->npub + 1, sizeof(*d->pub));
+	d->pub[d->npub++] = (struct pub_name){ entry, name, to };
+	return to;
+}
+
 /* ---- one address ----------------------------------------------------- */
 
 static const char *die_name(Dwarf_Die *die)
@@ -365,6 +438,17 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	 * line is where the next inner one was inlined (its call site). */
 	for (size_t i = n; i-- > 0;) {
 		const char *name = die_name(&chain[i]);
+		/* Only the outermost has an entry of its own (the symbol's that
+		 * holds the address: a function split hot and cold has no one
+		 * entry in DWARF); an inlined one loses just its "__GI_". */
+		uint64_t entry = 0;
+		if (i == 0 && name && !strncmp(name, "__", 2)) {
+			GElf_Off off;
+			GElf_Sym sym;
+			if (dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL))
+				entry = vaddr - off;
+		}
+		name = public_name(d, name, entry);
 		struct hp_symres *r = &out[n - 1 - i];
 		r->name = name ? hp_strtab_intern_clean(s->strs, name) : NULL;
 		r->file = file;
@@ -420,7 +504,7 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	 * nothing to do with the code there. */
 	if (sym.st_shndx == SHN_UNDEF || (sym.st_size ? off >= sym.st_size : off != 0))
 		return 0;
-	out[0].name = hp_strtab_intern_clean(s->strs, name);
+	out[0].name = hp_strtab_intern_clean(s->strs, public_name(d, name, vaddr - off));
 	out[0].file = NULL;
 	out[0].line = 0;
 	out[0].decl_file = NULL;
@@ -442,6 +526,7 @@ void hp_symbolize_forget(struct hp_module *mod)
 		free(d->cu_idx[i].subs.r);
 	free(d->cu_idx);
 	free(d->cu_offs);
+	free(d->pub);
 	free(d);
 	mod->dw = NULL;
 }

@@ -353,6 +353,32 @@ static void load(struct object *o)
 	sort_syms(o->syms, o->nsyms);
 }
 
+static size_t underscores(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* Of the symbols at s's address (s is the last of them in the sorted
+ * table, first the table's start), the public name: glibc exports some
+ * functions twice (__strdup and strdup) and its full symbol table has
+ * hidden aliases (__GI___strdup); the one with the fewest leading
+ * underscores, not "__GI_", is the one a reader knows. */
+static const struct sym *public_sym(const struct sym *first, const struct sym *s)
+{
+	const struct sym *best = s;
+
+	for (const struct sym *o = s; o >= first && o->addr == s->addr; o--) {
+		int gi = !strncmp(o->name, "__GI_", 5), best_gi = !strncmp(best->name, "__GI_", 5);
+		if ((best_gi && !gi) || (gi == best_gi && underscores(o->name) < underscores(best->name)))
+			best = o;
+	}
+	return best;
+}
+
 static const char *lookup(struct symtab *t, uintptr_t pc)
 {
 	pc = home(t, pc);
@@ -378,7 +404,7 @@ static const char *lookup(struct symtab *t, uintptr_t pc)
 		 * nothing that is there. */
 		if (s->size ? pc >= s->addr + s->size : pc != s->addr)
 			return NULL;
-		return s->name;
+		return public_sym(o->syms, s)->name;
 	}
 	return NULL;
 }
