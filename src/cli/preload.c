@@ -40,9 +40,16 @@ int hp_preload_find_library(char *out, size_t cap)
 			snprintf(out, cap, "%s/libheapprof.so", self);
 			if (access(out, R_OK) == 0)
 				return 0;
-			snprintf(out, cap, "%s/../lib/libheapprof.so", self);
-			if (access(out, R_OK) == 0)
-				return 0;
+			/* The parent by name, not "bin/..": /proc/self/exe has
+			 * no symbolic link left in it, and the path is printed
+			 * (heapprof help) and preloaded, where the library
+			 * finds this command again by it. */
+			slash = strrchr(self, '/');
+			if (slash) {
+				snprintf(out, cap, "%.*s/lib/libheapprof.so", (int)(slash - self), self);
+				if (access(out, R_OK) == 0)
+					return 0;
+			}
 		}
 	}
 	snprintf(out, cap, "%s/libheapprof.so", HEAPPROF_LIBDIR);

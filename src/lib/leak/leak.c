@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conf/conf.h"
@@ -201,9 +202,56 @@ static void absolute(char *out, size_t cap, const char *path)
 		hp_fmt(out, cap, "%s/%s", cwd, path);
 }
 
+/* Writes absolute path without "." and ".." components (and doubled
+ * slashes) into out, by name. */
+static void clean_path(const char *path, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap < 2)
+		return;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		const char *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - p);
+		if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[--n] != '/')
+				;
+		} else if (len && !(len == 1 && p[0] == '.') && n + len + 2 < cap) {
+			out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p = end;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+}
+
+/* path, or the same file by a clean name ("bin/../bin/heapprof", from a
+ * library preloaded as "bin/../lib/libheapprof.so", is bin/heapprof):
+ * the name is only taken when it is the same file, which a symbolic link
+ * before a ".." could make another. */
+static void clean_name(const char *path, char *out, size_t cap)
+{
+	char clean[PATH_MAX];
+	struct stat a, b;
+
+	hp_fmt(out, cap, "%s", path);
+	if (path[0] != '/')
+		return;
+	clean_path(path, clean, sizeof(clean));
+	if (strcmp(clean, path) && stat(path, &a) == 0 && stat(clean, &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		hp_fmt(out, cap, "%s", clean);
+}
+
 /* The heapprof command that goes with this library, for the summary's
  * hint: beside it (a build tree), or in bin/ one or two levels up (an
- * installation in lib/ or lib/<triplet>/); else the bare name. */
+ * installation in lib/ or lib/<triplet>/), by a clean name; else the bare
+ * name. */
 static void command_path(char *out, size_t cap)
 {
 	Dl_info info;
@@ -221,7 +269,7 @@ static void command_path(char *out, size_t cap)
 		char try[PATH_MAX];
 		size_t n = hp_fmt(try, sizeof(try), up ? "%s/bin/heapprof" : "%s/heapprof", dir);
 		if (n < sizeof(try) && access(try, X_OK) == 0) {
-			hp_fmt(out, cap, "%s", try);
+			clean_name(try, out, cap);
 			return;
 		}
 	}
