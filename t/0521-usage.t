@@ -40,7 +40,7 @@ usage run --programs
 usage check
 usage check --exit-code 0 true
 usage check --bogus true
-usage ps extra
+usage ps ""
 usage ps --bogus
 usage ps -q --json
 usage dump

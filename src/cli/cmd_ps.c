@@ -38,12 +38,16 @@ struct listing {
 	struct ps_row *rows;
 	size_t n, cap;
 	int quiet, json;
+	char **names;              /* the programs asked for; none: all */
+	size_t nnames;
 };
 
 static const char help_text[] =
-	"usage: heapprof ps [-q | --json]\n"
+	"usage: heapprof ps [-q | --json] [PROGRAM...]\n"
 	"Lists the processes that have heapprof loaded and that this user may see\n"
-	"(every user's, as root), one per line:\n"
+	"(every user's, as root), one per line; with PROGRAMs, only those whose\n"
+	"executable is named so (its file name, or its whole path), and exits 1\n"
+	"when none is:\n"
 	"\n"
 	"  PID       the process ID\n"
 	"  SAMPLING  active or paused ('heapprof toggle')\n"
@@ -97,6 +101,19 @@ static const char *prefix(const struct ps_row *r)
 	return r->st.prefix[0] ? r->st.prefix : "(no automatic dumps)";
 }
 
+/* Whether program (a path) is one of those asked for: by its file name
+ * or its whole path; any when none was. */
+static int wanted(const struct listing *l, const char *program)
+{
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	for (size_t i = 0; i < l->nnames; i++)
+		if (!strcmp(l->names[i], base) || !strcmp(l->names[i], program))
+			return 1;
+	return !l->nnames;
+}
+
 static void add_row(struct listing *l, pid_t pid, const struct hp_proc_state *st)
 {
 	char prog[4096];
@@ -119,6 +136,10 @@ static void add_row(struct listing *l, pid_t pid, const struct hp_proc_state *st
 		hp_proc_program(pid, prog, sizeof(prog));
 	}
 	const char *p = r->has_state ? r->st.program : prog;
+	if (!wanted(l, p)) {
+		l->n--;
+		return;
+	}
 	r->program = hp_strtab_sanitize(p, strlen(p));
 }
 
@@ -276,6 +297,7 @@ int hp_cmd_ps(int argc, char **argv)
 {
 	struct listing l = { 0 };
 
+	l.names = calloc((size_t)argc, sizeof(*l.names));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
 			l.quiet = 1;
@@ -286,8 +308,10 @@ int hp_cmd_ps(int argc, char **argv)
 			return 0;
 		} else if (argv[i][0] == '-') {
 			return hp_usage_error("ps", "unknown option '%s'", argv[i]);
+		} else if (!argv[i][0]) {
+			return hp_usage_error("ps", "an empty program name%s", "");
 		} else {
-			return hp_usage_error("ps", "takes no argument, not '%s'", argv[i]);
+			l.names[l.nnames++] = argv[i];
 		}
 	}
 	if (l.quiet && l.json)
@@ -321,5 +345,7 @@ int hp_cmd_ps(int argc, char **argv)
 	for (size_t i = 0; i < l.n; i++)
 		free(l.rows[i].program);
 	free(l.rows);
-	return 0;
+	free(l.names);
+	/* As pgrep: a script asking for a program learns whether it runs. */
+	return l.nnames && !l.n;
 }
