@@ -23,6 +23,7 @@
 #define PLOT_H 320.0
 #define AXIS_H 44.0
 #define LEGEND_H 18.0
+#define X_LABEL_GAP 40.0	/* at least this between two time labels, and room */
 
 /* Tableau's ten colors: distinct on screen and in print. */
 static const char *const palette[] = {
@@ -79,6 +80,13 @@ static void when(const struct hp_series *s, size_t t, char *buf, size_t n)
 	strftime(buf, n, s->x[s->n - 1] >= 86400 ? "%m-%d %H:%M" : "%H:%M:%S", &tm);
 }
 
+/* A label's width in the chart's 12px font, generously: Verdana's
+ * digits are 0.64 em, and no glyph of a time or "#n" is wider. */
+static double label_width(const char *label)
+{
+	return (double)strlen(label) * 12 * 0.66;
+}
+
 static void axes(struct chart *c)
 {
 	const struct hp_series *s = c->s;
@@ -92,12 +100,21 @@ static void axes(struct chart *c)
 				    "class=\"grid\"/><text x=\"%.1f\" y=\"%.1f\" class=\"yl\">%s"
 				    "</text>\n", LEFT, at, W - RIGHT, at, LEFT - 6, at + 4, label);
 	}
-	/* About eight labels along x, on dumps. */
-	size_t every = (s->n + 7) / 8;
-	for (size_t t = 0; t < s->n; t += every) {
+	/* Labels along x on dumps, the first and then each one that keeps
+	 * clear of the last: dumps bunched in time (high-water dumps, or a
+	 * second's several) would write their labels over each other. */
+	double last_x = 0, last_half = 0;
+	for (size_t t = 0; t < s->n; t++) {
 		when(s, t, label, sizeof(label));
-		hp_buf_printf(c->b, "<text x=\"%.1f\" y=\"%.1f\" class=\"xl\">%s</text>\n", px(c, t),
+		double x = px(c, t), half = label_width(label) / 2;
+		if (t && x - last_x < last_half + half + X_LABEL_GAP)
+			continue;
+		if (x + half > W - 2)   /* the last, moved in to be read whole */
+			x = W - 2 - half;
+		hp_buf_printf(c->b, "<text x=\"%.1f\" y=\"%.1f\" class=\"xl\">%s</text>\n", x,
 			      TOP + PLOT_H + 18, label);
+		last_x = x;
+		last_half = half;
 	}
 	hp_buf_printf(c->b, "<text x=\"%.1f\" y=\"%.1f\" class=\"xl\">%s</text>\n",
 		      LEFT + (W - LEFT - RIGHT) / 2, TOP + PLOT_H + 36,
