@@ -7,17 +7,21 @@
 # heapprof; --programs GLOB,... profiles the processes whose program
 # matches.  The script's output is the same as bare each time.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 19
 
 cp "$TP/seed" one
 cp "$TP/tiny" two
 cp "$TP/seed" three
 printf '#!/bin/sh\n%s/one\n%s/two\n%s/three\n' "$T_DIR" "$T_DIR" "$T_DIR" >tree.sh
 printf '#!/bin/sh\n%s/one\n%s/two\nexec %s/three\n' "$T_DIR" "$T_DIR" "$T_DIR" >exec.sh
+# A version manager's shim: forks of its own (command substitutions, a
+# subshell), one of which runs a program, then the exec.
+printf '#!/bin/sh\nv=$(echo 3.11)\n( : )\nm=$(grep -c libheapprof /proc/self/maps)\necho "maps: $m"\nexec %s/three\n' \
+	"$T_DIR" >shim.sh
 # Whether heapprof is mapped into a grandchild of the script (grep reads
 # its own maps).
 printf '#!/bin/sh\nsh -c "sh -c '"'"'grep -q libheapprof /proc/self/maps && echo loaded || echo absent'"'"'"\n' >deep.sh
-chmod +x tree.sh exec.sh deep.sh
+chmod +x tree.sh exec.sh deep.sh shim.sh
 ./tree.sh >bare.out 2>&1
 conf=lg_prof_sample:0,prof_final:true
 
@@ -51,6 +55,12 @@ d=$(rundir exec)
 is "$(dumps "$d")" "three.${d##*.} " "--only-top follows the exec: three's dump, with the run's pid"
 like "$(tail -n 1 exec/err)" "^<heapprof>: the dumps of this run are in $T_DIR/exec/heapprof-run\\." \
 	"three, in the run's process, names the run directory"
+mkdir shim
+(cd shim && "$BIN" run --only-top -c $conf ../shim.sh >out 2>err)
+is "$?:$(head -n 1 shim/out)" "0:maps: 0" "a shim's forks under --only-top: the program one of them runs has no heapprof"
+d=$(rundir shim)
+is "$(dumps "$d")" "three.${d##*.} " "one dump: three's, with the run's pid; none from the shell's forks"
+unlike "$(cat shim/err)" 'dump .*dash\.' "and no line about one"
 mkdir deep
 (cd deep && "$BIN" run --only-top ../deep.sh >out 2>err)
 is "$(cat deep/out)" absent "--only-top: a grandchild runs without heapprof (its LD_PRELOAD no longer names it)"

@@ -53,7 +53,7 @@ static const char help_text[] =
 	"                              they win over the environment and profiler.ini)\n"
 	"  --config FILE               read FILE instead of the system's profiler.ini\n"
 	"  --only-top                  profile only COMMAND's process (and the programs\n"
-	"                              it execs in it, and its forks): the programs it\n"
+	"                              it execs in it, not its forks): the programs it\n"
 	"                              starts run without heapprof\n"
 	"  --programs GLOB[,GLOB...]   profile only the processes whose program's file\n"
 	"                              name matches a GLOB (as heapprof check's)\n"

@@ -115,6 +115,15 @@ static void postfork_child(void)
 	hp_settings_postfork_child();
 	hp_statefile_postfork_child();
 	hp_remote_forget();
+	/* Out of scope (run_only_top): nothing sampled from now on, and, as
+	 * self_pid and the leak gate's owner stay the parent's, no final
+	 * dump, no leak check, no state file and no helper thread. */
+	if (!hp_scope_fork_profiles()) {
+		HP_STORE(&hp_switches.enabled, 0);
+		hp_switches_new_epoch();
+		hp_sampled_leave(&hp_tls);
+		return;
+	}
 	hp_leak_set_owner();
 	self_pid = hp_sandbox_getpid();
 	/* The child keeps profiling: its own bell (made with its state), a

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/sandbox.h"
 #include "conf/conf.h"
 #include "conf/inifile.h"
 #include "control/scope.h"
@@ -77,6 +78,16 @@ static bool program_matches(const char *patterns)
 			return false;
 		p += len + 1;
 	}
+}
+
+bool hp_scope_fork_profiles(void)
+{
+	if (!hp_conf.run_only_top || !hp_conf.run_pid || hp_sandbox_getpid() == (pid_t)hp_conf.run_pid)
+		return true;
+	leave_preload();
+	hp_log(HP_LOG_DEBUG, "not profiling: run_only_top, and this fork of process %d is not it",
+	       (int)hp_conf.run_pid);
+	return false;
 }
 
 bool hp_scope_profiles(void)

@@ -21,6 +21,16 @@
  */
 bool hp_scope_profiles(void);
 
+/*
+ * In a fork child, whether it goes on profiling: not when run_only_top
+ * leaves it out (it is not run_pid), as it would leave out a process that
+ * started with the library; heapprof then leaves its LD_PRELOAD too.  A
+ * shell's forks (command substitutions, subshells: a pyenv shim runs
+ * dozens) are no more the top process than the programs it execs.  No
+ * allocation.
+ */
+bool hp_scope_fork_profiles(void);
+
 #pragma GCC visibility pop
 
 #endif
