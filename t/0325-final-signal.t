@@ -5,7 +5,7 @@
 # the signal is untouched; prof_final_signals:false, or no prof_final,
 # changes nothing.
 . "$(dirname "$0")/lib.sh"
-plan 29
+plan 31
 
 # wait_for FILE ERE: up to 10 s for a line of FILE to match.
 wait_for() {
@@ -39,6 +39,7 @@ for mode in plain thread; do
 	like "$r" '^ *3\.0MiB .* keep_me$' "$mode: which holds the program's 3 MiB"
 	like "$(cat err)" '^<heapprof>: SIGTERM: the final dump, then the signal.s default action$' \
 		"$mode: heapprof says why it dumped"
+	unlike "$(cat out)" '^woke$' "$mode: the program never runs on after the signal"
 done
 
 stop "$conf" plain INT

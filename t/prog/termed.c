@@ -1,7 +1,8 @@
 /*
  * termed.c -- a service for the final-signal tests (t/0325): keeps 3 MiB
  * from keep_me(), prints "ready", then sleeps SECONDS (again when a signal
- * cuts the sleep short) and exits 0.
+ * cuts the sleep short, printing "woke": bare, SIGTERM never lets it) and
+ * exits 0.
  *
  * MODE plain: nothing else; thread: also a thread of its own that sleeps
  * (so heapprof's helper thread runs); own: its own SIGTERM and SIGINT
@@ -63,6 +64,6 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	struct timespec left = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
 	while (nanosleep(&left, &left) != 0)
-		;
+		(void)!write(1, "woke\n", 5);
 	return 0;
 }

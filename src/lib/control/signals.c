@@ -10,17 +10,22 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf/conf.h"
 #include "base/log.h"
 #include "base/sandbox.h"
+#include "base/sys.h"
 #include "output/dump.h"
 #include "next/sigview.h"
 #include "output/statefile.h"
 #include "control/signals.h"
+#include "record/tls.h"
 #include "record/trigger.h"
 #include "base/banned.h"
 
@@ -31,6 +36,7 @@ static int known[MAX_SIG];        /* the state the log last described */
 static unsigned long long avoid;  /* control candidates the program took */
 static unsigned long long final_mask;  /* bit sig-1: claimed as a final signal */
 static int final_signo;           /* the final signal being answered, or 0 */
+static int final_sent;            /* futex: 1 once it was sent again */
 
 static int is_final(int sig)
 {
@@ -47,6 +53,27 @@ static void die_by(int sig)
 	__atomic_fetch_and(&final_mask, ~(1ull << (sig - 1)), __ATOMIC_RELEASE);
 	hp_sigview_release(sig);
 	kill(hp_sandbox_getpid(), sig);
+	HP_STORE_REL(&final_sent, 1);
+	hp_syscall(SYS_futex, &final_sent, FUTEX_WAKE_PRIVATE, 1 << 30, NULL, NULL, 0);
+}
+
+/* The thread that took the final signal waits in the handler while the
+ * helper thread writes the dump: bare, it would never have run on (a
+ * nanosleep or poll cut short by the signal would return to the
+ * program).  The signal sent again is then pending for it, blocked in its
+ * own handler, or taken by another thread: either way the process dies.
+ * Not a thread inside heapprof, which may hold what the dump needs; and
+ * at most 5 s, after which the signal kills without the dump. */
+static void hold_until_sent(int sig)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+	if (hp_tls.guard)
+		return;
+	for (int i = 0; i < 50 && !HP_LOAD_ACQ(&final_sent); i++)
+		hp_syscall(SYS_futex, &final_sent, FUTEX_WAIT_PRIVATE, 0, &tick, NULL, 0);
+	if (!HP_LOAD_ACQ(&final_sent))
+		die_by(sig);
 }
 
 /* SIGTERM or SIGINT on our handler: the final dump is asked of whoever
@@ -59,15 +86,19 @@ static void on_final(int sig)
 {
 	int none = 0;
 
-	if (!HP_CAS(&final_signo, &none, sig))
-		return;   /* one already answered: its death comes */
-	if (hp_sandbox_on()) {
+	/* A second one (^C twice, a supervisor that insists) or a sandbox:
+	 * the death at once. */
+	if (!HP_CAS(&final_signo, &none, sig) || hp_sandbox_on()) {
 		die_by(sig);
 		return;
 	}
 	hp_trigger_request(HP_REQ_FINAL);
+	if (!HP_LOAD(&hp_trigger_answer_mask)) {
+		hold_until_sent(sig);   /* a helper thread answers */
+		return;
+	}
 	hp_trigger_answer_from_handler();
-	if (HP_LOAD(&hp_trigger_answer_mask) && hp_trigger_take_some(HP_REQ_FINAL))
+	if (hp_trigger_take_some(HP_REQ_FINAL))
 		die_by(sig);
 }
 

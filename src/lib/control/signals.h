@@ -19,7 +19,9 @@
  * program's handler or SIG_IGN).  One arriving asks for the final dump
  * (HP_REQ_FINAL); whoever answers writes it, gives the signal back its
  * default action and sends it again, so the program dies by it as it
- * would bare.  Under a seccomp filter it kills at once.
+ * would bare; the thread that took it waits in the handler meanwhile (up
+ * to 5 s).  A second final signal, or one under a seccomp filter, kills
+ * at once.
  */
 #ifndef HP_SIGNALS_H
 #define HP_SIGNALS_H
