@@ -5,8 +5,9 @@
  * Owns which signals carry our handler and what the log has said about
  * them, and the final signals (SIGTERM, SIGINT: a final dump, then the
  * death they would have brought).  The handler is async-signal-safe: it
- * touches atomics and wakes the helper thread.  The program's view of these signals, and the
- * interposed sigaction that keeps it, are next/sigview.c's.
+ * touches atomics and wakes the helper thread (a final signal's also
+ * waits on a futex for it).  The program's view of these signals, and
+ * the interposed sigaction that keeps it, are next/sigview.c's.
  */
 #include <errno.h>
 #include <limits.h>
