@@ -5,7 +5,7 @@
 # the signal is untouched; prof_final_signals:false, or no prof_final,
 # changes nothing.
 . "$(dirname "$0")/lib.sh"
-plan 31
+plan 34
 
 # wait_for FILE ERE: up to 10 s for a line of FILE to match.
 wait_for() {
@@ -87,3 +87,20 @@ wait $job
 st=$?
 is "$(kill -l $st)" TERM "sandboxed: SIGTERM kills the program, by SIGTERM"
 is "$(ls p.*.f.*.heap 2>/dev/null | wc -l)" 0 "sandboxed: no final dump"
+
+# Process 1 of a PID namespace (a container's entrypoint without --init):
+# the kernel spares it SIGTERM at SIG_DFL, so the signal does nothing,
+# bare and under heapprof: no dump, no call of the program's cut short.
+rm -f p.* out err
+HEAPPROF_CONF=$conf LD_PRELOAD=$LIB unshare --user --map-root-user --pid --fork \
+	"$TP/termed" 20 thread >out 2>err &
+job=$!
+wait_for out '^ready$' || diag "termed as process 1 never got ready"
+one=$(pgrep -P $job)
+kill -TERM $one
+sleep 0.5
+ok $(kill -0 $one 2>/dev/null; echo $?) "process 1: SIGTERM does nothing, as bare"
+kill -KILL $one
+wait $job
+unlike "$(cat out)" '^woke$' "process 1: no call of the program's cut short"
+unlike "$(cat err)" 'SIGTERM: the final dump' "process 1: no final dump on the signal"

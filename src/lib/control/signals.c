@@ -260,11 +260,14 @@ static void pick_control(void)
 /* SIGTERM and SIGINT carry our handler when prof_final and
  * prof_final_signals are on and the program would have SIG_DFL there (a
  * handler of the program's, or SIG_IGN, wins, as for the dump signal);
- * never one that is signal_dump or signal_toggle. */
+ * never one that is signal_dump or signal_toggle.  Not in process 1 of a
+ * PID namespace (a container's entrypoint): the kernel spares it a signal
+ * at SIG_DFL, so bare SIGTERM does nothing there, and a handler would
+ * make it cut the program's calls short. */
 static void configure_final(int dump_sig, int toggle_sig)
 {
 	static const int sigs[] = { SIGTERM, SIGINT };
-	int want = hp_conf.prof_final && hp_conf.prof_final_signals;
+	int want = hp_conf.prof_final && hp_conf.prof_final_signals && getpid() != 1;
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		int sig = sigs[i];
