@@ -243,8 +243,8 @@ int hp_binary_python(const char *cmd)
 {
 	char path[PATH_MAX], next[PATH_MAX];
 
-	if (python_name(cmd) || resolve(cmd, path, sizeof(path)))
-		return python_name(cmd);
+	if (resolve(cmd, path, sizeof(path)))
+		return 0;
 	for (int depth = 0; depth < 4; depth++) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
