@@ -7,7 +7,9 @@
  * dynamic loader runs; a set-user-ID or set-group-ID file (on a mount
  * that honours the bits), or one with file capabilities, runs in secure
  * mode, where the loader ignores a preload given by path.  Only cheap
- * checks: a program it cannot read or judge is taken to be fine.
+ * checks: a program it cannot read or judge is taken to be fine.  Also
+ * whether a program is Python (its name, or libpython in its DT_NEEDED),
+ * for heapprof run's line on pymalloc.
  */
 #include <elf.h>
 #include <errno.h>
@@ -169,6 +171,90 @@ int hp_binary_unpreloadable(const char *cmd, char *why, size_t cap)
 			return 0;
 		snprintf(path, sizeof(path), "%s", next);
 		shown = path;
+	}
+	return 0;
+}
+
+/* Whether name is a Python interpreter's: "python" then a version made of
+ * digits and dots, maybe a debug build's "d" or "-dbg". */
+static int python_name(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+
+	if (strncmp(base, "python", 6))
+		return 0;
+	const char *rest = base + 6 + strspn(base + 6, "0123456789.");
+	return !*rest || !strcmp(rest, "d") || !strcmp(rest, "-dbg");
+}
+
+/* Reads the n bytes at off, 0 when all of them came. */
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	return pread(fd, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* 1 when the 64-bit ELF file fd names a library starting with prefix in
+ * its DT_NEEDED entries; 0 otherwise (another class, unreadable). */
+static int elf_needs(int fd, const char *prefix)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph, load[16], dyn = { 0 };
+	unsigned nload = 0;
+
+	if (read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph) || eh.e_phnum > 4096)
+		return 0;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (read_at(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
+			return 0;
+		if (ph.p_type == PT_DYNAMIC)
+			dyn = ph;
+		else if (ph.p_type == PT_LOAD && nload < 16)
+			load[nload++] = ph;
+	}
+	size_t n = dyn.p_filesz / sizeof(Elf64_Dyn);
+	if (!n || n > 4096)
+		return 0;
+	Elf64_Dyn *d = calloc(n, sizeof(*d));
+	uint64_t strtab = 0, stroff = 0;
+	int found = 0;
+	if (!d || read_at(fd, d, n * sizeof(*d), dyn.p_offset)) {
+		free(d);
+		return 0;
+	}
+	for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++)
+		if (d[i].d_tag == DT_STRTAB)
+			strtab = d[i].d_un.d_ptr;
+	/* The string table's address, as a file offset. */
+	for (unsigned i = 0; i < nload && !stroff; i++)
+		if (strtab >= load[i].p_vaddr && strtab < load[i].p_vaddr + load[i].p_filesz)
+			stroff = strtab - load[i].p_vaddr + load[i].p_offset;
+	for (size_t i = 0; stroff && i < n && d[i].d_tag != DT_NULL && !found; i++) {
+		char name[64] = { 0 };
+		if (d[i].d_tag == DT_NEEDED &&
+		    pread(fd, name, sizeof(name) - 1, (off_t)(stroff + d[i].d_un.d_val)) > 0)
+			found = !strncmp(name, prefix, strlen(prefix));
+	}
+	free(d);
+	return found;
+}
+
+int hp_binary_python(const char *cmd)
+{
+	char path[PATH_MAX], next[PATH_MAX];
+
+	if (resolve(cmd, path, sizeof(path)))
+		return 0;
+	for (int depth = 0; depth < 4; depth++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 0;
+		int yes = python_name(path) || elf_needs(fd, "libpython");
+		int more = !yes && interpreter(fd, next, sizeof(next)) == 0;
+		close(fd);
+		if (yes || !more)
+			return yes;
+		snprintf(path, sizeof(path), "%s", next);
 	}
 	return 0;
 }

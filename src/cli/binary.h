@@ -25,4 +25,9 @@ enum {
  * be read or judged (why untouched). */
 int hp_binary_unpreloadable(const char *cmd, char *why, size_t cap);
 
+/* Whether cmd (found as above, through #! lines) is a Python interpreter,
+ * by its file name (python, python3, python3.11, python3.11d) or by
+ * linking libpython (a program that embeds Python: uwsgi, gdb): 1 or 0. */
+int hp_binary_python(const char *cmd);
+
 #endif

@@ -169,6 +169,26 @@ static char *programs_opt(const char *globs)
 	return opt;
 }
 
+/*
+ * Python keeps its small objects in pymalloc's arenas, blocks it carves
+ * itself: heapprof sees the arenas' allocations, not the objects.  One
+ * line says how to see them, and changes nothing: the program's
+ * environment and allocator are the user's.  Not when PYTHONMALLOC is set
+ * (the user chose), nor inside heapprof check's tree, where nothing may
+ * be printed but the programs' own (check's HEAPPROF_CONF, which every
+ * process of the tree inherits, says leak_report:false).
+ */
+static void python_note(const char *cmd)
+{
+	const char *conf = getenv("HEAPPROF_CONF");
+
+	if (getenv("PYTHONMALLOC") || (conf && strstr(conf, "leak_report:false")) ||
+	    !hp_binary_python(cmd))
+		return;
+	fprintf(stderr, "heapprof run: %s is Python: its small objects live in pymalloc's arenas, which "
+		"heapprof cannot see into; run it with PYTHONMALLOC=malloc to see them (heapprof(7))\n", cmd);
+}
+
 /* What the options build up, freed whatever way run() ends. */
 struct lists {
 	char *conf, *programs, *own, *prefix;
@@ -220,6 +240,7 @@ static int run(int argc, char **argv, struct lists *l)
 	if (l->programs && strchr(l->programs, '|'))
 		return hp_usage_error("run", "--programs: a pattern cannot hold '|'");
 	hp_binary_warn("run", argv[i], "it will not be profiled");
+	python_note(argv[i]);
 
 	/* Ours first: the user's -c options come after them and win. */
 	char *prefix = l->prefix = user_gave(l->conf, config, "prof_prefix") ? NULL : run_prefix();

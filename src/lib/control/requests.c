@@ -67,6 +67,9 @@ unsigned hp_requests_do(unsigned req)
 		dump_asked(req & HP_REQ_SIGNAL_DUMP, asked);
 	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE))
 		hp_bell_note_answered();
+	/* Last: the process dies by the final signal soon after. */
+	if (req & HP_REQ_FINAL)
+		hp_signals_final();
 
 	return req | asked;
 }

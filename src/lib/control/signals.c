@@ -3,19 +3,30 @@
  * signals.h).
  *
  * Owns which signals carry our handler and what the log has said about
- * them.  The handler is async-signal-safe: it touches atomics and wakes
- * the helper thread.  The program's view of these signals, and the
- * interposed sigaction that keeps it, are next/sigview.c's.
+ * them, and the final signals (SIGTERM, SIGINT: a final dump, then the
+ * death they would have brought).  The handler is async-signal-safe: it
+ * touches atomics and wakes the helper thread (a final signal's also
+ * waits on a futex for it).  The program's view of these signals, and
+ * the interposed sigaction that keeps it, are next/sigview.c's.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "conf/conf.h"
 #include "base/log.h"
+#include "base/sandbox.h"
+#include "base/sys.h"
+#include "output/dump.h"
 #include "next/sigview.h"
 #include "output/statefile.h"
 #include "control/signals.h"
+#include "record/tls.h"
 #include "record/trigger.h"
 #include "base/banned.h"
 
@@ -24,6 +35,87 @@
 static int dump_signo, toggle_signo, control_signo;
 static int known[MAX_SIG];        /* the state the log last described */
 static unsigned long long avoid;  /* control candidates the program took */
+static unsigned long long final_mask;  /* bit sig-1: claimed as a final signal */
+static int final_signo;           /* the final signal being answered, or 0 */
+static int final_sent;            /* futex: 1 once it was sent again */
+
+static int is_final(int sig)
+{
+	return sig > 0 && sig < MAX_SIG && (HP_LOAD(&final_mask) >> (sig - 1) & 1);
+}
+
+/* The death the final signal would have brought bare: the program's view
+ * of it (SIG_DFL, or ours would not have run) back in the kernel, and the
+ * signal again, to the process.  A thread of the program's takes it (the
+ * helper thread blocks every signal; the handler's own thread once the
+ * handler returns), so the status and the core are what they are bare. */
+static void die_by(int sig)
+{
+	__atomic_fetch_and(&final_mask, ~(1ull << (sig - 1)), __ATOMIC_RELEASE);
+	hp_sigview_release(sig);
+	kill(hp_sandbox_getpid(), sig);
+	HP_STORE_REL(&final_sent, 1);
+	hp_syscall(SYS_futex, &final_sent, FUTEX_WAKE_PRIVATE, 1 << 30, NULL, NULL, 0);
+}
+
+/* The thread that took the final signal waits in the handler while the
+ * helper thread writes the dump: bare, it would never have run on (a
+ * nanosleep or poll cut short by the signal would return to the
+ * program).  The signal sent again is then pending for it, blocked in its
+ * own handler, or taken by another thread: either way the process dies.
+ * Not a thread inside heapprof, which may hold what the dump needs; and
+ * at most 5 s, after which the signal kills without the dump. */
+static void hold_until_sent(int sig)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+	if (hp_tls.guard)
+		return;
+	for (int i = 0; i < 50 && !HP_LOAD_ACQ(&final_sent); i++)
+		hp_syscall(SYS_futex, &final_sent, FUTEX_WAIT_PRIVATE, 0, &tick, NULL, 0);
+	if (!HP_LOAD_ACQ(&final_sent))
+		die_by(sig);
+}
+
+/* SIGTERM or SIGINT on our handler: the final dump is asked of whoever
+ * answers requests, which then dies by it (hp_signals_final).  A process
+ * without a helper thread answers here when this thread is outside
+ * heapprof; when it cannot (inside heapprof, dump_symbols), or under a
+ * seccomp filter, the signal kills at once, without the dump, rather than
+ * waiting for a sample point that may never come. */
+static void on_final(int sig)
+{
+	int none = 0;
+
+	/* A second one (^C twice, a supervisor that insists) or a sandbox:
+	 * the death at once. */
+	if (!HP_CAS(&final_signo, &none, sig) || hp_sandbox_on()) {
+		die_by(sig);
+		return;
+	}
+	hp_trigger_request(HP_REQ_FINAL);
+	if (!HP_LOAD(&hp_trigger_answer_mask)) {
+		hold_until_sent(sig);   /* a helper thread answers */
+		return;
+	}
+	hp_trigger_answer_from_handler();
+	if (hp_trigger_take_some(HP_REQ_FINAL))
+		die_by(sig);
+}
+
+void hp_signals_final(void)
+{
+	int sig = HP_LOAD(&final_signo);
+	char path[PATH_MAX], nm[32];
+
+	if (!sig)
+		return;
+	hp_log(HP_LOG_INFO, "SIG%s: the final dump, then the signal's default action",
+	       hp_conf_signal_name(sig, nm, sizeof(nm)));
+	if (hp_conf.prof_final && !hp_sandbox_on())
+		(void)hp_dump_auto('f', 0, path, sizeof(path), NULL);
+	die_by(sig);
+}
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
@@ -31,6 +123,11 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 
 	(void)info;
 	(void)ctx;
+	if (is_final(sig)) {
+		on_final(sig);
+		errno = saved;
+		return;
+	}
 	if (sig == HP_LOAD(&dump_signo))
 		hp_trigger_request(HP_REQ_SIGNAL_DUMP);
 	if (sig == HP_LOAD(&toggle_signo)) {
@@ -160,6 +257,38 @@ static void pick_control(void)
 	}
 }
 
+/* SIGTERM and SIGINT carry our handler when prof_final and
+ * prof_final_signals are on and the program would have SIG_DFL there (a
+ * handler of the program's, or SIG_IGN, wins, as for the dump signal);
+ * never one that is signal_dump or signal_toggle.  Not in process 1 of a
+ * PID namespace (a container's entrypoint): the kernel spares it a signal
+ * at SIG_DFL, so bare SIGTERM does nothing there, and a handler would
+ * make it cut the program's calls short. */
+static void configure_final(int dump_sig, int toggle_sig)
+{
+	static const int sigs[] = { SIGTERM, SIGINT };
+	int want = hp_conf.prof_final && hp_conf.prof_final_signals && getpid() != 1;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		int sig = sigs[i];
+		unsigned long long bit = 1ull << (sig - 1);
+		if (sig == dump_sig || sig == toggle_sig) {
+			__atomic_fetch_and(&final_mask, ~bit, __ATOMIC_RELEASE);
+			hp_sigview_release_before_sandbox(sig, 0);
+			continue;
+		}
+		if (want && !HP_LOAD(&final_signo)) {
+			(void)hp_sigview_claim(sig, on_signal);
+			__atomic_fetch_or(&final_mask, bit, __ATOMIC_RELEASE);
+			hp_sigview_release_before_sandbox(sig, 1);
+		} else if (is_final(sig)) {
+			__atomic_fetch_and(&final_mask, ~bit, __ATOMIC_RELEASE);
+			hp_sigview_release_before_sandbox(sig, 0);
+			hp_sigview_release(sig);
+		}
+	}
+}
+
 void hp_signals_configure(int dump_sig, int toggle_sig)
 {
 	int old_dump = dump_signo, old_toggle = toggle_signo;
@@ -183,6 +312,7 @@ void hp_signals_configure(int dump_sig, int toggle_sig)
 	if (toggle_sig > 0 && toggle_sig < MAX_SIG)
 		describe(toggle_sig, "toggle", hp_sigview_claim(toggle_sig, on_signal),
 			 toggle_sig != old_dump && toggle_sig != old_toggle);
+	configure_final(dump_sig, toggle_sig);
 	pick_control();
 	publish();
 }

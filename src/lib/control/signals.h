@@ -13,6 +13,15 @@
  * files (control/remote.h); it is advertised in the state file as
  * signal_control, for heapprof dump and toggle, which never need SIGUSR1
  * or SIGUSR2.
+ *
+ * The final signals: with prof_final and prof_final_signals, SIGTERM and
+ * SIGINT are claimed the same way (only at SIG_DFL: never over the
+ * program's handler or SIG_IGN).  One arriving asks for the final dump
+ * (HP_REQ_FINAL); whoever answers writes it, gives the signal back its
+ * default action and sends it again, so the program dies by it as it
+ * would bare; the thread that took it waits in the handler meanwhile (up
+ * to 5 s).  A second final signal, or one under a seccomp filter, kills
+ * at once.
  */
 #ifndef HP_SIGNALS_H
 #define HP_SIGNALS_H
@@ -27,6 +36,10 @@ void hp_signals_configure(int dump_sig, int toggle_sig);
  * picks another control signal if the program took it, and updates the
  * state file.  Helper thread. */
 void hp_signals_check(void);
+/* HP_REQ_FINAL: the final dump (prof_final, not sandboxed), then the final
+ * signal that arrived again with its default action.  On the thread that
+ * answers requests. */
+void hp_signals_final(void);
 
 #pragma GCC visibility pop
 

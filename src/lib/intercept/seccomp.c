@@ -30,6 +30,7 @@
 #include "base/sandbox.h"
 #include "base/sys.h"
 #include "leak/leak.h"
+#include "next/sigview.h"
 
 /* What a call is, for the sandbox: */
 enum install {
@@ -65,8 +66,10 @@ static enum install prctl_call(long option, long mode, long prog)
 static HP_COLD long install(enum install how, long n, long a, long b, long c, long d, long e, long f)
 {
 	/* The last moment the file system is heapprof's. */
-	if (!hp_sandbox_on())
+	if (!hp_sandbox_on()) {
 		hp_leak_before_sandbox();
+		hp_sigview_before_sandbox();   /* the final signals' handler */
+	}
 	hp_sandbox_enter();
 	long r = hp_sys_raw(n, a, b, c, d, e, f);
 	hp_sandbox_leave(r == 0 || (r > 0 && how == INSTALL_LISTENER));

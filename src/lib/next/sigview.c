@@ -37,6 +37,7 @@ struct slot {
 
 static struct slot slots[NSIGS];
 static uint64_t claimed_mask;    /* bit sig-1: claimed (read without the lock) */
+static uint64_t sandbox_mask;    /* bit sig-1: released before a seccomp filter */
 static struct hp_spin lock;
 static sigset_t fork_mask;       /* the forking thread's mask, while locked */
 static sigset_t intr;            /* siginterrupt(sig, 1) was asked */
@@ -148,6 +149,25 @@ void hp_sigview_release(int sig)
 		__atomic_fetch_and(&claimed_mask, ~((uint64_t)1 << (sig - 1)), __ATOMIC_RELEASE);
 	}
 	leave(&saved);
+}
+
+void hp_sigview_release_before_sandbox(int sig, int on)
+{
+	if (sig <= 0 || sig >= NSIGS)
+		return;
+	if (on)
+		__atomic_fetch_or(&sandbox_mask, (uint64_t)1 << (sig - 1), __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&sandbox_mask, ~((uint64_t)1 << (sig - 1)), __ATOMIC_RELEASE);
+}
+
+void hp_sigview_before_sandbox(void)
+{
+	uint64_t m = HP_LOAD_ACQ(&sandbox_mask);
+
+	for (int sig = 1; sig < NSIGS; sig++)
+		if (m >> (sig - 1) & 1)
+			hp_sigview_release(sig);
 }
 
 int hp_sigview_state(int sig)

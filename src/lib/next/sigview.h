@@ -64,6 +64,13 @@ void hp_sigview_release(int sig);
  * now on, and a signal found back at SIG_DFL (a handler installed with
  * SA_RESETHAND, once it ran) gets heapprof's handler again. */
 int hp_sigview_state(int sig);
+/* Marks (on) or unmarks sig as one to give back before a seccomp filter
+ * goes in (control/signals.c's final signals: under a filter the calls
+ * their handler makes to let the signal kill may be refused).
+ * hp_sigview_before_sandbox, from intercept/seccomp.c while heapprof's
+ * system calls are still free, releases the marked signals. */
+void hp_sigview_release_before_sandbox(int sig, int on);
+void hp_sigview_before_sandbox(void);
 /* Fork: the lock is held across fork() and free in both processes.  In a
  * child whose parent did not call hp_sigview_prefork (a fork from a signal
  * handler that interrupted heapprof), locked is 0: the lock is only
