@@ -15,8 +15,9 @@ cp "$TP/seed" three
 printf '#!/bin/sh\n%s/one\n%s/two\n%s/three\n' "$T_DIR" "$T_DIR" "$T_DIR" >tree.sh
 printf '#!/bin/sh\n%s/one\n%s/two\nexec %s/three\n' "$T_DIR" "$T_DIR" "$T_DIR" >exec.sh
 # A version manager's shim: forks of its own (command substitutions, a
-# subshell), one of which runs a program, then the exec.
-printf '#!/bin/sh\nv=$(echo 3.11)\n( : )\nm=$(grep -c libheapprof /proc/self/maps)\necho "maps: $m"\nexec %s/three\n' \
+# subshell, one stopped by SIGTERM), one of which runs a program, then the
+# exec.
+printf '#!/bin/sh\nv=$(echo 3.11)\n( : )\n( sleep 5; : ) & p=$!\nsleep 0.3\nkill -TERM $p; wait $p; echo "term: $?"\nm=$(grep -c libheapprof /proc/self/maps)\necho "maps: $m"\nexec %s/three\n' \
 	"$T_DIR" >shim.sh
 # Whether heapprof is mapped into a grandchild of the script (grep reads
 # its own maps).
@@ -57,7 +58,8 @@ like "$(tail -n 1 exec/err)" "^<heapprof>: the dumps of this run are in $T_DIR/e
 	"three, in the run's process, names the run directory"
 mkdir shim
 (cd shim && "$BIN" run --only-top -c $conf ../shim.sh >out 2>err)
-is "$?:$(head -n 1 shim/out)" "0:maps: 0" "a shim's forks under --only-top: the program one of them runs has no heapprof"
+is "$?:$(head -n 2 shim/out | tr '\n' ' ')" "0:term: 143 maps: 0 " \
+	"a shim's forks under --only-top: SIGTERM kills one as bare, the program one runs has no heapprof"
 d=$(rundir shim)
 is "$(dumps "$d")" "three.${d##*.} " "one dump: three's, with the run's pid; none from the shell's forks"
 unlike "$(cat shim/err)" 'dump .*dash\.' "and no line about one"

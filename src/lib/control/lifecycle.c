@@ -39,6 +39,7 @@
 #include "next/nextmaps.h"
 #include "next/sigview.h"
 #include "control/scope.h"
+#include "control/signals.h"
 #include "control/settings.h"
 #include "stack/stack.h"
 #include "stack/unwind.h"
@@ -119,6 +120,7 @@ static void postfork_child(void)
 	 * self_pid and the leak gate's owner stay the parent's, no final
 	 * dump, no leak check, no state file and no helper thread. */
 	if (!hp_scope_fork_profiles()) {
+		hp_signals_leave();
 		HP_STORE(&hp_switches.enabled, 0);
 		hp_switches_new_epoch();
 		hp_sampled_leave(&hp_tls);

@@ -317,6 +317,18 @@ void hp_signals_configure(int dump_sig, int toggle_sig)
 	publish();
 }
 
+void hp_signals_leave(void)
+{
+	int sigs[] = { HP_XCHG(&dump_signo, 0), HP_XCHG(&toggle_signo, 0), HP_XCHG(&control_signo, 0),
+		       SIGTERM, SIGINT };
+
+	__atomic_store_n(&final_mask, 0, __ATOMIC_RELEASE);
+	hp_sigview_release_before_sandbox(SIGTERM, 0);
+	hp_sigview_release_before_sandbox(SIGINT, 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		release(sigs[i]);
+}
+
 void hp_signals_check(void)
 {
 	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);

@@ -36,6 +36,11 @@ void hp_signals_configure(int dump_sig, int toggle_sig);
  * picks another control signal if the program took it, and updates the
  * state file.  Helper thread. */
 void hp_signals_check(void);
+/* Gives every signal heapprof holds (dump, toggle, control, final) back
+ * to the program's view, for a process that stops profiling (a fork that
+ * run_only_top leaves out): bare, they do to it what they would have.  In
+ * a fork child, before it runs the program's code again. */
+void hp_signals_leave(void);
 /* HP_REQ_FINAL: the final dump (prof_final, not sandboxed), then the final
  * signal that arrived again with its default action.  On the thread that
  * answers requests. */
