@@ -18,7 +18,7 @@
 
 /* Build-ids are 20 bytes (SHA-1) from GNU ld, lld, gold and mold by
  * default; 16 (MD5, UUID) or up to 64 with --build-id=0x... . */
-#define BUILDID_MAX 64
+#define ID_BYTES_MAX 64
 
 /* The build-id in note segment [p, p + n) with alignment align, or 0. */
 static size_t note_build_id(const unsigned char *p, size_t n, size_t align,
@@ -36,7 +36,7 @@ static size_t note_build_id(const unsigned char *p, size_t n, size_t align,
 			return 0;
 		if (h.n_type == NT_GNU_BUILD_ID && h.n_namesz == 4 &&
 		    !memcmp(p + sizeof(h), "GNU", 4) && h.n_descsz &&
-		    h.n_descsz <= BUILDID_MAX) {
+		    h.n_descsz <= ID_BYTES_MAX) {
 			*id = p + sizeof(h) + name;
 			return h.n_descsz;
 		}
