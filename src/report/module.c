@@ -509,7 +509,9 @@ static const char *check_mappings(struct hp_module *mod, const struct hp_input *
 		if (m->path != mod->path || m->inode != mod->inode ||
 		    m->dev_major != mod->dev_major || m->dev_minor != mod->dev_minor)
 			continue;
-		if (m->deleted && !mod->same_id)
+		/* Of the file at the path: not the one a build-id or a
+		 * --binary chose. */
+		if (m->deleted && !mod->same_id && !mod->named)
 			return "it was deleted or replaced before the dump";
 		if (!mod->debug_only && m->offset + (m->end - m->start) > page_up(mod->size, 65536))
 			return "the file is smaller than the dump's mappings of it";

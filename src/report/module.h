@@ -66,7 +66,6 @@ struct hp_modbin {
 	const char *path;
 	const char *base;
 	const char *build_id;
-	int read;
 };
 
 struct hp_modtab {
