@@ -63,6 +63,19 @@ static uintptr_t first_load(const struct dl_phdr_info *info)
 	return lo;
 }
 
+/* Whether the note segment ph lies in the file image of a loadable
+ * segment: only then is it mapped (a linker could leave one out). */
+static int mapped(const struct dl_phdr_info *info, const ElfW(Phdr) *ph)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+		if (l->p_type == PT_LOAD && ph->p_vaddr >= l->p_vaddr &&
+		    ph->p_filesz <= l->p_filesz && ph->p_vaddr - l->p_vaddr <= l->p_filesz - ph->p_filesz)
+			return 1;
+	}
+	return 0;
+}
+
 static int put_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct hp_out *o = arg;
@@ -72,7 +85,7 @@ static int put_object(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum && !n; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_NOTE)
+		if (ph->p_type == PT_NOTE && mapped(info, ph))
 			n = note_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr),
 					  ph->p_filesz, ph->p_align, &id);
 	}
