@@ -30,8 +30,9 @@ raw=$(go tool pprof -raw seed.pb.gz 2>/dev/null)
 like "$raw" '^inuse_objects/count inuse_space/bytes\[dflt\]$' "two sample types without cumulative counts"
 like "$raw" ': 0x[0-9a-f]+ M=[0-9]+ do_something /.*t/prog/seed\.c:15 s=13$' \
 	"locations carry address, mapping, function, file, line and the function's first line"
-like "$raw" "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TP/seed  \\[FN\\]\\[FL\\]\\[LN\\]\$" \
-	"and the mapping of the executable"
+seed_id=$(readelf -n "$TP/seed" | sed -n 's/.*Build ID: *//p')
+like "$raw" "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $TP/seed $seed_id \\[FN\\]\\[FL\\]\\[LN\\]\$" \
+	"and the mapping of the executable, with its build-id"
 
 like "$raw" '^Period: 1$' "exact mode: Period 1 (every byte)"
 prof prof_final:true,prof_prefix:smp "$TP/seed" >/dev/null

@@ -75,7 +75,7 @@ like "$(cat err)" "^<heapprof>: cannot read /proc/self/maps \\(No such file or d
 	"one line says there is no /proc and what stands in for it"
 is "$(grep -c 'cannot read /proc/self/maps' err)" 1 "once"
 dump=$(ls jail/heapprof.$pid.*.f.*.heap)
-like "$(grep " $TP/patterns\$" "$dump" | head -n 1)" '^[0-9a-f]+-[0-9a-f]+ r..p [0-9a-f]{8} 00:00 0 /' \
+like "$(sed -n '/^MAPPED_LIBRARIES:/,$p' "$dump" | grep " $TP/patterns\$" | head -n 1)" '^[0-9a-f]+-[0-9a-f]+ r..p [0-9a-f]{8} 00:00 0 /' \
 	"the program's segments are listed, in /proc/self/maps' layout"
 like "$("$BIN" report --text "$dump" 2>&1)" ' do_chroot$' "and the dump names its functions (do_chroot)"
 done_testing

@@ -37,7 +37,10 @@ static const char usage_text[] =
 	"  --full-names       C++ names with arguments and template arguments\n"
 	"  --show-bytes       exact byte counts instead of sizes like 3.1MiB (sizes\n"
 	"                     are in B, KiB, MiB, GiB: powers of 1024)\n"
-	"  --debug-dir DIR    look for separate debug files in DIR too (repeatable)\n"
+	"  --debug-dir DIR    look for binaries and separate debug files by build-id\n"
+	"                     in DIR too (DIR/.build-id/, a debuginfod cache; repeatable)\n"
+	"  --binary FILE      FILE stands for the mappings with its build-id, or with\n"
+	"                     its file name in dumps without build-ids (repeatable)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  -h, --help         show this help\n"
 	"See heapprof(1).\n";

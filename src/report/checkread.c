@@ -383,7 +383,7 @@ static void symbolize_frame(struct symbolizing *z, const struct hp_check_frame *
 		struct hp_module *mod = module_for(z, f->module);
 		/* Callers' frames are return addresses: look up the call. */
 		uint64_t addr = i && f->addr ? f->addr - 1 : f->addr;
-		if (!hp_module_check(mod, &z->in))
+		if (!hp_module_check(&z->mods, mod, &z->in))
 			n = hp_symbolize_lookup(z->sym, mod, addr, r);
 	}
 	if (!n) {
@@ -408,6 +408,8 @@ void hp_check_symbolize(struct hp_check_proc *procs, size_t n, int all, struct h
 	struct symbolizing z = { .strs = strs };
 
 	z.mods.strs = strs;
+	z.mods.debug_dirs = debug_dirs;
+	z.mods.ndebug_dirs = ndirs;
 	z.sym = hp_symbolize_new(strs, debug_dirs, ndirs);
 	for (size_t k = 0; k < n; k++) {
 		struct hp_check_proc *p = &procs[k];

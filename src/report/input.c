@@ -274,6 +274,35 @@ static int64_t clamp_count(uint64_t v)
 	return v > (uint64_t)HP_VALUE_MAX ? HP_VALUE_MAX : (int64_t)v;
 }
 
+/* The longest build-id we take, in bytes (--build-id=0x... allows any). */
+#define BUILDID_MAX 64
+
+/* "# heapprof build-id: 0x<address> <hex>[ <path>]", after the word. */
+static void build_id_line(struct reader *r, const char *p, const char *end)
+{
+	struct hp_input *in = r->in;
+	char hex[2 * BUILDID_MAX + 1];
+	uint64_t addr;
+	size_t n = 0;
+
+	if (address(&p, end, &addr) || p == end || !is_space(*p))
+		bad(r, "expected '# heapprof build-id: 0x<address> <build-id>'");
+	skip_spaces(&p, end);
+	for (; p < end && !is_space(*p); p++) {
+		int d = hp_util_hex_digit((unsigned char)*p);
+		if (d < 0 || n == sizeof(hex) - 1)
+			bad(r, "a build-id is 1 to %d bytes in hex", BUILDID_MAX);
+		hex[n++] = "0123456789abcdef"[d];
+	}
+	if (n < 2 || n % 2)
+		bad(r, "a build-id is 1 to %d bytes in hex", BUILDID_MAX);
+	hex[n] = '\0';
+	if (in->nbids >= HP_INPUT_MAPS_MAX)
+		bad(r, "more than %u build-id lines", HP_INPUT_MAPS_MAX);
+	hp_util_grow(&in->bids, &in->cap_bids, in->nbids + 1, sizeof(*in->bids));
+	in->bids[in->nbids++] = (struct hp_buildid){ addr, hp_strtab_intern_str(r->strs, hex) };
+}
+
 /* A comment line (see input.h).  Returns 1 when it made a stack of its
  * own (a stack with no row), else 0. */
 static int comment_line(struct reader *r)
@@ -302,6 +331,10 @@ static int comment_line(struct reader *r)
 		in->has_temporary = 1;
 		in->temporary = clamp_count(a[0]);
 		in->allocations = clamp_count(a[1]);
+		return 0;
+	}
+	if (word(&p, end, "heapprof build-id:")) {
+		build_id_line(r, p, end);
 		return 0;
 	}
 	if (!word(&p, end, "peak:"))
@@ -502,6 +535,60 @@ static void jemalloc_header(struct reader *r)
 
 /* ---- maps and symbols ------------------------------------------------ */
 
+/* Orders mappings by object: path, device, inode, then address. */
+static int by_object(const void *a, const void *b)
+{
+	const struct hp_map *x = *(const struct hp_map *const *)a;
+	const struct hp_map *y = *(const struct hp_map *const *)b;
+
+	if (x->path != y->path)
+		return (uintptr_t)x->path < (uintptr_t)y->path ? -1 : 1;
+	if (x->inode != y->inode)
+		return x->inode < y->inode ? -1 : 1;
+	if (x->dev_major != y->dev_major)
+		return x->dev_major < y->dev_major ? -1 : 1;
+	if (x->dev_minor != y->dev_minor)
+		return x->dev_minor < y->dev_minor ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int same_object(const struct hp_map *x, const struct hp_map *y)
+{
+	return x->path == y->path && x->inode == y->inode && x->dev_major == y->dev_major &&
+	       x->dev_minor == y->dev_minor;
+}
+
+/*
+ * Gives every mapping of a file the build-id that a "# heapprof
+ * build-id:" line says for the mapping at its address (the object's
+ * first), the first line's when two name one file.
+ */
+static void attach_build_ids(struct hp_input *in)
+{
+	if (!in->nbids)
+		return;
+	for (size_t i = 0; i < in->nbids; i++) {
+		struct hp_map *m = (struct hp_map *)hp_maps_find(in->maps, in->nmaps, in->bids[i].addr);
+		if (m && m->kind == HP_MAP_FILE && !m->build_id)
+			m->build_id = in->bids[i].id;
+	}
+	struct hp_map **v = hp_util_xcalloc(in->nmaps ? in->nmaps : 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < in->nmaps; i++)
+		if (in->maps[i].kind == HP_MAP_FILE)
+			v[n++] = &in->maps[i];
+	hp_util_sort(v, n, sizeof(*v), by_object);
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		const char *id = NULL;
+		for (hi = lo; hi < n && same_object(v[hi], v[lo]); hi++)
+			if (!id)
+				id = v[hi]->build_id;
+		for (size_t k = lo; k < hi; k++)
+			v[k]->build_id = id;
+	}
+	free(v);
+}
+
 /* A dump cut inside MAPPED_LIBRARIES reads well but names fewer frames:
  * one line says so, naming the file.  cut_line is the last line when the
  * file ended inside it (0 otherwise); a cut at the end of a line shows
@@ -550,6 +637,7 @@ static void maps_section(struct reader *r)
 		in->nmaps++;
 	}
 	hp_maps_sort(in->maps, in->nmaps);
+	attach_build_ids(in);
 	maps_warn_cut(r, cut_line);
 }
 
@@ -731,6 +819,7 @@ void hp_input_release(struct hp_input *in)
 	free(in->stacks);
 	free(in->maps);
 	free(in->syms);
+	free(in->bids);
 	memset(in, 0, sizeof(*in));
 }
 

@@ -17,6 +17,9 @@
  *   # peak: <objects>: <bytes> temporary: <temporary>: <allocations>
  *                                    after a stack's row(s): that stack
  *   # peak: ... @ 0x<pc> ...         a stack with no row
+ *   # heapprof build-id: 0x<address> <hex> [<path>]
+ *                                    the build-id of the object whose
+ *                                    mapping holds <address> (its first)
  * Other comment lines are skipped.
  */
 #ifndef HP_REPORT_INPUT_H
@@ -82,6 +85,12 @@ struct hp_input_name {
 	uint64_t pid, seq;
 };
 
+/* One "# heapprof build-id:" line. */
+struct hp_buildid {
+	uint64_t addr;
+	const char *id;		/* lower-case hex, interned */
+};
+
 struct hp_input {
 	uint64_t serial;	/* distinct for every dump read in a run */
 	const char *path;
@@ -100,8 +109,10 @@ struct hp_input {
 	size_t nframes, cap_frames;
 	struct hp_in_stack *stacks;
 	size_t nstacks, cap_stacks;
-	struct hp_map *maps;	/* sorted by start */
+	struct hp_map *maps;	/* sorted by start; build_id from the lines below */
 	size_t nmaps, cap_maps;
+	struct hp_buildid *bids;	/* "# heapprof build-id:" lines, as read */
+	size_t nbids, cap_bids;
 	struct hp_symbol *syms;	/* sorted by addr */
 	size_t nsyms, cap_syms;
 	const char *binary;	/* "binary=" of the symbol section, or NULL */

@@ -23,6 +23,8 @@ struct hp_map {
 	enum hp_map_kind kind;
 	int deleted;		/* the path ended in " (deleted)" */
 	const char *path;	/* interned; "" for anonymous */
+	const char *build_id;	/* the object's, in lower-case hex, interned;
+				 * NULL when the dump does not say */
 };
 
 /*

@@ -252,6 +252,8 @@ static void mappings(struct encoder *e)
 		pb_uint(&e->msg, MAPPING_LIMIT, m->limit);
 		pb_uint(&e->msg, MAPPING_OFFSET, m->offset);
 		pb_uint(&e->msg, MAPPING_FILENAME, str_id(&e->str, m->file));
+		if (m->build_id)
+			pb_uint(&e->msg, MAPPING_BUILD_ID, str_id(&e->str, m->build_id));
 		/* Claim symbols only where we have them, so that pprof may
 		 * still try the binary for the rest. */
 		pb_uint(&e->msg, MAPPING_HAS_FUNCTIONS, m->symbolized);

@@ -148,6 +148,10 @@ void hp_profile_init(struct hp_profile *p, const struct hp_shape *shape)
 	memset(p, 0, sizeof(*p));
 	p->shape = *shape;
 	p->mods.strs = &p->strs;
+	p->mods.binaries = shape->binaries;
+	p->mods.nbinaries = shape->nbinaries;
+	p->mods.debug_dirs = shape->debug_dirs;
+	p->mods.ndebug_dirs = shape->ndebug_dirs;
 	p->sym = hp_symbolize_new(&p->strs, shape->debug_dirs, shape->ndebug_dirs);
 	p->no_frames_func = func_get(p, hp_strtab_intern_str(&p->strs, "[no frames]"), 0, NULL);
 }
@@ -194,6 +198,7 @@ static const struct hp_canon *canon_for(struct hp_profile *p, const struct hp_mo
 	hp_util_grow(&p->mappings, &p->cap_mappings, p->nmappings + 1, sizeof(*p->mappings));
 	p->mappings[p->nmappings] = (struct hp_mapping){
 		.start = m->start, .limit = m->end, .offset = m->offset, .file = mod->path,
+		.build_id = mod->build_id,
 	};
 	hp_util_grow(&p->canons, &p->cap_canons, p->ncanons + 1, sizeof(*p->canons));
 	p->canons[p->ncanons] = (struct hp_canon){ mod, m->offset, m->start - m->offset,
@@ -261,7 +266,7 @@ static struct hp_module *map_module(struct adding *a, const struct hp_map *m, co
 	if (!a->mapdone[i]) {
 		a->mapdone[i] = 1;
 		a->mapmod[i] = hp_module_get(&a->p->mods, m);
-		a->maperr[i] = hp_module_check(a->mapmod[i], a->in);
+		a->maperr[i] = hp_module_check(&a->p->mods, a->mapmod[i], a->in);
 	}
 	*err = a->maperr[i];
 	return a->mapmod[i];

@@ -37,6 +37,8 @@ struct hp_shape {
 	int series;		/* trend: keep each dump's stacks apart */
 	const char *const *debug_dirs;
 	size_t ndebug_dirs;
+	const char *const *binaries;	/* --binary */
+	size_t nbinaries;
 };
 
 struct hp_func {
@@ -64,6 +66,7 @@ struct hp_frame {
 struct hp_mapping {
 	uint64_t start, limit, offset;
 	const char *file;
+	const char *build_id;	/* hex, or NULL when the dump does not say */
 	int symbolized;		/* some location in it has names */
 	int lines;		/* ... and lines */
 	int inlines;		/* ... and inlined frames */

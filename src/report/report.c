@@ -24,6 +24,8 @@ void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
 	shape->ignore = o->has_ignore ? (regex_t *)&o->ignore : NULL;
 	shape->debug_dirs = o->debug_dirs;
 	shape->ndebug_dirs = o->ndebug_dirs;
+	shape->binaries = o->binaries;
+	shape->nbinaries = o->nbinaries;
 }
 
 void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "input.h"
 #include "ropts.h"
@@ -35,6 +36,7 @@ void hp_ropts_release(struct hp_ropts *o)
 	if (o->list_text)
 		regfree(&o->list);
 	free(o->debug_dirs);
+	free(o->binaries);
 	free(o->base);
 	hp_ropts_init(o, o->who);
 }
@@ -127,6 +129,15 @@ int hp_ropts_common(struct hp_ropts *o, int code, const char *arg)
 		o->debug_dirs = hp_util_xrealloc(o->debug_dirs,
 						 (o->ndebug_dirs + 1) * sizeof(*o->debug_dirs));
 		o->debug_dirs[o->ndebug_dirs++] = arg;
+		return 1;
+	case HP_ROPTS_OPT_BINARY:
+		if (access(arg, R_OK)) {
+			fprintf(stderr, "heapprof %s: --binary: cannot read '%s': %s\n", o->who, arg,
+				strerror(errno));
+			return -1;
+		}
+		o->binaries = hp_util_xrealloc(o->binaries, (o->nbinaries + 1) * sizeof(*o->binaries));
+		o->binaries[o->nbinaries++] = arg;
 		return 1;
 	case HP_ROPTS_OPT_TOP:
 		return set_top(o, arg) ? -1 : 1;

@@ -37,6 +37,7 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_LINES,
 	HP_ROPTS_OPT_FULL_NAMES,
 	HP_ROPTS_OPT_DEBUG_DIR,
+	HP_ROPTS_OPT_BINARY,
 	HP_ROPTS_OPT_TOP,
 	HP_ROPTS_OPT_SHOW_BYTES,
 	HP_ROPTS_OPT_SVG,
@@ -75,6 +76,7 @@ enum hp_ropts_code {
 	{ "lines", no_argument, NULL, HP_ROPTS_OPT_LINES },                 \
 	{ "full-names", no_argument, NULL, HP_ROPTS_OPT_FULL_NAMES },       \
 	{ "debug-dir", required_argument, NULL, HP_ROPTS_OPT_DEBUG_DIR },   \
+	{ "binary", required_argument, NULL, HP_ROPTS_OPT_BINARY },         \
 	{ "top", required_argument, NULL, HP_ROPTS_OPT_TOP },               \
 	{ "show-bytes", no_argument, NULL, HP_ROPTS_OPT_SHOW_BYTES },       \
 	{ "show_bytes", no_argument, NULL, HP_ROPTS_OPT_SHOW_BYTES },       \
@@ -97,6 +99,8 @@ struct hp_ropts {
 	const char *focus_text, *ignore_text;	/* as typed, for titles */
 	const char **debug_dirs;
 	size_t ndebug_dirs;
+	const char **binaries;	/* --binary: files that stand for mappings */
+	size_t nbinaries;
 	const char **base;	/* report --base */
 	size_t nbase;
 	int icicle;		/* report --icicle: flame graphs top-down */

@@ -111,7 +111,7 @@ static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 		return d;
 	dwfl_report_begin(d->dwfl);
 	/* Base 0 with add_p_vaddr: module addresses are ELF vaddrs. */
-	d->mod = dwfl_report_elf(d->dwfl, mod->base, mod->path, -1, 0, true);
+	d->mod = dwfl_report_elf(d->dwfl, mod->base, mod->file, -1, 0, true);
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	return d;
 }

@@ -32,6 +32,7 @@
 #include "output/totals.h"
 #include "output/statefile.h"
 #include "output/dumpsyms.h"
+#include "output/buildid.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
 #include "record/tls.h"
@@ -421,6 +422,7 @@ int hp_dump_write(const char *path, const struct hp_totals *s, int format, int a
 		write_jemalloc(&o, s, rate, accum);
 	else
 		write_gperftools(&o, s, rate, accum);
+	hp_buildid_write(&o);
 	put_maps(&o);
 	err = hp_out_flush(&o);
 	if (err)
