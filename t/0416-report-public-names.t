@@ -3,11 +3,11 @@
 # that its debug information and full symbol table carry, and exports
 # some twice (__strndup and strndup): every report format shows the
 # public name (strdup, strndup), as does a dump's own symbol section
-# (dump_symbols:true).  Needs glibc's debug information (libc6-dbg, make
+# (dump_symbols:true), and the library's leak report.  Needs glibc's debug information (libc6-dbg, make
 # deps), where the aliases come from.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 14
+plan 16
 
 libc=$(ldd "$TP/glibcnames" | awk '$1 ~ /^libc\.so/ { print $3 }')
 id=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
@@ -48,4 +48,9 @@ cp "$s" named.heap
 "$BIN" report named.heap >out 2>err
 like "$(cat out)" ' strndup$' "and the report of that dump says strndup"
 unlike "$(cat out)" '__GI_|__strn?dup' "with no internal alias"
+
+# The leak report at exit, which names frames from DWARF too.
+prof lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_prefix:l "$TP/glibcnames" leak >/dev/null 2>err
+like "$(cat err)" '^<heapprof>: +#0 0x[0-9a-f]+ in strdup .*strdup\.c:[0-9]+$' "the leak report: #0 in strdup, with its line"
+unlike "$(cat err)" ' in (__GI_|__strn?dup)' "never __strdup nor __strndup"
 done_testing

@@ -156,21 +156,38 @@ static const char *symbol_holding(uintptr_t addr)
 	return info.dli_sname;
 }
 
+static size_t underscores(const char *name)
+{
+	size_t n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
 /* The report's lines for frame i at pc, from *k on: with DWARF line
  * information, a line per function inlined there (innermost first) and
- * the function that holds them, each with its file:line; true if so. */
+ * the function that holds them, each with its file:line; true if so.
+ * symtab is the symbol tables' name for the holder (or NULL): its public
+ * one (strdup), which it is shown by when DWARF's has more leading
+ * underscores (glibc's __strdup, as heapprof report shows it). */
 static int print_srclines(struct hp_srcline *src, unsigned *k, uintptr_t pc, const char *obj,
-			  uintptr_t addr)
+			  uintptr_t addr, const char *symtab)
 {
 	struct hp_srcline_frame f[HP_SRCLINE_INLINE_MAX];
 	size_t n = hp_srcline_lookup(src, obj, addr, f, HP_SRCLINE_INLINE_MAX);
 
-	for (size_t j = 0; j < n; j++)
-		if (f[j].function && f[j].file && f[j].line > 0)
-			hp_log_report("    #%u 0x%lx in %s %s:%d", (*k)++, (unsigned long)pc, f[j].function,
+	for (size_t j = 0; j < n; j++) {
+		const char *fn = f[j].function;
+		if (j + 1 == n && fn && symtab && !strncmp(fn, "__", 2) &&
+		    underscores(symtab) < underscores(fn))
+			fn = symtab;
+		if (fn && f[j].file && f[j].line > 0)
+			hp_log_report("    #%u 0x%lx in %s %s:%d", (*k)++, (unsigned long)pc, fn,
 				      f[j].file, f[j].line);
 		else if (f[j].file && f[j].line > 0)
 			hp_log_report("    #%u 0x%lx %s:%d", (*k)++, (unsigned long)pc, f[j].file, f[j].line);
+	}
 	return n > 0;
 }
 
@@ -201,7 +218,7 @@ static void emit_frame(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 	}
 	if (vf)
 		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
-	if (!print || (src && obj && print_srclines(src, k, pc, obj, look - bias)))
+	if (!print || (src && obj && print_srclines(src, k, pc, obj, look - bias, name)))
 		return;
 	if (!have) {
 		hp_log_report("    #%u 0x%lx", (*k)++, (unsigned long)pc);
