@@ -53,7 +53,7 @@ is "$(complete_words run --config no)" "notes.txt" "--config: a file"
 is "$(complete_words run -c prof_leak | tr '\n' ' ')" "prof_leak: prof_leak_error: " "-c: keys, with their colon"
 is "$(complete_words run -c leak_check: | tr '\n' ' ')" "leak_check:live leak_check:reachable " \
 	"-c KEY:: an enumeration's values"
-is "$(complete_words run --conf lg_prof_sample:0,prof_f)" "lg_prof_sample:0,prof_final:" "after a comma: the next key"
+is "$(complete_words run --conf lg_prof_sample:0,prof_final_s)" "lg_prof_sample:0,prof_final_signals:" "after a comma: the next key"
 is "$(complete_words run -c prof_final:t)" "prof_final:true" "a bool's value"
 
 # Process IDs for dump, toggle, pause and resume.
