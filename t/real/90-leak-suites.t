@@ -247,7 +247,21 @@ for c in $CASES; do
 	done
 	is $caught $RUNS "$name: heapprof check -- make check exits 23, the suite passing, in every run"
 	is $named $RUNS "$name: the report names where it was allocated ($w), in every run"
-	is "$(echo "$bytes" | tr ' ' '\n' | grep . | sort -u | wc -l)" 1 "$name: the same leaked bytes in every run ($bytes)"
+	# expat's runtests keeps a freed parser's address in a static
+	# (handler_data, runtests.c) for the rest of the run.  When glibc
+	# hands that memory to one of the leaked 2052-byte buffers, the
+	# dangling pointer lands inside it, and a conservative scan
+	# (heapprof's, LeakSanitizer's) counts the block as reached: about
+	# one run in a hundred (found by tracing the root that reached it).
+	# valgrind delays the reuse of freed memory and never sees it.  So
+	# for that case a run may be short by whole 2052-byte blocks.
+	if [ "$n" = expat.storage ]; then
+		max=$(echo "$bytes" | tr ' ' '\n' | grep . | sort -n | tail -n 1)
+		odd=$(echo "$bytes" | tr ' ' '\n' | grep . | awk -v m="$max" '(m - $1) % 2052 != 0' | wc -l)
+		is "$odd" 0 "$name: the same leaked bytes in every run, but for blocks a dangling pointer of the program lands in ($bytes)"
+	else
+		is "$(echo "$bytes" | tr ' ' '\n' | grep . | sort -u | wc -l)" 1 "$name: the same leaked bytes in every run ($bytes)"
+	fi
 	[ $caught = $RUNS ] || real_diag "$name: caught in $caught of $RUNS runs; check's last lines:" \
 		"$(tail -n 3 "$REAL_OUT/$n".check.*.err)"
 	real_fact "$name: caught in $caught of $RUNS runs (named in $named); leaked bytes per run of make check:$bytes"
