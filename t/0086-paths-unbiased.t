@@ -20,7 +20,7 @@ for a in $(allocators); do
 	name=${a%%:*} alloc=${a#*:}
 	for run in $(seq $RUNS); do
 		unbiased_run pa "$alloc" "$TP/paths" $N
-		ok $? "$name, run $run: the final dump is written"
+		ok $? "$name, run $run: the final dump is written${alloc:+ (over $alloc)}"
 		for s in $SITES; do
 			unbiased_site "$name, run $run" pa "${s%:*}" $N "${s#*:}"
 		done

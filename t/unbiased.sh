@@ -7,8 +7,8 @@
 # estimate is unbiased, with variance Z^2 (1-p)/p (bytes) or (1-p)/p
 # (objects) per block, and a site's N blocks add up.  With hundreds of
 # samples per site the estimate is close to normal: a correct profiler
-# fails one check with probability under 6e-7, a test of 500 checks under
-# 3e-4.  A path that samples more often than the countdown says, or
+# fails one check with probability under 6e-7, a test of 636 checks under
+# 4e-4.  A path that samples more often than the countdown says, or
 # weighs a block by another size than the one asked for, is off by far
 # more.
 
@@ -28,11 +28,16 @@ allocators() {
 # stacked over ALLOCATOR (a path, or empty for glibc) at lg_prof_sample:14
 # with prof_accum, and leaves jeprof's cumulative figures of the final
 # dump in TAG.inuse_space, TAG.inuse_objects, TAG.alloc_space and
-# TAG.alloc_objects.  Fails when no final dump is written.
+# TAG.alloc_objects.  Fails when ALLOCATOR is missing or no final dump
+# is written.
 unbiased_run() {
 	_tag=$1 _alloc=$2 _prog=$3
 	shift 3
 	rm -f "$_tag".*
+	if [ -n "$_alloc" ] && [ ! -e "$_alloc" ]; then
+		diag "$_alloc is missing: run make deps"
+		return 1
+	fi
 	HEAPPROF_CONF=lg_prof_sample:$LG,prof_accum:true,prof_final:true,prof_prefix:$_tag \
 		LD_PRELOAD="$LIB${_alloc:+ $_alloc}" "$_prog" "$@" >"$_tag.out" 2>"$_tag.err"
 	_dump=$(ls "$_tag".*.f.*.heap 2>/dev/null | head -n 1)
