@@ -36,12 +36,34 @@ void hp_report_need_accum(const struct hp_ropts *o, const struct hp_input *in)
 			    o->value == HP_V_ALLOC_SPACE ? "alloc-space" : "alloc-objects");
 }
 
+/* --peak and --temporary are exact-mode figures.  At a sampled rate the
+ * peak is the largest value an estimate took, which overshoots the true
+ * peak by the estimate's upward swings (with churn at the peak, by
+ * several standard deviations), and a sampled block's temporary test sees
+ * the thread's allocations but not its frees, so it counts what exact
+ * mode does not: neither is an unbiased estimate. */
+static void need_exact(const struct hp_input *in, const char *opt)
+{
+	int lg = 0;
+
+	if (in->scaling == HP_SCALE_NONE)
+		return;
+	while (lg < 62 && (double)((uint64_t)1 << lg) < in->rate)
+		lg++;
+	if ((double)((uint64_t)1 << lg) == in->rate)
+		hp_util_die("%s is exact-mode only: '%s' was sampled at lg_prof_sample:%d "
+			    "(profile with lg_prof_sample:0)", opt, in->path, lg);
+	hp_util_die("%s is exact-mode only: '%s' was sampled at one sample per %.0f bytes "
+		    "(profile with lg_prof_sample:0)", opt, in->path, in->rate);
+}
+
 /* --peak: the stacks' in-use values become their values at the peak. */
 static void at_peak(struct hp_input *in)
 {
 	if (!in->has_peak)
 		hp_util_die("'%s' has no peak figures (a dump of jemalloc, gperftools or an "
 			    "older heapprof)", in->path);
+	need_exact(in, "--peak");
 	if (!in->has_stack_extra && in->peak_bytes > 0)
 		hp_util_die("'%s' has the process's peak but not its stacks' (written with "
 			    "dump_peak:false)", in->path);
@@ -68,6 +90,7 @@ static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_r
 		if (!in.has_temporary)
 			hp_util_die("'%s' has no counts of temporary allocations (a dump of "
 				    "jemalloc, gperftools or an older heapprof)", path);
+		need_exact(&in, "--temporary");
 		if (!in.has_stack_extra && in.temporary > 0)
 			hp_util_die("'%s' has the process's temporary allocations but not its "
 				    "stacks' (written with dump_peak:false)", path);
