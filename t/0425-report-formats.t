@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 # Offline: elfutils would ask debuginfod servers for missing debug files.
 unset DEBUGINFOD_URLS
-plan 40
+plan 42
 
 prof lg_prof_sample:0,prof_final:true,prof_prefix:s "$TP/seed" >/dev/null
 seed=$(one_file 's.*.f.*heap')
@@ -40,6 +40,16 @@ prof prof_final:true,prof_prefix:smp "$TP/seed" >/dev/null
 like "$(go tool pprof -raw smp.pb.gz 2>/dev/null)" '^Period: 524288$' \
 	"the default rate: Period 524288, the mean sampling interval, as Go's heap profiles give it"
 
+# pprof's File: is the first mapping's: the program, not a library of it.
+prof lg_prof_sample:0,prof_final:true,prof_prefix:so "$TP/leakso" >/dev/null 2>&1
+"$BIN" report --pprof -o so.pb.gz "$(one_file 'so.*.f.*heap')" 2>/dev/null
+like "$(go tool pprof -top so.pb.gz 2>/dev/null)" '^File: leakso$' \
+	"File: names a C program that leaks in its shared library"
+PYTHONMALLOC=malloc prof lg_prof_sample:0,prof_final:true,prof_prefix:py \
+	python3 -c 'x = [str(i) for i in range(10000)]' >/dev/null 2>&1
+"$BIN" report --pprof -o py.pb.gz "$(ls -S py.*.f.*heap | head -1)" 2>/dev/null
+like "$(go tool pprof -top py.pb.gz 2>/dev/null)" '^File: python3' \
+	"File: names python3, not libc or libpython"
 "$BIN" report --pprof -o acc.pb.gz "$acc"
 raw=$(go tool pprof -raw acc.pb.gz 2>/dev/null)
 like "$raw" '^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes\[dflt\]$' \

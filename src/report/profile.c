@@ -488,8 +488,36 @@ static void lay_out(struct hp_profile *p, struct hp_profile_stack *st)
 	st->nf = (uint32_t)(p->nsframes - st->f0);
 }
 
+/*
+ * pprof takes the first mapping for the main executable (its "File:").
+ * The executable's text lies below every shared object's, PIE or not,
+ * so the lowest mapping goes first; the ids of the two swapped follow.
+ */
+static void main_mapping_first(struct hp_profile *p)
+{
+	size_t k = 0;
+	for (size_t i = 1; i < p->nmappings; i++)
+		if (p->mappings[i].start < p->mappings[k].start)
+			k = i;
+	if (k == 0)
+		return;
+	struct hp_mapping t = p->mappings[0];
+	p->mappings[0] = p->mappings[k];
+	p->mappings[k] = t;
+	uint32_t a = 1, b = (uint32_t)k + 1;
+	for (size_t i = 0; i < p->nlocs; i++) {
+		uint32_t *id = &p->locs[i].mapping;
+		*id = *id == a ? b : *id == b ? a : *id;
+	}
+	for (size_t i = 0; i < p->ncanons; i++) {
+		uint32_t *id = &p->canons[i].mapping;
+		*id = *id == a ? b : *id == b ? a : *id;
+	}
+}
+
 void hp_profile_finish(struct hp_profile *p)
 {
+	main_mapping_first(p);
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		struct hp_func *f = &p->funcs[i];
 		f->focus = matches(p->shape.focus, f->name);
