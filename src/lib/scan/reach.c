@@ -427,28 +427,36 @@ static void scan_root_words(struct scan *s, uintptr_t lo, uintptr_t hi)
 	drain(s, HP_REACH_REACHABLE, -1);
 }
 
-/* [lo, hi) as a root, minus the ranges that never are (s->skip). */
-static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
+/* Calls scan on the parts of [lo, hi) outside the sorted, disjoint
+ * ranges k[0..n). */
+static void each_gap(struct scan *s, const struct hp_nextmaps_range *k, size_t n, uintptr_t lo,
+		     uintptr_t hi, void (*scan)(struct scan *, uintptr_t, uintptr_t))
 {
-	size_t a = 0, b = s->nskip;
+	size_t a = 0, b = n;
 
 	while (a < b) {   /* the first range that ends after lo */
 		size_t m = a + (b - a) / 2;
-		if (s->skip[m].hi <= lo)
+		if (k[m].hi <= lo)
 			a = m + 1;
 		else
 			b = m;
 	}
-	for (size_t i = a; i < s->nskip && lo < hi; i++) {
-		const struct hp_nextmaps_range *k = &s->skip[i];
-		if (k->lo >= hi)
+	for (size_t i = a; i < n && lo < hi; i++) {
+		if (k[i].lo >= hi)
 			break;
-		if (k->lo > lo)
-			scan_root_words(s, lo, k->lo);
-		if (k->hi > lo)
-			lo = k->hi;
+		if (k[i].lo > lo)
+			scan(s, lo, k[i].lo);
+		if (k[i].hi > lo)
+			lo = k[i].hi;
 	}
-	scan_root_words(s, lo, hi);
+	if (lo < hi)
+		scan(s, lo, hi);
+}
+
+/* [lo, hi) as a root, minus the ranges that never are (s->skip). */
+static void scan_root(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	each_gap(s, s->skip, s->nskip, lo, hi, scan_root_words);
 }
 
 #define SKIP_MAX (HP_WORLD_MAX + 8u)
@@ -543,25 +551,7 @@ static void scan_root_not_allocators(struct scan *s, uintptr_t lo, uintptr_t hi)
 		scan_root_between_blocks(s, lo, hi);
 		return;
 	}
-	size_t a = 0, b = s->nalloc;
-	while (a < b) {   /* the first range that ends after lo */
-		size_t m = a + (b - a) / 2;
-		if (s->alloc[m].hi <= lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (size_t i = a; i < s->nalloc && lo < hi; i++) {
-		const struct hp_nextmaps_range *k = &s->alloc[i];
-		if (k->lo >= hi)
-			break;
-		if (k->lo > lo)
-			scan_root_between_blocks(s, lo, k->lo);
-		if (k->hi > lo)
-			lo = k->hi;
-	}
-	if (lo < hi)
-		scan_root_between_blocks(s, lo, hi);
+	each_gap(s, s->alloc, s->nalloc, lo, hi, scan_root_between_blocks);
 }
 
 /* Calls scan on the parts of [lo, hi) that lie in readable mappings. */
