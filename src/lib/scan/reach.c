@@ -77,7 +77,6 @@ struct scan {
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
-	int alloc_in_program;              /* the program is the allocator */
 	uint32_t leader;     /* the clique being classified */
 	int done;
 	int err;
@@ -666,15 +665,6 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
 		if (lo >= s->self_lo && lo < s->self_hi)
 			continue;   /* heapprof's own data is never a root */
-		/* Nor, in exact mode, the next allocator's (see other_roots),
-		 * unless the program itself is the allocator: then its data are
-		 * the program's globals too. */
-		if (s->exact && s->alloc_known && hp_next_in_malloc_object((const void *)lo)) {
-			if (!info->dlpi_name || !info->dlpi_name[0])
-				s->alloc_in_program = 1;
-			else
-				continue;
-		}
 		scan_root_mapped(s, lo, hi);
 	}
 	return 0;
@@ -831,40 +821,52 @@ static int in_fastbin(const struct scan *s, uintptr_t c)
 	return a < s->nfast && s->fast[a] == c;
 }
 
-/* The next allocator's static TLS (a shared object other than the
- * program): where it lies from the thread's pthread_self, the same in
- * every thread. */
-static int alloc_tls(struct dl_phdr_info *info, size_t size, void *arg)
+/* The next allocator's own memory (a shared object other than the
+ * program, whose data are the program's globals too): its writable
+ * segments, to the end of their pages (the anonymous tail of its .bss,
+ * which the kernel may merge with a mapping of the program's that
+ * follows it: only the object's own pages are left out), and where its
+ * static TLS lies from a thread's pthread_self, the same in every
+ * thread. */
+static int alloc_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan *s = arg;
-	uintptr_t memsz = 0;
 	int ours = 0;
 
 	(void)size;
-	if (!info->dlpi_tls_data || !info->dlpi_name || !info->dlpi_name[0])
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && !ours; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			ours = hp_next_in_malloc_object((const void *)(info->dlpi_addr +
+								     info->dlpi_phdr[i].p_vaddr));
+	if (!ours)
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && !ours)
-			ours = hp_next_in_malloc_object((const void *)(info->dlpi_addr + ph->p_vaddr));
-		if (ph->p_type == PT_TLS)
-			memsz = ph->p_memsz;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+			uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+			skip_range(s, lo, (lo + ph->p_memsz + 4095) & ~(uintptr_t)4095);
+		}
+		if (ph->p_type == PT_TLS && info->dlpi_tls_data) {
+			s->alloc_tls_off = (intptr_t)((uintptr_t)info->dlpi_tls_data -
+						      (uintptr_t)pthread_self());
+			s->alloc_tls_size = ph->p_memsz;
+		}
 	}
-	if (!ours || !memsz)
-		return 0;
-	s->alloc_tls_off = (intptr_t)((uintptr_t)info->dlpi_tls_data - (uintptr_t)pthread_self());
-	s->alloc_tls_size = memsz;
 	return 1;
 }
 
-/* In exact mode over another allocator, its thread caches (jemalloc's
- * holds addresses aligned to 1 GiB, inside whatever block spans one) are
- * not roots: they are the allocator's, like its mappings. */
-static void skip_alloc_tls(struct scan *s)
+/* In exact mode over another allocator, its own data and its threads'
+ * caches (jemalloc's hold addresses aligned to 1 GiB, inside whatever
+ * block spans one; tcmalloc's central free lists keep the addresses of
+ * objects it has handed out again) are not roots: they are the
+ * allocator's, like its mappings. */
+static void skip_allocator(struct scan *s)
 {
 	if (!s->exact || !s->alloc_known)
 		return;
-	dl_iterate_phdr(alloc_tls, s);
+	dl_iterate_phdr(alloc_object, s);
 	if (!s->alloc_tls_size)
 		return;
 	uintptr_t self = (uintptr_t)pthread_self() + (uintptr_t)s->alloc_tls_off;
@@ -983,12 +985,6 @@ static void other_roots(struct scan *s)
 		 * with the free chunks (a leak may be missed, not invented). */
 		if (!m->named && s->exact && glibc_arena(s, m))
 			continue;
-		/* The next allocator's own data (the anonymous tail of its
-		 * .bss): tcmalloc's central free lists keep the addresses of
-		 * objects it has handed out again. */
-		if (s->exact && s->alloc_known && !s->alloc_in_program &&
-		    hp_next_in_malloc_object((const void *)m->lo))
-			continue;
 		scan_root_not_allocators(s, m->lo, m->hi);
 	}
 }
@@ -1069,7 +1065,7 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	 * and the registers it had there, not from here: heapprof's deeper
 	 * frames hold stale copies of the program's pointers. */
 	find_arena(s);
-	skip_alloc_tls(s);
+	skip_allocator(s);
 	sort_skip(s);
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
