@@ -2,7 +2,7 @@
 # The default-rate estimates are unbiased, within a bound derived from
 # their variance, not tuned to a lucky run.
 #
-# An allocation of Z bytes is sampled with probability p = 1 - exp(-Z/R),
+# An allocation of Z bytes is sampled with probability p = 1 - exp(-(Z+1)/R),
 # R = 2^19, and then counts Z/p bytes and 1/p objects.  Each estimate is
 # unbiased with variance Z^2 (1-p)/p (bytes) and (1-p)/p (objects); sums
 # over a site add up.  With thousands of samples per site the estimate is
@@ -35,7 +35,7 @@ sd() {
 	awk -v kind="$kind" -v args="$*" 'BEGIN {
 		n = split(args, a, " "); R = 524288; v = 0
 		for (i = 1; i < n; i += 2) {
-			N = a[i]; Z = a[i + 1]; p = 1 - exp(-Z / R)
+			N = a[i]; Z = a[i + 1]; p = 1 - exp(-(Z + 1) / R)
 			v += (kind == "bytes" ? N * Z * Z : N) * (1 - p) / p
 		}
 		printf "%.0f", sqrt(v) }'

@@ -6,7 +6,7 @@
 # times their size.  t/prog/reallocs keeps every block live to the end;
 # at lg_prof_sample:14 (R = 16 KiB) each site's live bytes and objects in
 # the final dump must be the truth within 5 standard deviations of the
-# estimate (an allocation of Z bytes is sampled with p = 1 - exp(-Z/R) and
+# estimate (an allocation of Z bytes is sampled with p = 1 - exp(-(Z+1)/R) and
 # counts Z/p bytes, 1/p objects), in each of 3 runs (3 seeds: the sampler
 # seeds itself from the clock).  And mk_same's blocks, all realloc'ed,
 # count as allocated (prof_accum) but not live: a realloc frees the old
@@ -31,7 +31,7 @@ check() {
 # sd KIND COUNT SIZE: the standard deviation of a site's estimate.
 sd() {
 	awk -v kind="$1" -v N="$2" -v Z="$3" -v R=$R 'BEGIN {
-		p = 1 - exp(-Z / R)
+		p = 1 - exp(-(Z + 1) / R)
 		printf "%.0f", sqrt((kind == "bytes" ? N * Z * Z : N) * (1 - p) / p) }'
 }
 # flat VALUE-OPTION FUNCTION: jeprof's flat figure for FUNCTION.

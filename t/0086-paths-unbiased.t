@@ -3,7 +3,8 @@
 # countdown, over glibc and stacked over jemalloc, tcmalloc and mimalloc:
 # malloc, calloc, reallocarray, memalign, posix_memalign, aligned_alloc,
 # valloc, pvalloc, and strdup and strndup through malloc (realloc is
-# t/0085's).  t/prog/paths makes N blocks at each site and frees every
+# t/0085's), and malloc(0) and calloc(0, n), sampled as one byte and
+# counted as objects without bytes.  t/prog/paths makes N blocks at each site and frees every
 # other one; each site's live and allocated bytes and objects in the
 # final dump must be the truth within 5 standard deviations
 # (t/unbiased.sh), in each of 3 runs (the sampler seeds itself from the
@@ -14,7 +15,7 @@ RUNS=3
 N=200000
 SITES="p_malloc:48 p_calloc:48 p_reallocarray:48 p_memalign:64 p_posix_memalign:64
 	p_aligned_alloc:64 p_strdup:48 p_strndup:48"
-plan $((4 * RUNS * (1 + 4 * 10)))
+plan $((4 * RUNS * (1 + 4 * 10 + 2 * 2)))
 
 for a in $(allocators); do
 	name=${a%%:*} alloc=${a#*:}
@@ -26,6 +27,8 @@ for a in $(allocators); do
 		done
 		unbiased_site "$name, run $run" pa p_valloc $((N / 64)) 4096
 		unbiased_site "$name, run $run" pa p_pvalloc $((N / 64)) 4096
+		unbiased_zero "$name, run $run" pa p_malloc0 $N
+		unbiased_zero "$name, run $run" pa p_calloc0 $N
 	done
 done
 done_testing

@@ -6,7 +6,7 @@
 # option mixes that mean nothing; malformed lines are one clear error.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 33
+plan 35
 
 MiB=1048576
 tprof() {
@@ -130,6 +130,14 @@ $row
 # peak: 1: 10 temporary: 0: 1
 # peak: 1: 10 temporary: 0: 1" b4.heap
 rejects b4.heap "line 5: '# peak:' line with no stack row before it" "two '# peak:' lines for one row"
+mk "$row
+# zero-size: 12 @" b5.heap
+rejects b5.heap "line 3: expected '# zero-size: <live objects>: <allocated objects> @ <addresses>'" \
+	"a garbled '# zero-size:' line"
+mk "$row
+# zero-size: 12: 30 @ 0x1234 0x5678" z.heap
+"$BIN" report --text --inuse_objects z.heap >out 2>e
+like "$?:$(cat e)$(grep -c ' 12 .*0x1234' out)" "^0:[1-9]" "a '# zero-size:' line is a stack of its own with its objects"
 mk "# heapprof peak: 1: 10
 # a comment of someone else's
 $row

@@ -3,7 +3,8 @@
 # lib.sh.
 #
 # At lg_prof_sample:14 (R = 16 KiB) an allocation of Z bytes is sampled
-# with p = 1 - exp(-Z/R) and then counts Z/p bytes and 1/p objects: each
+# with p = 1 - exp(-(Z+1)/R) (one byte more: malloc(0) has a chance)
+# and then counts Z/p bytes and 1/p objects: each
 # estimate is unbiased, with variance Z^2 (1-p)/p (bytes) or (1-p)/p
 # (objects) per block, and a site's N blocks add up.  With hundreds of
 # samples per site the estimate is close to normal: a correct profiler
@@ -60,7 +61,7 @@ unbiased_check() {
 	_name=$1 _tag=$2 _fn=$3 _type=$4 _n=$5 _z=$6
 	_e=$(figure "$_tag" "$_type" "$_fn")
 	_verdict=$(awk -v e="$_e" -v type="$_type" -v N="$_n" -v Z="$_z" -v R=$R 'BEGIN {
-		p = 1 - exp(-Z / R)
+		p = 1 - exp(-(Z + 1) / R)
 		bytes = type ~ /space/
 		t = bytes ? N * Z : N
 		s = sqrt((bytes ? N * Z * Z : N) * (1 - p) / p)
@@ -84,4 +85,18 @@ unbiased_site() {
 	unbiased_check "$1" "$2" "$3" inuse_objects $_live "$5"
 	unbiased_check "$1" "$2" "$3" alloc_space "$4" "$5"
 	unbiased_check "$1" "$2" "$3" alloc_objects "$4" "$5"
+}
+
+# unbiased_zero NAME TAG FUNCTION COUNT: two tests, that FUNCTION's COUNT
+# zero-byte blocks (COUNT - COUNT/2 of them live) are in the live and
+# allocated objects.  jeprof has no row for blocks without bytes (it
+# would divide by zero), so these figures are heapprof report's, from the
+# dump's "# zero-size:" lines.
+unbiased_zero() {
+	_dump=$(ls "$2".*.f.*.heap 2>/dev/null | head -n 1)
+	for _type in inuse_objects alloc_objects; do
+		"$BIN" report --text --"$_type" "$_dump" 2>/dev/null >"$2.$_type"
+	done
+	unbiased_check "$1" "$2" "$3" inuse_objects $(($4 - $4 / 2)) 0
+	unbiased_check "$1" "$2" "$3" alloc_objects "$4" 0
 }

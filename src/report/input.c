@@ -303,6 +303,21 @@ static void build_id_line(struct reader *r, const char *p, const char *end)
 	in->bids[in->nbids++] = (struct hp_buildid){ addr, hp_strtab_intern_str(r->strs, hex) };
 }
 
+/* "# zero-size: <live objects>: <allocated objects> @ <addresses>", after
+ * the word: a stack of zero-byte blocks, as objects only. */
+static void zero_size_line(struct reader *r, const char *p, const char *end)
+{
+	uint64_t a[2];
+
+	if (pair(r, &p, end, a) || p >= end || *p != '@' || (p + 1 < end && !is_space(p[1])))
+		bad(r, "expected '# zero-size: <live objects>: <allocated objects> @ <addresses>'");
+	struct hp_in_stack *st = add_stack(r, p + 1, end);
+	int64_t v[HP_NVALUES] = { 0 };
+	v[HP_V_INUSE_OBJECTS] = clamp_count(a[0]);
+	v[HP_V_ALLOC_OBJECTS] = clamp_count(a[1]);
+	add_values(st, v);
+}
+
 /* A comment line (see input.h).  Returns 1 when it made a stack of its
  * own (a stack with no row), else 0. */
 static int comment_line(struct reader *r)
@@ -336,6 +351,10 @@ static int comment_line(struct reader *r)
 	if (word(&p, end, "heapprof build-id:")) {
 		build_id_line(r, p, end);
 		return 0;
+	}
+	if (word(&p, end, "zero-size:")) {
+		zero_size_line(r, p, end);
+		return 1;
 	}
 	if (!word(&p, end, "peak:"))
 		return 0;   /* someone else's comment */

@@ -17,6 +17,10 @@
  *   # peak: <objects>: <bytes> temporary: <temporary>: <allocations>
  *                                    after a stack's row(s): that stack
  *   # peak: ... @ 0x<pc> ...         a stack with no row
+ *   # zero-size: <live>: <allocated> @ 0x<pc> ...
+ *                                    a stack of zero-byte blocks (objects
+ *                                    only: a row would make jeprof divide
+ *                                    by zero)
  *   # heapprof build-id: 0x<address> <hex> [<path>]
  *                                    the build-id of the object whose
  *                                    mapping holds <address> (its first)

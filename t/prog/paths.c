@@ -14,6 +14,8 @@
  *   p_aligned_alloc   aligned_alloc(64, 64)
  *   p_strdup          strdup of 47 characters (48 bytes, through malloc)
  *   p_strndup         strndup of 47 of 60 characters (48 bytes)
+ *   p_malloc0         malloc(0)
+ *   p_calloc0         calloc(0, 16)
  *   p_valloc          valloc(4096), N/64 of them
  *   p_pvalloc         pvalloc(4096), N/64 of them
  *
@@ -40,10 +42,13 @@ __attribute__((noinline)) static void *p_posix_memalign(void)
 __attribute__((noinline)) static void *p_aligned_alloc(void) { return aligned_alloc(64, 64); }
 __attribute__((noinline)) static void *p_strdup(void) { return strdup(s47); }
 __attribute__((noinline)) static void *p_strndup(void) { return strndup(text, 47); }
+__attribute__((noinline)) static void *p_malloc0(void) { return malloc(0); }
+__attribute__((noinline)) static void *p_calloc0(void) { return calloc(0, 16); }
 __attribute__((noinline)) static void *p_valloc(void) { return valloc(4096); }
 __attribute__((noinline)) static void *p_pvalloc(void) { return pvalloc(4096); }
 
-/* n blocks from site, every other one freed after all are made. */
+/* n blocks from site, every other one freed after all are made (malloc(0)
+ * may return NULL: glibc, jemalloc, tcmalloc and mimalloc do not). */
 static void run(void *(*site)(void), size_t n, void **keep)
 {
 	for (size_t i = 0; i < n; i++)
@@ -58,7 +63,7 @@ int main(int argc, char **argv)
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 200000;
 	void *(*const sites[])(void) = {
 		p_malloc, p_calloc, p_reallocarray, p_memalign, p_posix_memalign,
-		p_aligned_alloc, p_strdup, p_strndup,
+		p_aligned_alloc, p_strdup, p_strndup, p_malloc0, p_calloc0,
 	};
 	size_t nsites = sizeof(sites) / sizeof(sites[0]);
 	void **keep = calloc((nsites + 2) * n, sizeof(*keep));

@@ -200,6 +200,30 @@ static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, doubl
 	}
 }
 
+/* The stacks whose blocks are all of zero bytes (malloc(0)): a row of
+ * objects without bytes makes jeprof divide by zero, so their objects go
+ * on a line of heapprof's own. */
+static void put_zero_size(struct hp_out *o, const struct hp_totals *s, double rate, int accum)
+{
+	struct row r;
+
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		const struct hp_counts *k = &s->by_stack[st];
+		uint64_t live = objs_of(k->live_cnt), all = accum ? objs_of((int64_t)k->accum_cnt) : 0;
+		if (!live && !all)
+			continue;
+		row_of(k, rate, accum, &r);
+		if (!row_empty(&r))
+			continue;
+		hp_out_str(o, "# zero-size: ");
+		hp_out_u64(o, live);
+		hp_out_str(o, ": ");
+		hp_out_u64(o, all);
+		hp_out_char(o, ' ');
+		put_frames(o, st);
+	}
+}
+
 struct maps_copy {
 	struct hp_out *o;
 	size_t bytes;
@@ -300,6 +324,7 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		put_extra(o, &s->by_stack[st], st, 0);
 	}
 	put_extra_rowless(o, s, rate, accum);
+	put_zero_size(o, s, rate, accum);
 }
 
 /* Thread names go on the header rows; keep them on one printable line. */
@@ -401,6 +426,7 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 		put_extra(o, &s->by_stack[st], st, 0);
 	}
 	put_extra_rowless(o, s, rate, accum);
+	put_zero_size(o, s, rate, accum);
 }
 
 int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
@@ -485,8 +511,13 @@ static void log_dump(int level, const char *path, char trigger, unsigned flags,
 		struct row r;
 		uint64_t o, b;
 		row_of(&s->by_stack[st], rate, 0, &r);
-		if (!r.c)
+		if (!r.c) {
+			/* All of zero bytes (put_zero_size) */
+			uint64_t zero = objs_of(s->by_stack[st].live_cnt);
+			contexts += zero > 0;
+			objects += zero;
 			continue;
+		}
 		hp_dump_row_read(r.c, r.b, rate, &o, &b);
 		contexts++;
 		objects += o;

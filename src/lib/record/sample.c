@@ -57,9 +57,7 @@ uint64_t hp_sample_draw(uint64_t *rng, int lg)
 
 	if (!(x < 0x1.0p62))
 		return (uint64_t)1 << 62;
-	uint64_t w = (uint64_t)x;   /* x >= 0: truncation is floor */
-	w += (double)w < x;         /* ceil */
-	return w ? w : 1;
+	return (uint64_t)x;   /* x >= 0: truncation is floor */
 }
 
 /* 1 / (1 - exp(-x)), the inverse of the probability that a block x mean
@@ -78,13 +76,13 @@ static double inverse_probability(double z, double r)
 
 void hp_sample_weight(uint64_t size, int lg, uint64_t *cnt_fp, uint64_t *bytes)
 {
-	if (lg == 0 || size == 0) {
+	if (lg == 0) {
 		*cnt_fp = HP_CNT_ONE;
 		*bytes = size;
 		return;
 	}
 	double z = (double)size;
-	double w = inverse_probability(z, pow2(lg));
+	double w = inverse_probability(z + 1.0, pow2(lg));
 	/* Non-negative and far below 2^63: adding a half and truncating
 	 * rounds to nearest. */
 	*cnt_fp = (uint64_t)(w * (double)HP_CNT_ONE + 0.5);

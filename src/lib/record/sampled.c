@@ -70,12 +70,13 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 			t->rng = hp_sample_seed(t);
 		t->countdown = t->last_draw = draw(t, *lg);
 		if (n < t->countdown) {
-			t->countdown -= n;
+			t->countdown -= n + 1;
 			return false;
 		}
 	}
-	/* Bytes allocated since the last sample point, this block included:
-	 * what lg_prof_interval counts. */
+	/* Bytes allocated since the last sample point, this block included
+	 * (n + 1 for each allocation the fast path counted): what
+	 * lg_prof_interval counts. */
 	hp_trigger_note_alloc(t, t->last_draw - t->countdown + n);
 	t->countdown = t->last_draw = draw(t, *lg);
 	return HP_LOAD(&hp_switches.active);
@@ -190,11 +191,11 @@ HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 	return ~(uintptr_t)p == t->last_inv && t->countdown == t->last_mark;
 }
 
-/* A free: in exact mode (the countdown stays at 0), the thread's last
- * block is no longer temporary. */
+/* A free: in exact mode, the thread's last block is no longer temporary.
+ * (A countdown of 0 is not enough to tell: a sampled wait may be 0.) */
 HP_INLINE void forget_on_free(struct hp_tls *t)
 {
-	if (t->countdown == 0)
+	if (t->countdown == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
 		t->last_inv = 0;
 }
 

@@ -3,7 +3,7 @@
  * guard.
  *
  * The countdown is the fast path's only input: malloc(n) forwards at once
- * when n < countdown.  The guard reuses it: while a thread is inside the
+ * when n < countdown, and counts n + 1 down.  The guard reuses it: while a thread is inside the
  * profiler (unwinding, interning a stack, writing a dump) its countdown is
  * parked at UINT64_MAX, so every allocation made by libunwind, by the
  * dynamic loader on our behalf, or by a signal handler that interrupts us
@@ -33,7 +33,7 @@
 struct hp_thread;
 
 struct hp_tls {
-	uint64_t countdown;         /* bytes until the next sample */
+	uint64_t countdown;         /* stream bytes before the next sample point */
 	uint64_t saved_countdown;   /* the countdown while guarded */
 	uint32_t guard;             /* nesting depth inside the profiler */
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
@@ -62,16 +62,18 @@ struct hp_tls {
 
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
-/* The fast path's whole test: n bytes fit before this thread's next sample
- * point, so count them and forward.  False sends the call to the slow
- * path (a sample, a thread's first allocation, or exact mode). */
+/* The fast path's whole test: the n + 1 stream bytes of an n-byte
+ * allocation (record/sample.h) end before this thread's next sample point,
+ * so count them and forward.  c + ~n is c - (n + 1), and carries exactly
+ * when c > n: one addition both tests and counts.  False sends the call to
+ * the slow path (a sample, a thread's first allocation, or exact mode). */
 HP_INLINE int hp_tls_fast(uint64_t n)
 {
 	struct hp_tls *t = &hp_tls;
-	uint64_t c = t->countdown;
+	uint64_t left;
 
-	if (HP_LIKELY(n < c)) {
-		t->countdown = c - n;
+	if (HP_LIKELY(__builtin_add_overflow(t->countdown, ~n, &left))) {
+		t->countdown = left;
 		return 1;
 	}
 	return 0;
