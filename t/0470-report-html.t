@@ -146,7 +146,7 @@ views=$(one_file 'v.*.f.*heap')
 G='#frames g[data-name="grows"]'
 L='#frames g[data-name^="this_function_has"]'
 browse views.html --size 1200x700 <<EOF
-eval [document.documentElement.scrollHeight, window.innerHeight].join(' ')
+eval [document.getElementById('graph').scrollHeight, window.innerHeight].join(' ')
 eval (() => { const r = document.querySelector('$G rect').getBoundingClientRect(); return r.top >= document.querySelector('header').getBoundingClientRect().bottom && r.bottom <= document.getElementById('details').getBoundingClientRect().top; })()
 eval (() => { const r = document.querySelector('$A rect').getBoundingClientRect(); return r.bottom <= innerHeight; })()
 eval document.querySelector('$L text').textContent

@@ -2,10 +2,11 @@
 # heapprof report --html captured headless (chromium --screenshot), as a CI
 # job or a newcomer does it: a graph taller than the window must not come
 # out blank.  The page opens scrolled to where the memory is; a screenshot
-# of it must show frames, not an empty background.
+# of it must show frames, not an empty background.  Printed (to PDF), the
+# whole graph is on the pages, not one window's worth.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
-plan 3
+plan 4
 
 prof lg_prof_sample:0,prof_final:true,prof_prefix:v "$TP/views" 4 >/dev/null
 views=$(one_file 'v.*.f.*heap')
@@ -27,3 +28,7 @@ for y in range(h // 2, h, 4):
         seen.add(bytes(r[x:x + 3]))
 print(len(seen))' "$SRC/t/real" shot.png)
 ok $([ "${n:-0}" -gt 3 ]; echo $?) "the lower half of the screenshot has frames ($n colours)"
+timeout 60 chromium --headless --no-sandbox --print-to-pdf="$PWD/views.pdf" \
+	"file://$PWD/views.html" >/dev/null 2>&1
+pages=$(grep -ac '/Type /Page\b' views.pdf 2>/dev/null)
+ok $([ "${pages:-0}" -ge 3 ]; echo $?) "printed to PDF, the 121-frame tower takes ${pages:-no} pages"

@@ -26,7 +26,7 @@
 	var $ = function (id) { return document.getElementById(id); };
 	var svg = $("frames"), main = $("graph"), tip = $("tip"), details = $("details");
 	var search = $("search"), matchEl = $("match"), orientBtn = $("orient");
-	var widthsSel = $("widths"), header = document.querySelector("header");
+	var widthsSel = $("widths");
 
 	/* ---- the tree ------------------------------------------------------ */
 
@@ -263,19 +263,18 @@
 			"; click a caller's row or Reset zoom to go back" : hint;
 	}
 
-	/* Scrolls so that frame i shows: at the bottom of the window for a
-	 * flame graph (what it calls grows up from it), at the top for an
-	 * icicle. */
+	/* Scrolls the graph's box (never the window: see flame.css) so that
+	 * frame i shows: at its bottom for a flame graph (what it calls grows
+	 * up from it), at its top for an icicle. */
 	function reveal(i) {
 		var g = svg.querySelector('g[data-i="' + i + '"]');
 		if (!g)
 			return;
-		var r = g.getBoundingClientRect();
-		var top = header.getBoundingClientRect().bottom, bottom = details.getBoundingClientRect().top;
+		var r = g.getBoundingClientRect(), box = main.getBoundingClientRect();
 		if (icicle)
-			window.scrollBy(0, r.top - top - 4);
+			main.scrollTop += r.top - box.top - 4;
 		else
-			window.scrollBy(0, r.bottom - bottom + 4);
+			main.scrollTop += r.bottom - box.bottom + 4;
 	}
 
 	/* ---- words about a frame ------------------------------------------ */
