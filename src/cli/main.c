@@ -33,6 +33,8 @@ static const struct subcommand subcommands[] = {
 	{ "report", hp_cmd_report },
 	{ "trend", hp_cmd_trend },
 	{ "serve", hp_cmd_serve },
+	{ "attach", hp_cmd_attach },
+	{ "detach", hp_cmd_detach },
 	{ "help", help },
 };
 
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return hp_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
-					  "report, trend, serve or help");
+					  "report, trend, serve, attach, detach or help");
 	const struct subcommand *s = find(argv[1]);
 	if (s)
 		return s->fn(argc - 1, argv + 1);

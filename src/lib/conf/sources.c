@@ -42,6 +42,11 @@ struct hp_inifile hp_sources_ini;
 
 void hp_sources_load(void)
 {
+	hp_sources_load_with(NULL);
+}
+
+void hp_sources_load_with(const char *extra)
+{
 	bool explicit;
 	const char *path = hp_inifile_path(&explicit);
 	const char *mc = secure_getenv("MALLOC_CONF");
@@ -63,8 +68,10 @@ void hp_sources_load(void)
 		hp_conf_parse_string(&hp_conf, hp_conf_sources, mc, HP_CONF_SRC_MALLOC_CONF);
 	if (hc)
 		hp_conf_parse_string(&hp_conf, hp_conf_sources, hc, HP_CONF_SRC_HEAPPROF_CONF);
+	if (extra && *extra)
+		hp_conf_parse_string(&hp_conf, hp_conf_sources, extra, HP_CONF_SRC_HEAPPROF_CONF);
 	hp_conf_finish(&hp_conf, hp_conf_sources);
 	hp_log_set_level(hp_conf.log_level);
 	if (hp_conf.confirm_conf || hp_conf.log_level >= HP_LOG_DEBUG)
-		confirm(mc, hc);
+		confirm(mc, extra && *extra ? extra : hc);
 }

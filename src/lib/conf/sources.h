@@ -18,6 +18,10 @@
 /* Reads defaults, profiler.ini and the environment into hp_conf.  Called
  * once at init. */
 void hp_sources_load(void);
+/* The same, then extra (heapprof attach's -c options, MALLOC_CONF's
+ * syntax) over the environment, as HEAPPROF_CONF would be: an attached
+ * process's environment cannot be changed.  Called at each attach. */
+void hp_sources_load_with(const char *extra);
 
 /* The profiler.ini read last (conf/inifile.h). */
 extern struct hp_inifile hp_sources_ini;

@@ -49,6 +49,7 @@
 #include "record/threads.h"
 #include "record/trigger.h"
 #include "record/switches.h"
+#include "next/got.h"
 #include "base/sys.h"
 #include "base/banned.h"
 
@@ -59,6 +60,11 @@
 #define CGROUP_NEAR_MS    10     /* within 10 points of the threshold */
 
 static pthread_t thread;
+/* heapprof detach: the thread is asked to end (stop_asked) and says it
+ * has (running back to 0) just before it returns. */
+static int stop_asked, running;
+static int uncounted;   /* the helper took itself out of glibc's count */
+static unsigned *glibc_thread_count(void);
 
 /* The helper's own view of time and of the triggers it re-arms. */
 struct helper {
@@ -292,6 +298,8 @@ static void *helper_main(void *arg)
 		if (!early)
 			hp_trigger_wait(deadline > h->now_ms ? (int)(deadline - h->now_ms) : 0);
 		h->now_ms = now_ms();
+		if (HP_LOAD_ACQ(&stop_asked))
+			break;
 
 		unsigned req = hp_trigger_take() | early;
 		early = 0;
@@ -323,12 +331,24 @@ static void *helper_main(void *arg)
 				hp_signals_check();
 				look_at_ini(h);
 			}
+			/* Attached: objects the program loaded since are
+			 * routed too, within a second of their loading. */
+			if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON && hp_got_objects_changed())
+				hp_got_route(NULL);
 			req |= HP_REQ_STATE;
 		}
 		arm(h);
 		if (req & HP_REQ_STATE)
 			hp_statefile_publish();
 	}
+	/* heapprof detach: counted again, as glibc uncounts a thread that
+	 * returns; then gone. */
+	hp_threads_own_remove();
+	hp_bell_set_helper(0);
+	unsigned *count = glibc_thread_count();
+	if (count && HP_XCHG(&uncounted, 0))
+		__atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+	HP_STORE_REL(&running, 0);
 	return NULL;
 }
 
@@ -362,8 +382,10 @@ static void uncount(void)
 {
 	unsigned *count = glibc_thread_count();
 
-	if (count && HP_LOAD(count) >= 2)
+	if (count && HP_LOAD(count) >= 2) {
 		__atomic_fetch_sub(count, 1, __ATOMIC_ACQ_REL);
+		HP_STORE(&uncounted, 1);
+	}
 }
 
 static int start_thread(void)
@@ -386,7 +408,10 @@ static int start_thread(void)
 	 * signal that would end it, and never runs the program's handlers. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	HP_STORE_REL(&running, 1);
 	int err = hp_threads_create(&thread, &attr, helper_main, &h);
+	if (err)
+		HP_STORE_REL(&running, 0);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (!err) {
@@ -478,6 +503,37 @@ int hp_helperthread_start(void)
 	hp_requests_answer_here();
 	start_if_wanted();
 	return 0;
+}
+
+void hp_helperthread_start_attached(void)
+{
+	if (hp_conf.helper_thread == HP_CONF_HELPER_NEVER) {
+		hp_requests_answer_here();
+		return;
+	}
+	start_now("heapprof attach");
+}
+
+bool hp_helperthread_stop(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	if (!HP_LOAD(&started))
+		return true;
+	HP_STORE_REL(&stop_asked, 1);
+	hp_trigger_request(HP_REQ_STATE);   /* wakes it */
+	/* It may be writing a dump: up to 5 s. */
+	for (int i = 0; i < 5000 && HP_LOAD_ACQ(&running); i++) {
+		hp_trigger_request(HP_REQ_STATE);
+		nanosleep(&ms, NULL);
+	}
+	bool ended = !HP_LOAD_ACQ(&running);
+	if (ended) {
+		HP_STORE(&started, 0);
+		HP_STORE_REL(&stop_asked, 0);
+	}
+	hp_requests_answer_here();
+	return ended;
 }
 
 void hp_helperthread_postfork_child(void)

@@ -22,9 +22,16 @@
 
 #pragma GCC visibility push(hidden)
 
+#include <stdbool.h>
+
 /* At init: starts the thread when the configuration wants it at once;
  * otherwise the program's threads answer requests.  Returns 0. */
 int hp_helperthread_start(void);
+/* heapprof attach: starts the thread now (unless helper_thread:never). */
+void hp_helperthread_start_attached(void);
+/* heapprof detach: asks the thread to end and waits for it (5 s at most:
+ * it may be writing a dump).  False when it has not ended. */
+bool hp_helperthread_stop(void);
 /* In a fork child: the child's own thread, when its configuration wants
  * one at once. */
 void hp_helperthread_postfork_child(void);

@@ -17,6 +17,7 @@
  * destructors: as late as anything can run.
  */
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "output/dump.h"
 #include "output/dumpname.h"
 #include "control/helperthread.h"
+#include "control/lifecycle.h"
 #include "control/remote.h"
 #include "control/requests.h"
 #include "leak/leak.h"
@@ -47,6 +49,7 @@
 #include "record/stacktab.h"
 #include "output/statefile.h"
 #include "record/counters.h"
+#include "record/peak.h"
 #include "record/threads.h"
 #include "record/trigger.h"
 #include "record/tls.h"
@@ -118,8 +121,9 @@ static void postfork_child(void)
 	hp_remote_forget();
 	/* Out of scope (run_only_top): nothing sampled from now on, and, as
 	 * self_pid and the leak gate's owner stay the parent's, no final
-	 * dump, no leak check, no state file and no helper thread. */
-	if (!hp_scope_fork_profiles()) {
+	 * dump, no leak check, no state file and no helper thread.  So too
+	 * after heapprof detach. */
+	if (!hp_scope_fork_profiles() || HP_LOAD(&hp_switches.attached) == HP_ATTACH_OFF) {
 		hp_signals_leave();
 		HP_STORE(&hp_switches.enabled, 0);
 		hp_switches_new_epoch();
@@ -171,6 +175,8 @@ static void exit_handler(int status, void *arg)
 
 	__builtin_unwind_init();
 	(void)arg;
+	if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_OFF)
+		return;   /* heapprof detach: inert */
 	/* Sandboxed, getpid(2) may be refused: a clone(2) child without fork
 	 * handlers that calls exit is then taken for the process. */
 	if (!hp_sandbox_on() && getpid() != HP_LOAD(&self_pid))
@@ -181,27 +187,46 @@ static void exit_handler(int status, void *arg)
 	hp_leak_at_exit(status, &entry);
 }
 
-__attribute__((constructor(101))) static void hp_init(void)
+/* What start-up does once, whichever way the library came in. */
+static void start_once(int sandboxed)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	hp_threads_init();
+	hp_stack_init();
+	pthread_atfork(prefork, postfork_parent, postfork_child);
+	hp_leak_set_owner();
+	self_pid = hp_sandbox_getpid();
+	on_exit(exit_handler, NULL);
+	(void)sandboxed;
+}
+
+/* Start-up: preloaded, from the constructor (extra NULL); attached, from
+ * hp_lifecycle_attach, with heapprof attach's -c options. */
+static void start(const char *extra, int sandboxed, const char *sandbox_why)
 {
 	struct hp_tls *t = &hp_tls;
-	const char *sandbox_why;
+	int attached = HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON;
 
-	hp_next_resolve();
-	hp_stale_init();
-	/* A filter inherited through exec: before any other system call. */
-	int sandboxed = hp_sandbox_inherited(&sandbox_why);
 	hp_tls_guard_enter(t);
 	hp_nextcxx_resolve();
 	hp_log_hold(1);
-	hp_sources_load();
+	hp_sources_load_with(extra);
 	/* The gate counts every block, unless a rate was chosen: then it is
 	 * statistical and says so below. */
 	if (hp_conf.prof_leak_error && hp_conf_sources[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_DEFAULT)
 		hp_conf.lg_prof_sample = 0;
 	/* A process outside prof_programs or run_only_top starts as with
 	 * prof:false. */
-	hp_switches.enabled = hp_conf.prof && hp_scope_profiles();
-	hp_switches.lg_sample = (int)hp_conf.lg_prof_sample;
+	HP_STORE(&hp_switches.enabled, hp_conf.prof && hp_scope_profiles());
+	HP_STORE(&hp_switches.lg_sample, (int)hp_conf.lg_prof_sample);
+	/* Attached: every block allocated before is unknown; the leak scan
+	 * takes what it cannot see for roots (record/switches.h). */
+	if (attached)
+		HP_STORE(&hp_switches.missed, 1);
 	if (hp_switches.enabled) {
 		hp_settings_apply();
 		hp_log_hold(0);
@@ -209,16 +234,13 @@ __attribute__((constructor(101))) static void hp_init(void)
 			hp_log(HP_LOG_WARN, "prof_leak_error at lg_prof_sample:%d is statistical: a leak "
 			       "smaller than about 2^%d bytes can pass; lg_prof_sample:0 records every allocation",
 			       (int)hp_conf.lg_prof_sample, (int)hp_conf.lg_prof_sample);
-		hp_threads_init();
-		hp_stack_init();
-		pthread_atfork(prefork, postfork_parent, postfork_child);
-		hp_leak_set_owner();
-		self_pid = hp_sandbox_getpid();
-		on_exit(exit_handler, NULL);
+		start_once(sandboxed);
 		hp_statefile_init();
 		hp_remote_forget();
 		if (sandboxed)
 			hp_requests_answer_here();
+		else if (attached)
+			hp_helperthread_start_attached();
 		else
 			hp_helperthread_start();
 		if (sandboxed && hp_conf.leak_report)   /* not heapprof check's */
@@ -229,9 +251,71 @@ __attribute__((constructor(101))) static void hp_init(void)
 		hp_settings_log();
 		hp_log_hold(0);
 	}
-	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s",
+	hp_log(HP_LOG_DEBUG, "heapprof %s: sampling %s, 1 in 2^%d bytes, next allocator %s%s",
 	       HEAPPROF_VERSION, hp_switches.enabled ? "on" : "off", hp_switches.lg_sample,
-	       hp_next_provider());
+	       hp_next_provider(), attached ? " (attached)" : "");
 	hp_tls_guard_leave(t);
+	hp_switches_new_epoch();
 	HP_STORE_REL(&hp_switches.ready, 1);
+}
+
+__attribute__((constructor(101))) static void hp_init(void)
+{
+	const char *sandbox_why;
+
+	hp_next_resolve();
+	/* Loaded by heapprof attach: nothing more until it calls
+	 * heapprof_attach (control/attach.c); until then no call of the
+	 * program's comes here. */
+	if (hp_next_dlopened()) {
+		hp_nextcxx_resolve();
+		return;
+	}
+	hp_stale_init();
+	/* A filter inherited through exec: before any other system call. */
+	int sandboxed = hp_sandbox_inherited(&sandbox_why);
+	start(NULL, sandboxed, sandbox_why);
+}
+
+int hp_lifecycle_attach(const char *extra, const char **why)
+{
+	static int stale_done;
+	const char *sandbox_why;
+
+	*why = NULL;
+	if (hp_sandbox_inherited(&sandbox_why)) {
+		*why = "the process runs under a seccomp filter: heapprof would have no helper thread "
+		       "and no files; start it under heapprof run instead";
+		return -1;
+	}
+	if (!stale_done) {
+		stale_done = 1;
+		hp_stale_init();
+	}
+	if (HP_LOAD(&hp_switches.ready)) {
+		/* Again, after a detach: a new generation, as prof.reset
+		 * makes (control/api.c): what was recorded before the detach,
+		 * freed since behind heapprof's back, drops out of every
+		 * figure. */
+		HP_ADD(&hp_switches.gen, 1);
+		hp_peak_reset();
+	}
+	HP_STORE(&hp_switches.attached_at, (int64_t)time(NULL));
+	HP_STORE_REL(&hp_switches.attached, HP_ATTACH_ON);
+	start(extra, 0, "");
+	return 0;
+}
+
+void hp_lifecycle_detach(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	HP_STORE(&hp_switches.enabled, 0);
+	hp_switches_new_epoch();
+	HP_STORE_REL(&hp_switches.attached, HP_ATTACH_OFF);
+	hp_tls_guard_enter(t);
+	if (!hp_helperthread_stop())
+		hp_log(HP_LOG_WARN, "detach: the helper thread did not end within 5 s");
+	hp_statefile_remove();
+	hp_tls_guard_leave(t);
 }

@@ -28,6 +28,7 @@
 #include "control/signals.h"
 #include "record/tls.h"
 #include "record/trigger.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 #define MAX_SIG 65
@@ -293,6 +294,13 @@ void hp_signals_configure(int dump_sig, int toggle_sig)
 {
 	int old_dump = dump_signo, old_toggle = toggle_signo;
 
+	/* Attached (heapprof attach), no signal's action is ever changed:
+	 * the program's sigaction calls do not come to heapprof, which could
+	 * not keep its view of them.  The bell and the helper thread serve
+	 * heapprof dump, pause and resume. */
+	if (HP_LOAD(&hp_switches.attached) != HP_ATTACH_NONE)
+		return;
+
 	if (toggle_sig && toggle_sig == dump_sig) {
 		hp_log(HP_LOG_WARN, "signal_dump and signal_toggle are the same signal; no toggle signal");
 		toggle_sig = 0;
@@ -332,6 +340,9 @@ void hp_signals_leave(void)
 void hp_signals_check(void)
 {
 	int d = HP_LOAD(&dump_signo), t = HP_LOAD(&toggle_signo);
+
+	if (HP_LOAD(&hp_switches.attached) != HP_ATTACH_NONE)
+		return;
 
 	describe(d, "dump", state(d), 0);
 	describe(t, "toggle", state(t), 0);

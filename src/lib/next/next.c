@@ -318,14 +318,52 @@ bool hp_next_in_malloc_object(const void *fn)
 	return fn && a >= malloc_object.lo && a < malloc_object.hi;
 }
 
+/* ---- loaded after start-up -------------------------------------------- */
+
+static int dlopened = -1;   /* -1 unknown, 0 preloaded (or linked), 1 dlopened */
+
+static void here(void)
+{
+}
+
+/* Whether the program's own lookup of malloc finds ours: it does when
+ * the library was preloaded or linked, never when heapprof attach had it
+ * dlopened (RTLD_LOCAL: in no global scope). */
+static int find_dlopened(void)
+{
+	Dl_info ours, theirs;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+
+	if (!m || !dladdr((void *)here, &ours) || !dladdr(m, &theirs))
+		return 0;
+	return ours.dli_fbase != theirs.dli_fbase;
+}
+
+bool hp_next_dlopened(void)
+{
+	if (HP_LOAD_ACQ(&dlopened) < 0)
+		HP_STORE_REL(&dlopened, find_dlopened());
+	return HP_LOAD(&dlopened) == 1;
+}
+
+void *hp_next_handle(void)
+{
+	/* Attached, the next allocator is the one the program calls: the
+	 * first definition in its global scope (jemalloc linked into it, or
+	 * preloaded, before libc).  RTLD_NEXT would search from libc, the
+	 * caller of the attach's dlopen. */
+	return hp_next_dlopened() ? RTLD_DEFAULT : RTLD_NEXT;
+}
+
 static void resolve_chain(void)
 {
 	struct hp_next r;
+	void *h = hp_next_handle();
 
-	r.malloc = dlsym(RTLD_NEXT, "malloc");
-	r.free = dlsym(RTLD_NEXT, "free");
-	r.calloc = dlsym(RTLD_NEXT, "calloc");
-	r.realloc = dlsym(RTLD_NEXT, "realloc");
+	r.malloc = dlsym(h, "malloc");
+	r.free = dlsym(h, "free");
+	r.calloc = dlsym(h, "calloc");
+	r.realloc = dlsym(h, "realloc");
 	if (!r.malloc || !r.free || !r.calloc || !r.realloc) {
 		r.malloc = __libc_malloc;
 		r.free = __libc_free;
@@ -334,18 +372,18 @@ static void resolve_chain(void)
 	}
 	dl_iterate_phdr(find_object, (void *)r.malloc);
 	/* Only glibc's C library defines gnu_get_libc_version. */
-	glibc_malloc = hp_next_in_malloc_object(dlsym(RTLD_NEXT, "gnu_get_libc_version"));
+	glibc_malloc = hp_next_in_malloc_object(dlsym(h, "gnu_get_libc_version"));
 
 	/* Aligned variants only from the object that provides malloc; the
 	 * others are emulated on its posix_memalign. */
-	r.posix_memalign = same_object(dlsym(RTLD_NEXT, "posix_memalign"));
-	r.memalign = same_object(dlsym(RTLD_NEXT, "memalign"));
-	r.aligned_alloc = same_object(dlsym(RTLD_NEXT, "aligned_alloc"));
-	r.valloc = same_object(dlsym(RTLD_NEXT, "valloc"));
-	r.pvalloc = same_object(dlsym(RTLD_NEXT, "pvalloc"));
-	r.malloc_usable_size = same_object(dlsym(RTLD_NEXT, "malloc_usable_size"));
+	r.posix_memalign = same_object(dlsym(h, "posix_memalign"));
+	r.memalign = same_object(dlsym(h, "memalign"));
+	r.aligned_alloc = same_object(dlsym(h, "aligned_alloc"));
+	r.valloc = same_object(dlsym(h, "valloc"));
+	r.pvalloc = same_object(dlsym(h, "pvalloc"));
+	r.malloc_usable_size = same_object(dlsym(h, "malloc_usable_size"));
 	if (!r.posix_memalign)
-		r.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+		r.posix_memalign = dlsym(h, "posix_memalign");
 	next_posix_memalign = r.posix_memalign;
 	if (!r.memalign)
 		r.memalign = emu_memalign;
@@ -356,7 +394,7 @@ static void resolve_chain(void)
 	if (!r.pvalloc)
 		r.pvalloc = emu_pvalloc;
 	if (!r.malloc_usable_size)
-		r.malloc_usable_size = dlsym(RTLD_NEXT, "malloc_usable_size");
+		r.malloc_usable_size = dlsym(h, "malloc_usable_size");
 
 	/* Publish free first: a block from the real malloc may be freed by
 	 * another thread the moment malloc is published. */

@@ -61,6 +61,14 @@ bool hp_next_in_malloc_object(const void *fn);
 /* Whether the next malloc is glibc's (its chunk layout is known). */
 bool hp_next_is_glibc(void);
 
+/* Whether the library was loaded by dlopen after start-up (heapprof
+ * attach) rather than preloaded or linked: the program's own lookup of
+ * malloc does not find ours.  Decided on the first call. */
+bool hp_next_dlopened(void);
+/* The dlsym handle the next definitions are looked up with: RTLD_NEXT,
+ * or RTLD_DEFAULT when dlopened. */
+void *hp_next_handle(void);
+
 /* Path of the object that provides the next malloc, for the startup log. */
 const char *hp_next_provider(void);
 

@@ -165,7 +165,7 @@ void hp_nextcxx_resolve(void)
 	hp_next_resolve();
 	for (int k = 0; k < HP_CXX_NKINDS; k++)
 		if (!HP_LOAD(&hp_nextcxx.fn[k]))
-			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(RTLD_NEXT, mangled_names[k]));
+			HP_STORE_REL(&hp_nextcxx.fn[k], dlsym(hp_next_handle(), mangled_names[k]));
 	void *nw = HP_LOAD(&hp_nextcxx.fn[HP_CXX_NEW]);
 	if (nw && nw != fallback[HP_CXX_NEW])
 		classify(nw);

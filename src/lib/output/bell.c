@@ -77,8 +77,15 @@ static void install(struct hp_bell *b)
 
 void hp_bell_init(const char *runtime_dir)
 {
+	struct hp_bell *old = HP_LOAD(&page);
+
 	hp_fmt(dir, sizeof(dir), "%s", runtime_dir);
 	install(make());
+	/* heapprof attach after a detach: the old page's file is gone, the
+	 * helper thread that slept on it has ended and sampling was off;
+	 * the trigger word has just moved to the new page. */
+	if (old && old != HP_LOAD(&page))
+		hp_syscall(SYS_munmap, old, HP_BELL_SIZE);
 }
 
 void hp_bell_postfork_child(void)

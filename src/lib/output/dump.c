@@ -23,6 +23,7 @@
 #include "output/dumpname.h"
 #include "base/file.h"
 #include "base/fmt.h"
+#include "record/switches.h"
 #include "base/out.h"
 #include "base/maths.h"
 #include "base/pages.h"
@@ -160,6 +161,14 @@ static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 	hp_out_str(o, ": ");
 	hp_out_u64(o, objs_of((int64_t)s->total.accum_cnt));
 	hp_out_char(o, '\n');
+	/* heapprof attach: what was allocated before is not in any figure. */
+	if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON) {
+		char when[40];
+		hp_fmt_utc(when, HP_LOAD(&hp_switches.attached_at), 0, 0);
+		hp_out_str(o, "# heapprof attached: ");
+		hp_out_str(o, when);
+		hp_out_str(o, ": allocations since then only\n");
+	}
 }
 
 /* A stack's peak and temporary figures; frames when it has no row. */

@@ -198,6 +198,7 @@ void hp_statefile_init(void)
 	const char *env = secure_getenv("HEAPPROF_RUNTIME_DIR");
 	struct timespec now;
 
+	HP_STORE_REL(&closed, 0);   /* heapprof attach again, after a detach */
 	if (hp_sandbox_on())
 		return;   /* started under a filter: no state file at all */
 	if (env && *env)
@@ -267,11 +268,11 @@ void hp_statefile_publish(void)
 	size_t len = hp_fmt(body, sizeof(body),
 		"version=%s\npid=%d\nstarttime=%llu\nprogram=%s\nprefix=%s\nactive=%d\nlg_prof_sample=%d\n"
 		"signal_dump=%d\nsignal_toggle=%d\nsignal_control=%d\ndumps=%u\nlast_dump=%s\n"
-		"live_bytes=%lld\nstarted=%s\n",
+		"live_bytes=%lld\nstarted=%s\nattached=%d\n",
 		HEAPPROF_VERSION, (int)getpid(), starttime, exe, prefix, HP_LOAD(&hp_switches.active),
 		HP_LOAD(&hp_switches.lg_sample), HP_LOAD(&signal_dump),
 		HP_LOAD(&signal_toggle), HP_LOAD(&signal_control), dumps, last_dump,
-		(long long)hp_trigger_live(), started);
+		(long long)hp_trigger_live(), started, HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON);
 	hp_spin_unlock(&lock);
 	hp_fmt(path, sizeof(path), "%s/%d", dir, (int)getpid());
 	/* Under the lock, so that a publish racing with the removal at exit

@@ -26,11 +26,22 @@ struct hp_switches {
 	uint32_t epoch;           /* bumped when rate or switches change */
 	uint16_t gen;             /* reset generation (prof.reset) */
 	uint64_t dropped;         /* samples lost to exhausted memory */
+	int attached;             /* HP_ATTACH_*: how the library came in */
+	int64_t attached_at;      /* UTC seconds of the last heapprof attach */
 	int missed;               /* since start-up, some allocation may have
 				   * gone unrecorded (a sampled rate, a pause,
 				   * an inactive thread, a dropped sample): the
 				   * leak scan then takes what it cannot see
 				   * for roots.  Never cleared. */
+};
+
+/* hp_switches.attached: preloaded (or linked), or loaded by heapprof
+ * attach and routed now, or detached since (inert: nothing sampled, no
+ * helper thread, no state file; the exit handler does nothing). */
+enum {
+	HP_ATTACH_NONE = 0,
+	HP_ATTACH_ON = 1,
+	HP_ATTACH_OFF = 2,
 };
 
 extern struct hp_switches hp_switches;

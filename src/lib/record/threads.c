@@ -263,8 +263,14 @@ static unsigned nown;
 
 void hp_threads_own_add(void)
 {
-	unsigned i = HP_ADD(&nown, 1);
+	unsigned i, n = HP_LOAD_ACQ(&nown);
 
+	/* A slot a helper thread left (heapprof detach), else a new one. */
+	for (i = 0; i < n && i < OWN_MAX; i++)
+		if (!HP_LOAD(&own[i].tid))
+			break;
+	if (i == n || i >= OWN_MAX)
+		i = HP_ADD(&nown, 1);
 	if (i >= OWN_MAX)
 		return;
 	/* Not pthread_getattr_np: it allocates (the affinity mask), and the
@@ -278,6 +284,17 @@ void hp_threads_own_add(void)
 		own[i].stack_hi = self;
 	}
 	HP_STORE_REL(&own[i].tid, gettid());
+}
+
+void hp_threads_own_remove(void)
+{
+	pid_t self = gettid();
+
+	for (unsigned i = 0; i < OWN_MAX && i < HP_LOAD_ACQ(&nown); i++)
+		if (HP_LOAD(&own[i].tid) == self) {
+			own[i].stack_lo = own[i].stack_hi = 0;
+			HP_STORE_REL(&own[i].tid, 0);
+		}
 }
 
 unsigned hp_threads_own(const struct hp_threads_own **out)

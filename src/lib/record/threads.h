@@ -74,6 +74,9 @@ struct hp_threads_own {
 	uintptr_t stack_lo, stack_hi;
 };
 void hp_threads_own_add(void);
+/* The calling thread, one of heapprof's, is about to end (heapprof
+ * detach): its slot is free again. */
+void hp_threads_own_remove(void);
 unsigned hp_threads_own(const struct hp_threads_own **out);
 
 /* The C library's pthread_getattr_np, called with the thread marked as
