@@ -56,6 +56,8 @@ static const char help_text[] =
 	"            powers of 1024)\n"
 	"  PROGRAM   its executable\n"
 	"  PREFIX    where its dumps go (prof_prefix)\n"
+	"A process heapprof attach loaded heapprof into shows 'attached <UTC>' after\n"
+	"its prefix: its figures cover the allocations since.\n"
 	"\n"
 	"A process with the library mapped but no state published (its runtime\n"
 	"directory was refused, or it does not profile: prof:false, prof_programs,\n"
@@ -173,8 +175,11 @@ static void print_table(const struct listing *l)
 			snprintf(live, sizeof(live), "?");
 			snprintf(num, sizeof(num), "?");
 		}
-		printf("%-*d  %-8s  %*s  %*s  %-*s  %s\n", wpid, (int)r->pid, sampling(r), wdumps, num,
+		printf("%-*d  %-8s  %*s  %*s  %-*s  %s", wpid, (int)r->pid, sampling(r), wdumps, num,
 		       wlive, live, wprog, r->program, prefix(r));
+		if (r->has_state && r->st.attached)
+			printf("  attached %s", r->st.started);
+		putchar('\n');
 	}
 }
 
@@ -214,6 +219,7 @@ static void print_json(const struct listing *l)
 			else
 				hp_buf_str(&b, "null");
 			hp_buf_printf(&b, ", \"lg_prof_sample\": %d", st->lg_prof_sample);
+			hp_buf_printf(&b, ", \"attached\": %s", st->attached ? "true" : "false");
 		}
 		hp_buf_char(&b, '}');
 	}

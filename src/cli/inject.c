@@ -94,11 +94,25 @@ double hp_inject_now_ms(void)
 
 void hp_inject_step(const char *step)
 {
+	static int seen[16];
+	static const char *names[16];
 	const char *want = getenv("HEAPPROF_ATTACH_PAUSE");
+	size_t n = strlen(step);
+	int k;
 
-	if (!want || strcmp(want, step))
+	/* "STEP" or "STEP:N", its Nth time (the calls' steps come once per
+	 * call: dlopen's first, heapprof_attach's second). */
+	for (k = 0; k < 16 && names[k] && strcmp(names[k], step); k++)
+		;
+	if (k == 16)
 		return;
-	fprintf(stderr, "heapprof: paused at %s\n", step);
+	names[k] = step;
+	int nth = ++seen[k];
+	if (!want || strncmp(want, step, n) || (want[n] && want[n] != ':'))
+		return;
+	if (want[n] == ':' ? atoi(want + n + 1) != nth : nth != 1)
+		return;
+	fprintf(stderr, "heapprof: paused at %s\n", want);
 	fflush(stderr);
 	for (;;)
 		pause();

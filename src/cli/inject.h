@@ -62,9 +62,10 @@ void hp_inject_release(struct hp_inject *ij);
 /* Milliseconds on CLOCK_MONOTONIC. */
 double hp_inject_now_ms(void);
 
-/* A named step at which HEAPPROF_ATTACH_PAUSE=<step> makes the command
- * wait (for the tests' kill -9 at that very moment): it prints
- * "heapprof: paused at <step>" on stderr and sleeps. */
+/* A named step at which HEAPPROF_ATTACH_PAUSE=<step>[:<n>] makes the
+ * command wait, the nth time it gets there (for the tests' kill -9 at
+ * that very moment): it prints "heapprof: paused at <step>[:<n>]" on
+ * stderr and sleeps. */
 void hp_inject_step(const char *step);
 
 #endif

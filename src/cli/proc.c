@@ -27,11 +27,21 @@ bool hp_proc_has_heapprof(pid_t pid)
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libheapprof.so") != NULL;
+	char bell[48];
+	bool inert = false;
+
+	snprintf(bell, sizeof(bell), "/bell.%d (deleted)\n", (int)pid);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line), bl = strlen(bell);
+		found |= strstr(line, "/libheapprof.so") != NULL;
+		/* heapprof detach unlinks the bell and leaves its page: the
+		 * library is there, inert (a running preloaded process never
+		 * unlinks its own). */
+		inert |= n >= bl && !strcmp(line + n - bl, bell);
+	}
 	fclose(f);
 	errno = 0;
-	return found;
+	return found && !inert;
 }
 
 void hp_proc_program(pid_t pid, char *buf, size_t cap)
@@ -178,6 +188,8 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 			st->live_bytes = atoll(v);
 		else if (!strcmp(k, "started"))
 			snprintf(st->started, sizeof(st->started), "%s", v);
+		else if (!strcmp(k, "attached"))
+			st->attached = atoi(v) == 1;
 	}
 	fclose(f);
 	st->found = st->pid > 0;

@@ -27,9 +27,11 @@ struct hp_proc_state {
 	char last_dump[PATH_MAX];
 	long long live_bytes;
 	char started[32];
+	bool attached;              /* loaded by heapprof attach (attached=1) */
 };
 
-/* True if libheapprof is mapped into pid (reads /proc/pid/maps).  When
+/* True if libheapprof is mapped into pid (reads /proc/pid/maps), and not
+ * left inert there by heapprof detach.  When
  * false, errno says why the maps could not be read (EACCES: another
  * user's process), or is 0. */
 bool hp_proc_has_heapprof(pid_t pid);

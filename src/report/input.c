@@ -348,6 +348,18 @@ static int comment_line(struct reader *r)
 		in->allocations = clamp_count(a[1]);
 		return 0;
 	}
+	if (word(&p, end, "heapprof attached:")) {
+		/* The time holds colons: up to the ": allocations" that follows. */
+		const char *stop = p;
+		while (stop < end && !(stop + 1 < end && stop[0] == ':' && stop[1] == ' '))
+			stop++;
+		size_t n = (size_t)(stop - p);
+		if (n == 0 || n >= sizeof(in->attached))
+			bad(r, "expected '# heapprof attached: <UTC>: allocations since then only'");
+		memcpy(in->attached, p, n);
+		in->attached[n] = '\0';
+		return 0;
+	}
 	if (word(&p, end, "heapprof build-id:")) {
 		build_id_line(r, p, end);
 		return 0;

@@ -14,6 +14,7 @@
  * allocations, already estimates, never scaled:
  *   # heapprof peak: <objects>: <bytes>[ moving]     the process, after the header
  *   # heapprof temporary: <temporary>: <allocations>
+ *   # heapprof attached: <UTC>: allocations since then only   (heapprof attach)
  *   # peak: <objects>: <bytes> temporary: <temporary>: <allocations>
  *                                    after a stack's row(s): that stack
  *   # peak: ... @ 0x<pc> ...         a stack with no row
@@ -109,6 +110,7 @@ struct hp_input {
 	int has_stack_extra;	/* some stack's "# peak:" line was (dump_peak) */
 	int64_t peak_objects, peak_bytes;	/* the process at the peak */
 	int64_t temporary, allocations;		/* the process's */
+	char attached[40];	/* "# heapprof attached: <UTC>": heapprof attach's time */
 	uint64_t *frames;	/* program counters as written */
 	size_t nframes, cap_frames;
 	struct hp_in_stack *stacks;

@@ -109,6 +109,9 @@ void hp_render_headline(const struct hp_profile *p, const struct hp_render *r,
 	if (r->ignore)
 		hp_buf_printf(b, ", ignore '%s'", r->ignore);
 	hp_buf_str(b, ")\n");
+	if (r->attached[0])
+		hp_buf_printf(b, "Since heapprof attach at %s: blocks allocated before it are not counted\n",
+			      r->attached);
 	if (neg)
 		hp_buf_printf(b, "Note: %zu stack%s shrank since the base: values with '-' are "
 				 "decreases; percentages are of the sum of absolute values\n",

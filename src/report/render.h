@@ -34,6 +34,9 @@ struct hp_render {
 	/* --temporary: the dumps' own totals, for the whole processes */
 	int64_t temporary, allocations;
 	int64_t time_ns, duration_ns;	/* pprof's, when not 0 (ropts.h) */
+	/* heapprof attach's time when a dump came from an attached process
+	 * (the first such dump's): its figures start there. */
+	char attached[40];
 };
 
 /* "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */

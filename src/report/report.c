@@ -97,6 +97,8 @@ static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_r
 		r->temporary = hp_util_sat_add(r->temporary, in.temporary);
 		r->allocations = hp_util_sat_add(r->allocations, in.allocations);
 	}
+	if (in.attached[0] && !r->attached[0])
+		memcpy(r->attached, in.attached, sizeof(r->attached));
 	hp_profile_add(p, &in, sign, slot);
 	hp_input_release(&in);
 }
