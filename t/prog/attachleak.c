@@ -1,0 +1,48 @@
+/*
+ * attachleak.c -- blocks whose only reference lies in a block allocated
+ * before heapprof attach, and one true leak, for the leak check of an
+ * attached process (t/0801-attach-leak.t).
+ *
+ * It allocates a holder block, prints "ready PID", and waits (sleeping
+ * in nanosleep: a safe point) until the file GO exists.  Then it
+ * allocates HELD blocks of 1000 bytes whose only pointers are in the
+ * holder, and one block of 777 bytes whose pointer it drops, and exits 0.
+ *
+ * usage: attachleak GO HELD
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static void *volatile sink;
+
+__attribute__((noinline)) static void *held_block(void)
+{
+	return malloc(1000);
+}
+
+__attribute__((noinline)) static void leak_after_attach(void)
+{
+	sink = malloc(777);
+	sink = NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int held = argc > 2 ? atoi(argv[2]) : 10;
+	void **holder = malloc(4096);   /* before the attach: unknown to heapprof */
+	struct timespec ms = { 0, 1000000 };
+
+	if (argc < 2 || held < 0 || held > 512)
+		return 2;
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (access(argv[1], F_OK) != 0)
+		nanosleep(&ms, NULL);
+	for (int i = 0; i < held; i++)
+		holder[i] = held_block();
+	leak_after_attach();
+	sink = holder;   /* the holder stays reachable from a global */
+	return 0;
+}
