@@ -2,10 +2,9 @@
  * attach.c -- heapprof attach and detach, the library's side: the two
  * entry points the command calls inside the process (src/attachabi.h).
  *
- * Owns the order of things.  Attach: the options, the helper thread and
- * the state file first (control/lifecycle.c), then the GOT entries
- * (next/got.c), so that the first call routed here finds heapprof
- * running.  Detach: the GOT entries first, so that no new call comes,
+ * Owns the order of things.  Attach: the GOT entries first (next/got.c),
+ * then the options, the helper thread and the state file
+ * (control/lifecycle.c), sampling last.  Detach: the GOT entries first, so that no new call comes,
  * then the rest.  Runs on a thread of the program's that the command
  * stopped at a safe point (no allocator or loader lock held), with the
  * program's signal mask; every other thread runs meanwhile.  Never
@@ -46,14 +45,21 @@ HP_EXPORT void heapprof_attach(const char *conf, struct hp_attach_result *out)
 		answer(out, HP_ATTACH_ALREADY, "attached already");
 		return;
 	}
-	if (hp_lifecycle_attach(conf, &why) != 0) {
-		answer(out, HP_ATTACH_FAILED, why);
-		return;
-	}
+	/* The GOT entries first: until start-up has published its switches,
+	 * heapprof's entries forward every call unrecorded, as before a
+	 * preloaded constructor; and libunwind's validation pipe, opened
+	 * during start-up's first walk, must come through pipe2's. */
 	hp_tls_guard_enter(t);
 	out->rewritten = hp_got_route(&objects);
 	out->objects = objects;
 	hp_tls_guard_leave(t);
+	if (hp_lifecycle_attach(conf, &why) != 0) {
+		hp_tls_guard_enter(t);
+		hp_got_restore();
+		hp_tls_guard_leave(t);
+		answer(out, HP_ATTACH_FAILED, why);
+		return;
+	}
 	hp_log(HP_LOG_INFO, "attached: %u GOT entries of %u objects routed to heapprof; "
 	       "allocations before now are not counted", out->rewritten, objects);
 	answer(out, HP_ATTACH_DONE, "");

@@ -139,14 +139,15 @@ static uintptr_t lookup(const struct dynobj *o, const char *name)
 /* ---- routing ------------------------------------------------------------ */
 
 /* What heapprof's intercept/ layer defines for the program's
- * allocations, and pthread_getattr_np, which glibc runs allocating under
- * the thread's lock that heapprof's first look at a thread takes
- * (record/threads.c).  Not the rest of what a preload interposes: the
- * signal functions, pthread_create, _exit, mmap and syscall stay the
- * program's. */
+ * allocations; pthread_getattr_np, which glibc runs allocating under the
+ * thread's lock that heapprof's first look at a thread takes
+ * (record/threads.c); and pipe2, through which libunwind's validation
+ * pipe is handed to stack/unwpipe.c (else it would stay open in the
+ * program).  Not the rest of what a preload interposes: the signal
+ * functions, pthread_create, _exit, mmap and syscall stay the program's. */
 static const char *const route_names[] = {
 	"malloc", "free", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
-	"memalign", "valloc", "pvalloc", "malloc_usable_size", "pthread_getattr_np",
+	"memalign", "valloc", "pvalloc", "malloc_usable_size", "pthread_getattr_np", "pipe2",
 	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_t",
 	"_ZnamSt11align_val_t", "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
 	"_ZdlPv", "_ZdaPv", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t", "_ZdlPvm", "_ZdaPvm",
