@@ -59,6 +59,8 @@ void hp_help_overview(FILE *out)
 	      "           call graph, source lines, collapsed stacks, pprof or JSON\n"
 	      "  trend    which stacks grow over a series of dumps\n"
 	      "  serve    each profiled process's heap over HTTP, for go tool pprof and Parca\n"
+	      "  attach   loads heapprof into a running process started without it\n"
+	      "  detach   routes an attached process's allocations back to its allocator\n"
 	      "  help     the help of a command: 'heapprof help report' (or --help);\n"
 	      "           'heapprof help options': the library's options\n"
 	      "\n"
