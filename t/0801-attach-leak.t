@@ -4,7 +4,7 @@
 # (unknown to heapprof, so a root for the scan) are not leaks; a block
 # allocated after the attach and dropped is.
 . "$(dirname "$0")/lib.sh"
-plan 5
+plan 9
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 ("$TP/attachleak" go 10 >out 2>err; echo $? >status) &
@@ -21,5 +21,20 @@ like "$(cat err)" "^<heapprof>: Direct leak of ~777 byte\\(s\\) in ~1 object\\(s
 like "$(cat err)" "^<heapprof>: Leak approximation summary: ~777 bytes, ~1 object," \
 	"and the only one: the 10 blocks held by the block from before the attach are not"
 unlike "$(cat err)" "held_block" "held_block is named nowhere in the leak report"
+
+# An object the program loads after the attach is routed too.
+rm -f go
+("$TP/attachleak" go 10 "$TP/libleak.so" >out2 2>err2; echo $? >status2) &
+n=0
+while ! grep -q '^ready ' out2 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+pid=$(sed -n 's/^ready //p' out2)
+"$BIN" attach "$pid" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
+touch go
+while [ ! -e status2 ]; do sleep 0.05; done
+is "$(cat status2)" 0 "loading a library after the attach: exit status 0"
+like "$(cat err2)" "^<heapprof>: Direct leak of ~555 byte\\(s\\) in ~1 object\\(s\\) allocated from:" \
+	"the leak from the library loaded after the attach is seen: its malloc calls were routed"
+like "$(cat err2)" "#0 0x[0-9a-f]+ in libleak_make " "and named"
+like "$(cat err2)" "^<heapprof>: Leak approximation summary: ~1332 bytes, ~2 objects," "with the other one, nothing else"
 
 done_testing

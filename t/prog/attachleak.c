@@ -6,10 +6,14 @@
  * It allocates a holder block, prints "ready PID", and waits (sleeping
  * in nanosleep: a safe point) until the file GO exists.  Then it
  * allocates HELD blocks of 1000 bytes whose only pointers are in the
- * holder, and one block of 777 bytes whose pointer it drops, and exits 0.
+ * holder, and one block of 777 bytes whose pointer it drops.  With LIB
+ * (build/t/libleak.so), it then loads LIB, waits 1.5 s (heapprof routes
+ * an object loaded later within a second) and calls libleak_make(555),
+ * a leak from the later object's own malloc call.  Then it exits 0.
  *
- * usage: attachleak GO HELD
+ * usage: attachleak GO HELD [LIB]
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -43,6 +47,15 @@ int main(int argc, char **argv)
 	for (int i = 0; i < held; i++)
 		holder[i] = held_block();
 	leak_after_attach();
+	if (argc > 3) {
+		void *h = dlopen(argv[3], RTLD_NOW);
+		void (*make)(size_t) = h ? (void (*)(size_t))dlsym(h, "libleak_make") : NULL;
+		struct timespec wait = { 1, 500000000 };
+		if (!make)
+			return 3;
+		nanosleep(&wait, NULL);
+		make(555);
+	}
 	sink = holder;   /* the holder stays reachable from a global */
 	return 0;
 }
