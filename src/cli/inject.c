@@ -366,6 +366,7 @@ enum hp_inject_err hp_inject_stop(struct hp_inject *ij, pid_t pid, const struct 
 	struct user_regs_struct r;
 	int st, n;
 	pid_t chosen = 0;
+	double held_since = 0;   /* when the chosen thread stopped */
 
 	memset(ij, 0, sizeof(*ij));
 	ij->pid = pid;
@@ -397,6 +398,7 @@ enum hp_inject_err hp_inject_stop(struct hp_inject *ij, pid_t pid, const struct 
 		}
 		s.tid[s.n] = t;
 		s.sig[s.n++] = 0;
+		held_since = hp_inject_now_ms();
 		if (ptrace(PTRACE_INTERRUPT, t, 0, 0) != 0)
 			continue;
 		for (;;) {
@@ -433,6 +435,7 @@ enum hp_inject_err hp_inject_stop(struct hp_inject *ij, pid_t pid, const struct 
 			continue;
 		}
 		int sig = 0;
+		held_since = hp_inject_now_ms();
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
 			if (syscall_entry(t) && ptrace(PTRACE_GETREGS, t, 0, &r) == 0 && safe_entry(ij, &r)) {
 				chosen = t;
@@ -460,7 +463,7 @@ enum hp_inject_err hp_inject_stop(struct hp_inject *ij, pid_t pid, const struct 
 		return HP_INJECT_NOSAFE;
 	}
 	ij->tid = chosen;
-	ij->t0 = hp_inject_now_ms();
+	ij->t0 = held_since;
 	struct iovec iov = { A(ij)->fp, sizeof(A(ij)->fp) };
 	if (ptrace(PTRACE_GETREGSET, chosen, (void *)NT_X86_XSTATE, &iov) == 0) {
 		A(ij)->fplen = iov.iov_len;

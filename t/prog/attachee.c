@@ -11,7 +11,9 @@
  * At the end every kept block is checked and freed, and it prints one
  * line and exits 7: a block corrupted by an allocator mix-up exits 1.
  *
- * usage: attachee THREADS SECONDS
+ * With STOP, the workers also end as soon as that file exists.
+ *
+ * usage: attachee THREADS SECONDS [STOP]
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 static double seconds;
+static const char *stop_file;
 static int bad;
 
 struct kept {
@@ -97,7 +100,8 @@ static void *worker(void *arg)
 	double end = now() + seconds;
 	struct timespec ms = { 0, 1000000 };
 
-	for (unsigned round = 0; now() < end; round++) {
+	for (unsigned round = 0; now() < end && !(stop_file && round % 64 == 0 && access(stop_file, F_OK) == 0);
+	     round++) {
 		churn(&seed);
 		list = keep_growing(list, (unsigned char)round);
 		nanosleep(&ms, NULL);
@@ -117,6 +121,7 @@ int main(int argc, char **argv)
 	pthread_t t[256];
 
 	seconds = argc > 2 ? atof(argv[2]) : 5;
+	stop_file = argc > 3 ? argv[3] : NULL;
 	if (threads < 1 || threads > 256)
 		return 2;
 	printf("ready %d\n", (int)getpid());
