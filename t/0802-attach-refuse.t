@@ -8,7 +8,7 @@
 # after the dlopen, which such a filter may already forbid).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root: another user's process, a mount namespace"; exit 1; }
-plan 39
+plan 47
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -102,6 +102,33 @@ like "$(cat err)" "^heapprof attach: process $ns does not see $LIB in its mount 
 	"another mount namespace without the library: says what to do"
 unchanged $ns "mount namespace"
 kill $ns
+
+# Stopped (SIGSTOP): it would run our call while its siblings stay stopped.
+sleep 30 &
+stp=$!
+started $stp "$(readlink -f "$(command -v sleep)")"
+kill -STOP $stp
+"$BIN" attach $stp >out 2>err
+like "$(cat err)" "^heapprof attach: process $stp is stopped \\(T \\(stopped\\)\\): continue it first \\(kill -CONT $stp\\)\$" \
+	"stopped: says so"
+kill -CONT $stp
+unchanged $stp stopped
+kill $stp
+
+# No thread ever at a safe point (spinning, no system call): after 3 s,
+# nothing changed.
+cat >spin.c <<'C'
+int main(void) { for (;;) __asm__ __volatile__("" ::: "memory"); }
+C
+cc -O1 -o spin spin.c
+./spin &
+spn=$!
+started $spn "$T_DIR/spin"
+"$BIN" attach $spn >out 2>err
+like "$(cat err)" "^heapprof attach: process $spn: no thread reached a safe point .* within 3000 ms; nothing was changed, try again\$" \
+	"no safe point: says so"
+unchanged $spn "no safe point"
+kill $spn
 
 # heapprof there already: preloaded, or attached.
 LD_PRELOAD=$LIB HEAPPROF_CONF=prof_prefix:$T_DIR/p "$TP/attachee" 2 30 >pre.out 2>pre.err &

@@ -199,6 +199,8 @@ static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, s
 	status_field(pid, "State", buf, sizeof(buf));
 	if (buf[0] == 'Z')
 		return fail("process %d is a zombie", (int)pid);
+	if (buf[0] == 'T' || buf[0] == 't')
+		return fail("process %d is stopped (%s): continue it first (kill -CONT %d)", (int)pid, buf, (int)pid);
 	int cls = hp_pm_exe_class(pid, &dynamic);
 	if (cls == 0) {
 		if (errno == EACCES || errno == EPERM)
