@@ -326,15 +326,22 @@ static void here(void)
 {
 }
 
-/* Whether the program's own lookup of malloc finds ours: it does when
+/* Whether the program's own symbol lookup finds heapprof: it does when
  * the library was preloaded or linked, never when heapprof attach had it
- * dlopened (RTLD_LOCAL: in no global scope). */
+ * dlopened (RTLD_LOCAL: in no global scope).  Asked by a name only
+ * heapprof defines, so that a program that defines malloc itself is not
+ * taken for an attached one. */
 static int find_dlopened(void)
 {
 	Dl_info ours, theirs;
-	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	/* The program's handle: its global scope only (RTLD_DEFAULT would
+	 * also search the caller's own local scope, which holds us). */
+	void *prog = dlopen(NULL, RTLD_NOW | RTLD_NOLOAD);
+	void *m = prog ? dlsym(prog, "heapprof_mallctl") : NULL;
 
-	if (!m || !dladdr((void *)here, &ours) || !dladdr(m, &theirs))
+	if (!m)
+		return 1;
+	if (!dladdr((void *)here, &ours) || !dladdr(m, &theirs))
 		return 0;
 	return ours.dli_fbase != theirs.dli_fbase;
 }
