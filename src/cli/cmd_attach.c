@@ -395,9 +395,12 @@ int hp_cmd_attach(int argc, char **argv)
 		return stop_failed(&ij, e, pid);
 	hp_inject_step("stopped");
 	pid_t tid = ij.tid;
+	double t0 = hp_inject_now_ms();
 	int rc = load(&ij, lib, &have);
+	double t1 = hp_inject_now_ms();
 	if (!rc)
 		rc = call_entry(&ij, &have, "heapprof_attach", conf ? conf : "", &res);
+	double t2 = hp_inject_now_ms();
 	hp_inject_release(&ij);
 	hp_inject_step("released");
 	if (rc)
@@ -407,6 +410,9 @@ int hp_cmd_attach(int argc, char **argv)
 		printf("heapprof: attached to process %d: %u GOT entries in %u objects routed to heapprof; "
 		       "thread %d paused %.1f ms\n", (int)pid, res.rewritten, res.objects, (int)tid,
 		       ij.stopped_ms);
+		if (getenv("HEAPPROF_ATTACH_TIMES"))
+			fprintf(stderr, "heapprof attach: safe point search %.1f ms; load %.1f ms; start-up %.1f ms\n",
+				t0 - ij.t0, t1 - t0, t2 - t1);
 		return 0;
 	case HP_ATTACH_ALREADY:
 		return fail("process %d is attached already (heapprof detach %d first)", (int)pid, (int)pid);
