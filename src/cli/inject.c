@@ -60,10 +60,17 @@
  * release: the calls themselves (dlopen and the library's start-up),
  * about 10-30 ms; hp_inject measures it.
  *
- * x86_64 only here.  The aarch64 path (x30 as the return address, the
- * vDSO's __kernel_rt_sigreturn, an rt_sigframe with an fpsimd_context
- * record, NT_ARM_SYSTEM_CALL for the restart) is not written: the
- * command refuses such a process.
+ * x86_64 only here; the library's side (next/got.c) has AArch64's
+ * relocations.  An AArch64 injector would return through x30 into the
+ * vDSO's __kernel_rt_sigreturn with an rt_sigframe (siginfo, then the
+ * ucontext with an fpsimd_context record) at sp; but a thread
+ * interrupted in a blocking system call has lost its first argument
+ * (x0 holds -ERESTART..., and ptrace does not show orig_x0), so the
+ * frame could not restart the call: it would have to take threads at a
+ * system call's entry only (x0 still the argument), which an idle
+ * service blocked in epoll_wait never reaches.  Not written until that
+ * is solved (and can be tested): the command refuses on other
+ * architectures.
  */
 #include <dirent.h>
 #include <errno.h>
