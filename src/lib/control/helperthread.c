@@ -334,7 +334,7 @@ static void *helper_main(void *arg)
 			/* Attached: objects the program loaded since are
 			 * routed too, within a second of their loading. */
 			if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON && hp_got_objects_changed())
-				hp_got_route(NULL);
+				hp_got_route_more();
 			req |= HP_REQ_STATE;
 		}
 		arm(h);

@@ -47,6 +47,7 @@ static struct hp_spin lock;
 static struct slot *slots;   /* MAX_SLOTS, mapped on first use */
 static unsigned nslots;
 static unsigned long long seen_adds, seen_subs;
+static int routing;          /* between hp_got_route and hp_got_restore */
 
 /* ---- one object's dynamic section --------------------------------------- */
 
@@ -271,7 +272,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-unsigned hp_got_route(unsigned *objects)
+static unsigned route(unsigned *objects, bool first)
 {
 	struct route r;
 
@@ -279,6 +280,13 @@ unsigned hp_got_route(unsigned *objects)
 	r.names = route_names;
 	r.n = NROUTES;
 	hp_spin_lock(&lock);
+	if (first)
+		routing = 1;
+	if (!routing) {
+		/* The helper thread's look came after hp_got_restore. */
+		hp_spin_unlock(&lock);
+		return 0;
+	}
 	if (!slots)
 		slots = hp_pages_alloc(MAX_SLOTS * sizeof(*slots));
 	if (slots) {
@@ -299,6 +307,16 @@ unsigned hp_got_route(unsigned *objects)
 	}
 	hp_spin_unlock(&lock);
 	return r.rewritten;
+}
+
+unsigned hp_got_route(unsigned *objects)
+{
+	return route(objects, true);
+}
+
+unsigned hp_got_route_more(void)
+{
+	return route(NULL, false);
 }
 
 static int counts(struct dl_phdr_info *info, size_t size, void *arg)
@@ -352,6 +370,7 @@ unsigned hp_got_restore(void)
 	struct restore r = { 0 };
 
 	hp_spin_lock(&lock);
+	routing = 0;
 	if (slots)
 		dl_iterate_phdr(restore_one, &r);
 	nslots = 0;

@@ -37,6 +37,10 @@
  * routed slots in all. */
 unsigned hp_got_route(unsigned *objects);
 
+/* The same for objects loaded since (the slots already routed are
+ * skipped), unless hp_got_restore came in between: then nothing. */
+unsigned hp_got_route_more(void);
+
 /* Whether objects were loaded or unloaded since the last hp_got_route. */
 bool hp_got_objects_changed(void);
 
