@@ -298,10 +298,10 @@ static unsigned route(unsigned *objects, bool first)
 	if (objects) {
 		unsigned k = 0;
 		for (unsigned i = 0; i < nslots; i++) {
-			bool first = true;
-			for (unsigned j = 0; j < i && first; j++)
-				first = slots[j].base != slots[i].base;
-			k += first;
+			bool new_base = true;
+			for (unsigned j = 0; j < i && new_base; j++)
+				new_base = slots[j].base != slots[i].base;
+			k += new_base;
 		}
 		*objects = k;
 	}
