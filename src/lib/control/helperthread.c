@@ -49,6 +49,7 @@
 #include "record/threads.h"
 #include "record/trigger.h"
 #include "record/switches.h"
+#include "stack/stack.h"
 #include "next/got.h"
 #include "base/sys.h"
 #include "base/banned.h"
@@ -272,6 +273,9 @@ static void *helper_main(void *arg)
 	hp_requests_answer_in_helper();
 	hp_bell_set_helper(gettid());
 	HP_STORE_REL(&h->registered, 1);
+	/* heapprof attach left libunwind's set-up to this thread. */
+	if (hp_stack_deferred())
+		hp_stack_warm();
 	h->now_ms = now_ms();
 	watch_ini(h);
 	h->next_housekeeping = h->now_ms + HOUSEKEEPING_MS;

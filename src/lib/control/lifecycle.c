@@ -224,9 +224,14 @@ static void start(const char *extra, int sandboxed, const char *sandbox_why)
 	HP_STORE(&hp_switches.enabled, hp_conf.prof && hp_scope_profiles());
 	HP_STORE(&hp_switches.lg_sample, (int)hp_conf.lg_prof_sample);
 	/* Attached: every block allocated before is unknown; the leak scan
-	 * takes what it cannot see for roots (record/switches.h). */
-	if (attached)
+	 * takes what it cannot see for roots (record/switches.h).  And the
+	 * borrowed thread is not held for libunwind's set-up: the helper
+	 * thread does it (stack/stack.h). */
+	if (attached) {
 		HP_STORE(&hp_switches.missed, 1);
+		if (!sandboxed && hp_conf.helper_thread != HP_CONF_HELPER_NEVER)
+			hp_stack_defer_libunwind();
+	}
 	if (hp_switches.enabled) {
 		hp_settings_apply();
 		hp_log_hold(0);

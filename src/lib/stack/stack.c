@@ -141,13 +141,40 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* heapprof attach: libunwind's set-up (tens of milliseconds: its caches,
+ * its validation pipe, a first walk) waits for the helper thread, so
+ * that the program's borrowed thread is not held for it; until then a
+ * stack the fast unwinder cannot take gets the placeholder frame. */
+static int deferred;
+
+void hp_stack_defer_libunwind(void)
+{
+	static int warmed_once;
+
+	if (!HP_XCHG(&warmed_once, 1))
+		HP_STORE_REL(&deferred, 1);
+}
+
+bool hp_stack_deferred(void)
+{
+	return HP_LOAD_ACQ(&deferred) != 0;
+}
+
 void hp_stack_init(void)
 {
 	Dl_info info;
-	void *warm[8];
 
 	if (dladdr((void *)hp_stack_init, &info))
 		dl_iterate_phdr(find_self, info.dli_fbase);
+	if (!hp_stack_deferred())
+		hp_stack_warm();
+}
+
+void hp_stack_warm(void)
+{
+	void *warm[8];
+
+	HP_STORE_REL(&deferred, 0);
 	hp_stack_set_unwinder(HP_LOAD(&hp_stack_unwinder));
 	if (hp_sandbox_on())
 		return;   /* started under a filter: libunwind never runs */
@@ -182,6 +209,8 @@ HP_COLD int hp_stack_libunwind(uintptr_t *buf, int max)
 {
 	int n = -1, cancel, ignored;
 
+	if (hp_stack_deferred())
+		return -1;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	if (hp_unwpipe_enter())
 		n = unw_backtrace((void **)buf, max);
@@ -201,8 +230,9 @@ void hp_stack_set_unwinder(int how)
 
 	HP_STORE(&hp_stack_unwinder, how);
 	/* Under a seccomp filter libunwind never runs (stack.h): its set-up
-	 * is system calls (the validation pipe, signal masks). */
-	if (want != policy && !hp_sandbox_on()) {
+	 * is system calls (the validation pipe, signal masks).  Deferred, it
+	 * is hp_stack_warm's. */
+	if (want != policy && !hp_sandbox_on() && !hp_stack_deferred()) {
 		policy = want;
 		/* The first call into libunwind opens its validation pipe. */
 		if (!hp_unwpipe_hi)

@@ -15,6 +15,7 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,10 +26,18 @@
 #define HP_BT_LIMIT 1024     /* hard cap on prof_bt_max */
 #define HP_BT_SLACK 32       /* room for our own frames above the caller */
 
+/* Finds heapprof's own code, then sets up libunwind (hp_stack_warm)
+ * unless that was deferred.  Must be called inside the guard. */
+void hp_stack_init(void);
 /* Sets up libunwind (per-thread caches) and unwinds once so that its
  * lazy initialisation happens now, not inside the first sampled malloc.
- * Must be called inside the guard. */
-void hp_stack_init(void);
+ * Inside the guard. */
+void hp_stack_warm(void);
+/* heapprof attach, the first time: hp_stack_init and the caching policy
+ * leave libunwind alone until hp_stack_warm (the helper thread's first
+ * task); meanwhile libunwind is never called. */
+void hp_stack_defer_libunwind(void);
+bool hp_stack_deferred(void);
 
 
 /* The placeholder frame's function (exported so that it keeps its name in
