@@ -5,7 +5,7 @@
 # process is attached; detached, it leaves ps and dump; the program's
 # output and exit status are those of a run without heapprof.
 . "$(dirname "$0")/lib.sh"
-plan 26
+plan 29
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -94,5 +94,17 @@ while [ ! -e py.status ]; do sleep 0.05; done
 is "$(cat py.out)" "ready
 python kept True" "python3: its output"
 is "$(cat py.status)" 0 "python3: its exit status"
+
+# Every thread in a futex wait (a condition variable, pthread_join): a
+# safe point too, the words being no lock of glibc's.
+("$TP/waiters" 4 >w.out 2>w.err; echo $? >w.status) &
+wpid=$(wait_ready w.out)
+"$BIN" attach "$wpid" >w.attach 2>&1
+is $? 0 "threads all in futex waits: attach"
+"$BIN" detach "$wpid" >/dev/null 2>&1
+is $? 0 "and detach"
+kill -TERM "$wpid"
+while [ ! -e w.status ]; do sleep 0.05; done
+is "$(cat w.status)" 143 "it lived on until SIGTERM (143, as bare)"
 
 done_testing

@@ -20,9 +20,15 @@
  * recvmsg, wait4, sigsuspend, sigtimedwait, ...) made by the C library's
  * own wrapper (the instruction is in libc's text).  glibc's allocator
  * and loader make none of these calls while holding their locks (the
- * loader's own reads are its own code, in ld.so, not libc's wrapper);
- * futex(2) is not on the list, as a thread waiting for the arena lock
- * waits there.  A thread found elsewhere is run with PTRACE_SYSCALL to
+ * loader's own reads are its own code, in ld.so, not libc's wrapper).
+ * A futex(2) wait (a condition variable, pthread_join, a program's own
+ * mutex) is one too, unless its word could be a lock glibc's allocator
+ * or loader waits for while holding another: one in libc's or the
+ * loader's data (main_arena's, the arena list's, the loader's, the stack
+ * cache's), or in the first page of a 64 MiB-aligned block (another
+ * arena's header, where its mutex is); and only over glibc's malloc,
+ * whose locks are known (jemalloc, tcmalloc or mimalloc mapped: no
+ * futex).  A thread found elsewhere is run with PTRACE_SYSCALL to
  * its next system call entry and looked at again, for at most the
  * caller's timeout; if none gets there, nothing was changed and the
  * command says so.  A thread blocked in such a call is interrupted by
@@ -226,6 +232,22 @@ static bool allowed(long nr)
 	return false;
 }
 
+/* A futex wait whose word is no lock of glibc's allocator or loader
+ * (see the design note). */
+static bool futex_safe(struct hp_inject *ij, const struct user_regs_struct *r)
+{
+	uintptr_t word = r->rdi;
+	int op = (int)(r->rsi & 0x7f);   /* FUTEX_CMD_MASK: no private, no clock flag */
+
+	if (!ij->futex_ok || (op != 0 && op != 9))   /* FUTEX_WAIT, FUTEX_WAIT_BITSET */
+		return false;
+	if (word >= ij->libc.lo && word < ij->libc.hi)
+		return false;
+	if (ij->ldso.head && word >= ij->ldso.lo && word < ij->ldso.hi)
+		return false;
+	return (word & ((64u << 20) - 1)) >= 4096;
+}
+
 /* Whether the instruction before pc is a syscall in libc's text. */
 static bool libc_syscall_before(struct hp_inject *ij, uintptr_t pc)
 {
@@ -243,7 +265,8 @@ static bool safe_interrupted(struct hp_inject *ij, struct user_regs_struct *r)
 {
 	long nr = (long)r->orig_rax, rv = (long)r->rax;
 
-	if (nr < 0 || !allowed(nr) || !libc_syscall_before(ij, r->rip))
+	if (nr < 0 || !(allowed(nr) || (nr == SYS_futex && futex_safe(ij, r))) ||
+	    !libc_syscall_before(ij, r->rip))
 		return false;
 	if (rv == -ERESTARTSYS || rv == -ERESTARTNOINTR || rv == -ERESTARTNOHAND ||
 	    rv == -ERESTART_RESTARTBLOCK) {
@@ -261,7 +284,8 @@ static bool safe_entry(struct hp_inject *ij, struct user_regs_struct *r)
 {
 	long nr = (long)r->orig_rax;
 
-	if (nr < 0 || !allowed(nr) || !libc_syscall_before(ij, r->rip))
+	if (nr < 0 || !(allowed(nr) || (nr == SYS_futex && futex_safe(ij, r))) ||
+	    !libc_syscall_before(ij, r->rip))
 		return false;
 	r->rip -= 2;
 	r->rax = r->orig_rax;
@@ -281,6 +305,18 @@ static bool syscall_entry(pid_t tid)
 }
 
 /* ---- stopping --------------------------------------------------------- */
+
+static bool is_ldso(const char *base)
+{
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld64.so", 7) || !strncmp(base, "ld-2.", 5);
+}
+
+static bool is_other_allocator(const char *base)
+{
+	return !strncmp(base, "libjemalloc", 11) || !strncmp(base, "libtcmalloc", 11) ||
+	       !strncmp(base, "libmimalloc", 11) || !strncmp(base, "libhoard", 8) ||
+	       !strncmp(base, "libsnmalloc", 11);
+}
 
 #define MAX_THREADS 4096
 
@@ -368,6 +404,10 @@ enum hp_inject_err hp_inject_stop(struct hp_inject *ij, pid_t pid, const struct 
 	ij->pid = pid;
 	ij->libc = *libc;
 	ij->arch = calloc(1, sizeof(struct arch));
+	struct hp_pm_object other;
+	if (!hp_pm_find(pid, is_ldso, &ij->ldso))
+		memset(&ij->ldso, 0, sizeof(ij->ldso));
+	ij->futex_ok = !hp_pm_find(pid, is_other_allocator, &other);
 	s.n = 0;
 	double deadline = hp_inject_now_ms() + timeout_ms;
 	static const unsigned char restore_rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };

@@ -19,6 +19,8 @@ struct hp_inject {
 	int sysno;                /* the system call it was stopped in */
 	uintptr_t restorer;       /* the C library's rt_sigreturn trampoline */
 	struct hp_pm_object libc;
+	struct hp_pm_object ldso;  /* the dynamic loader (head 0: none found) */
+	bool futex_ok;             /* glibc's malloc: a futex wait may be a safe point */
 	double stopped_ms;        /* how long the thread has been held so far */
 	double t0;                /* when it was stopped */
 	char why[512];            /* the cause of the last failure */
