@@ -7,8 +7,9 @@
 #                      heaptrack: bench/RESULTS.md and bench/results.svg
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -pthread
+GATE_PROGS   := $(B)/bench/forktests $(B)/bench/bigheap-lsan $(B)/bench/forktests-lsan   # bench/gate.sh
 BENCH_PROGS  := $(B)/bench/measure $(B)/bench/churn $(B)/bench/cxxwork $(B)/bench/dumplat $(B)/bench/bigheap \
-                $(B)/bench/tiny.i $(B)/bench/deep.i
+                $(B)/bench/tiny.i $(B)/bench/deep.i $(GATE_PROGS)
 
 bench-progs: $(BENCH_PROGS)
 
@@ -64,6 +65,20 @@ $(B)/bench/bigheap: bench/bigheap.c
 .PHONY: bench-leakscan
 bench-leakscan: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/leakscan.sh
+
+# The leak gate beside LeakSanitizer and valgrind (bench/gate.sh): the
+# fixtures bare and built with gcc -fsanitize=leak.
+$(B)/bench/forktests: bench/forktests.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -Wall $(BENCH_CFLAGS) -o $@ $<
+
+$(B)/bench/bigheap-lsan $(B)/bench/forktests-lsan: $(B)/bench/%-lsan: bench/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -Wall $(BENCH_CFLAGS) -fsanitize=leak -o $@ $<
+
+.PHONY: bench-gate
+bench-gate: all $(B)/bench/measure $(B)/bench/bigheap $(GATE_PROGS)
+	HP_BUILD=$(CURDIR)/$(B) sh bench/gate.sh
 
 # heapprof check against valgrind on the same runs (bench/check-vs-valgrind.sh).
 .PHONY: bench-check

@@ -1,8 +1,9 @@
 /*
  * bigheap.c -- a heap of argv[1] MiB in blocks of argv[2] bytes for the
- * leak scan's benchmark (bench/leakscan.sh): every block points to the
- * next, the first is held by a global, and one block in a hundred is left
- * out of the chain: lost, a direct leak.
+ * leak scan's benchmarks (bench/leakscan.sh, bench/gate.sh): every block
+ * points to the next, the first is held by a global, and argv[3] blocks
+ * (by default one in a hundred), spread evenly, are left out of the
+ * chain: lost, direct leaks.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,18 @@ int main(int argc, char **argv)
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 1024;
 	size_t size = argc > 2 ? strtoul(argv[2], NULL, 10) : 4096;
 	size_t n = (mib << 20) / size, lost = 0;
+	size_t want = argc > 3 ? strtoul(argv[3], NULL, 10) : n / 100;
+	size_t every = want ? n / want : 0;
 	struct node *prev = NULL;
 
+	if (size < sizeof(struct node))
+		size = sizeof(struct node);
 	for (size_t i = 0; i < n; i++) {
 		struct node *b = malloc(size);
 		if (!b)
 			return 1;
 		memset(b, 0, size);
-		if (i % 100 == 99) {   /* lost: not linked */
+		if (every && i % every == every - 1 && lost < want) {   /* lost: not linked */
 			lost++;
 			continue;
 		}
