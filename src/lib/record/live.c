@@ -361,6 +361,21 @@ void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), voi
 	}
 }
 
+bool hp_live_find_held(uintptr_t p, uint64_t *size, uint32_t *tctx)
+{
+	const struct shard *s = shard_of(p);
+	bool found = false;
+
+	if (p == SLOT_EMPTY || !s->n)
+		return false;
+	uint32_t i = probe(s, p, &found);
+	if (found) {
+		*size = s->slots[i].val & HP_LIVE_SIZE_MAX;
+		*tctx = (uint32_t)(s->slots[i].val >> SIZE_BITS);
+	}
+	return found;
+}
+
 void hp_live_table_bytes(uint64_t *now, uint64_t *peak)
 {
 	*now = HP_LOAD(&table_bytes);

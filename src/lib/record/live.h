@@ -55,6 +55,11 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx);
 void hp_live_foreach_held(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
 				     void *arg), void *arg);
 
+/* p's record, looked up without a lock: the caller holds every shard
+ * lock (hp_live_prefork), as the leak scan does while it names the blocks
+ * it found lost.  False if p has none. */
+bool hp_live_find_held(uintptr_t p, uint64_t *size, uint32_t *tctx);
+
 uint64_t hp_live_records(void);
 
 /* fork(): take every shard lock in the parent before fork, release them
