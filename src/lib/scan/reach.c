@@ -595,6 +595,29 @@ static void scan_tls(struct scan *s, uintptr_t tp)
 #define FASTBIN_CHUNKS_MAX 65536u   /* more are scanned, as in use */    /* fastbinsY[NFASTBINS], before top */
 #define ARENA_BINS     254u   /* bins[NBINS * 2 - 2], after last_remainder */
 
+/* Whether the word at a, in the C library's data from lo on, is the main
+ * arena's top: it holds a chunk of the main heap that ends where the heap
+ * does (the last chunk, as a walk of the heap finds it), and the words
+ * before it, the fast bins, each hold nothing or a chunk of the heap. */
+static int arena_top(const struct scan *s, uintptr_t a, uintptr_t lo)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	uintptr_t top = read_word(s, a);
+
+	if (top < s->heap_lo || top + 4 * W > s->heap_hi || (top & (2 * W - 1)) ||
+	    a < lo + ARENA_FASTBINS * W)
+		return 0;
+	uintptr_t end = top + (read_word(s, top + W) & ~(uintptr_t)7);
+	if (end < top + 4 * W || end > s->heap_hi || end + 2 * W <= s->heap_hi)
+		return 0;
+	for (unsigned bin = 0; bin < ARENA_FASTBINS; bin++) {
+		uintptr_t c = read_word(s, a - (ARENA_FASTBINS - bin) * W);
+		if (c && (c < s->heap_lo || c >= s->heap_hi))
+			return 0;
+	}
+	return 1;
+}
+
 static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const uintptr_t W = sizeof(uintptr_t);
@@ -609,8 +632,9 @@ static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!hp_next_in_malloc_object((const void *)lo))
 			return 0;
 		for (uintptr_t a = (lo + W - 1) & ~(W - 1); a + W <= hi; a += W) {
-			if (read_word(s, a) != s->heap_top)
+			if (!arena_top(s, a, lo))
 				continue;
+			s->heap_top = read_word(s, a);
 			s->links_lo = a - ARENA_FASTBINS * W;
 			s->links_hi = a + (2 + ARENA_BINS) * W;
 			skip_range(s, s->links_lo, s->links_hi);
@@ -685,23 +709,6 @@ static int glibc_arena(const struct scan *s, const struct mapping *m)
 		return 0;
 	first = read_word(s, m->lo);
 	return first > m->lo && first < m->hi;
-}
-
-/* The top chunk of glibc's main heap: the walk's last chunk, or 0. */
-static uintptr_t heap_top_of(const struct scan *s, const struct mapping *m)
-{
-	const uintptr_t W = sizeof(uintptr_t);
-	uintptr_t c = m->lo;
-
-	while (c + 4 * W <= m->hi) {
-		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
-		if (size < 4 * W || size % (2 * W) || c + size > m->hi || c + size < c)
-			return 0;
-		if (c + size + 2 * W > m->hi)
-			return c;
-		c += size;
-	}
-	return 0;
 }
 
 static void sift_words(uintptr_t *a, size_t root, size_t n)
@@ -845,10 +852,10 @@ static void find_arena(struct scan *s)
 		if (s->maps[i].heap && s->maps[i].readable) {
 			s->heap_lo = s->maps[i].lo;
 			s->heap_hi = s->maps[i].hi;
-			s->heap_top = heap_top_of(s, &s->maps[i]);
 			break;
 		}
-	if (s->heap_top)
+	/* Found from the arena, not by walking the heap to its end. */
+	if (s->heap_hi)
 		dl_iterate_phdr(arena_links, s);
 	find_fastbins(s);
 }
