@@ -22,7 +22,8 @@
 #define HASH_MUL 0x9e3779b97f4a7c15ULL
 /* Chunks' bitmaps come from slabs of this many bytes. */
 #define SLAB_BYTES (4u << 20)
-#define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + HP_BLOCKS_WORDS * sizeof(uint16_t))
+#define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + 2 * HP_BLOCKS_WORDS * sizeof(uint16_t))
+#define NO_START 0xffffu
 
 /* Bits set in x: the instruction where the build may use it, else the
  * bit-twiddling sum (libgcc's is a call). */
@@ -134,6 +135,7 @@ static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
 	c->starts = (uint64_t *)x->slab;
 	c->marks = c->starts + HP_BLOCKS_WORDS;
 	c->before = (uint16_t *)(c->marks + HP_BLOCKS_WORDS);
+	c->last = c->before + HP_BLOCKS_WORDS;
 	x->slab += CHUNK_BYTES;
 	dir_put(x->dir, x->dir_mask, key, x->nchunks);
 	x->nchunks++;
@@ -147,6 +149,7 @@ struct build {
 	uintptr_t gmask;
 	uintptr_t ld_lo, ld_hi;
 	uint8_t *loader_of;   /* per counter context: 0 not known, 1 no, 2 yes */
+
 	uint32_t nctx;
 	int err;
 };
@@ -250,7 +253,8 @@ static void second_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
 	x->sizes[rank_of(x, c, p)] = (uint16_t)size;
 }
 
-/* Each chunk's first rank and counts before each word. */
+/* Each chunk's first rank, its counts before each word and its last
+ * start up to each word. */
 static int count(struct hp_blocks *x)
 {
 	uint64_t rank = 0;
@@ -261,9 +265,13 @@ static int count(struct hp_blocks *x)
 			return ENOMEM;
 		c->first = (uint32_t)rank;
 		uint32_t before = 0;
+		uint16_t last = NO_START;
 		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
 			c->before[k] = (uint16_t)before;
 			before += (uint32_t)bits_in(c->starts[k]);
+			if (c->starts[k])
+				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k]));
+			c->last[k] = last;
 		}
 		rank += before;
 	}
@@ -339,9 +347,6 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	memset(x, 0, sizeof(*x));
 	x->gshift = glibc ? 4 : 3;
 	x->cshift = x->gshift + 16;
-	/* A small block that holds w starts at most HP_BLOCKS_SMALL_MAX below
-	 * it: in w's word of starts or the ones before, this many in all. */
-	x->back_words = ((HP_BLOCKS_SMALL_MAX >> x->gshift) + 63) / 64 + 1;
 	x->lo = UINTPTR_MAX;
 	b.gmask = ((uintptr_t)1 << x->gshift) - 1;
 	b.nctx = ld_hi ? hp_counters_end() : 0;
@@ -350,6 +355,7 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	hp_live_foreach_held(first_pass, &b);
 	if (b.err)
 		return b.err;
+
 	if (!x->nblocks) {
 		x->lo = x->hi = 0;
 		return 0;
@@ -368,42 +374,30 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 
 /* ---- finding ------------------------------------------------------------- */
 
-/* The nearest small start at or below w, within back_words words of
- * starts: 1 and *h (its mark, start and size), or 0. */
+/* The nearest small start at or below w (in w's chunk, or the last of
+ * the chunk before it: a small block is smaller than a chunk): 1 and *h
+ * (its mark, start and size), or 0. */
 static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
 {
 	uintptr_t key = w >> x->cshift;
-	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
-	uint64_t k = g >> 6, bits = 0, mask = ~0ULL >> (63 - (g & 63));
-	unsigned words = x->back_words;
+	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
 	const struct hp_blocks_chunk *c = chunk_of(x, key);
+	unsigned at;   /* the start's granule in c */
 
-	for (;;) {
-		if (!c) {   /* the whole chunk below: nothing */
-			if (words <= k + 1)
-				return 0;
-			words -= (unsigned)k + 1;
-		} else {
-			for (;;) {
-				bits = c->starts[k] & mask;
-				if (bits)
-					goto found;
-				if (--words == 0)
-					return 0;
-				mask = ~0ULL;
-				if (!k)
-					break;
-				k--;
-			}
-		}
-		mask = ~0ULL;
-		k = HP_BLOCKS_WORDS - 1;
+	if (c && (c->starts[k] & (~0ULL >> (63 - (g & 63))))) {
+		at = (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k] & (~0ULL >> (63 - (g & 63)))));
+	} else if (c && k && c->last[k - 1] != NO_START) {
+		at = c->last[k - 1];
+	} else {
 		c = chunk_of(x, --key);
+		if (!c || c->last[HP_BLOCKS_WORDS - 1] == NO_START)
+			return 0;
+		at = c->last[HP_BLOCKS_WORDS - 1];
 	}
-found:;
-	unsigned bit = 63 - (unsigned)__builtin_clzll(bits);
+	k = at >> 6;
+	unsigned bit = at & 63;
 	uint64_t below = c->starts[k] & ((1ULL << bit) - 1);
-	h->start = (key << x->cshift) | ((k * 64 + bit) << x->gshift);
+	h->start = (key << x->cshift) | ((uintptr_t)at << x->gshift);
 	h->size = x->sizes[(uint64_t)c->first + c->before[k] + (uint64_t)bits_in(below)];
 	h->mark = &c->marks[k];
 	h->bit = 1ULL << bit;

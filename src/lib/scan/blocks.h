@@ -8,14 +8,14 @@
  * are 16-aligned, else 8), found through a small hash of chunk numbers;
  * each chunk has a bit per granule where a block starts, a mark bit per
  * granule, and a count of the blocks before each 64-bit word of starts,
- * which ranks a block among all of them: the rank indexes a 16-bit size.
- * About 2 bytes per block and 1.8% (3.5% at 8-byte granules) of the span
- * the chunks cover.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that start
+ * which ranks a block among all of them: the rank indexes a 16-bit size,
+ * and the last start up to each word, so that the nearest start below an
+ * address is found in one step.  About 2 bytes per block and 2% (4% at
+ * 8-byte granules) of the span the chunks cover.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that start
  * off a granule, are kept whole in a sorted side list ("big"), searched
  * by bisection.  The block containing w is the nearest start at or below
- * w, when w lies before its end: blocks never overlap, so a block larger
- * than HP_BLOCKS_SMALL_MAX is the only one that can hold w when no start
- * lies within that distance below it.
+ * w, when w lies before its end (blocks never overlap): the nearest small
+ * one, else the nearest big one.
  *
  * Not thread-safe: one scan builds, reads and marks it.  Everything is
  * mapped with hp_pages_alloc_held (the caller holds the pages registry's
@@ -40,6 +40,8 @@ struct hp_blocks_chunk {
 	uint64_t *starts;    /* a bit per granule where a block starts */
 	uint64_t *marks;     /* the same bit when that block is marked */
 	uint16_t *before;    /* per word of starts: the chunk's blocks before it */
+	uint16_t *last;      /* per word: the granule of the last start up to
+			      * its end, or 0xffff */
 	uint32_t first;      /* the rank of its first block */
 	uint32_t n;          /* blocks that start in it */
 };
@@ -59,8 +61,6 @@ struct hp_blocks_dir {
 struct hp_blocks {
 	unsigned gshift;                 /* log2 of the granule */
 	unsigned cshift;                 /* log2 of a chunk's bytes */
-	unsigned back_words;             /* words of starts below an address
-					  * where a small block holding it may start */
 	uintptr_t lo, hi;                /* the span of every block */
 	struct hp_blocks_chunk *chunks;  /* in the order they were met */
 	uint32_t nchunks, chunks_cap;

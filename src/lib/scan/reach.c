@@ -88,6 +88,7 @@ struct scan {
 	uintptr_t heap_lo, heap_hi;     /* glibc's main heap */
 	uintptr_t *fast;     /* the chunks in the main arena's fast bins, */
 	size_t nfast, fast_max;         /* sorted */
+	int fast_known;                 /* they were listed */
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
@@ -773,8 +774,15 @@ static void find_fastbins(struct scan *s)
 	sort_words(s->fast, s->nfast);
 }
 
-static int in_fastbin(const struct scan *s, uintptr_t c)
+/* Whether c is a chunk in a fast bin; the bins are walked the first time
+ * it is asked (most heaps never ask: a block freed through heapprof
+ * carries its stamp, and the walk follows a list of cache misses). */
+static int in_fastbin(struct scan *s, uintptr_t c)
 {
+	if (!s->fast_known) {
+		s->fast_known = 1;
+		find_fastbins(s);
+	}
 	size_t a = 0, b = s->nfast;
 
 	while (a < b) {
@@ -857,7 +865,6 @@ static void find_arena(struct scan *s)
 	/* Found from the arena, not by walking the heap to its end. */
 	if (s->heap_hi)
 		dl_iterate_phdr(arena_links, s);
-	find_fastbins(s);
 }
 
 /* glibc's main heap ([heap]): its in-use chunks that are not recorded
