@@ -548,6 +548,59 @@ int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi)
 	return b && b->start < hi;
 }
 
+/* Whether a block starts strictly between granules g and g2 of ch. */
+static int starts_between(const struct hp_blocks_chunk *ch, uint64_t g, uint64_t g2)
+{
+	uint64_t k = g >> 6, k2 = g2 >> 6;
+	uint64_t above = ~0ULL << (g & 63) << 1, below = (1ULL << (g2 & 63)) - 1;
+
+	if (k == k2)
+		return (ch->starts[k] & above & below) != 0;
+	if (ch->starts[k] & above)
+		return 1;
+	for (uint64_t i = k + 1; i < k2; i++)
+		if (ch->starts[i])
+			return 1;
+	return (ch->starts[k2] & below) != 0;
+}
+
+uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t hi)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (x->gshift != 4 || !x->nchunks)
+		return c;
+	uintptr_t key = (c + 2 * W) >> x->cshift;
+	const struct hp_blocks_chunk *ch = chunk_of(x, key);
+	if (!ch)
+		return c;
+	uint64_t g = ((c + 2 * W) >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+	if (!(ch->starts[k] & (1ULL << (g & 63))))
+		return c;
+	/* The run stays in one chunk of the index: its blocks' ranks follow
+	 * each other when no start lies between two of them. */
+	uint64_t rank = (uint64_t)ch->first + ch->before[k] +
+			bits_in(ch->starts[k] & ((1ULL << (g & 63)) - 1));
+	for (;;) {
+		uint64_t size = x->sizes[rank];
+		uintptr_t chunk = (size + W + 2 * W - 1) & ~(2 * W - 1);   /* request2size */
+		if (chunk < 4 * W)
+			chunk = 4 * W;
+		uint64_t g2 = g + (chunk >> x->gshift), k2 = g2 >> 6;
+		if (c + chunk + 6 * W > hi || g2 >= HP_BLOCKS_GRANULES ||
+		    !(ch->starts[k2] & (1ULL << (g2 & 63))))
+			return c;
+		/* A start between the two would lie in c's chunk: read its
+		 * header.  Else the next block has the next rank. */
+		if (starts_between(ch, g, g2))
+			return c;
+		rank++;
+		c += chunk;
+		g = g2;
+		k = k2;
+	}
+}
+
 void hp_blocks_each_unmarked(const struct hp_blocks *x,
 			     void (*fn)(uintptr_t start, uint64_t size, uint32_t tctx, void *arg),
 			     void *arg)

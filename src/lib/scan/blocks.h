@@ -133,6 +133,16 @@ int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr
 /* Whether a block starts in [lo, hi). */
 int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi);
 
+/* glibc's main heap, walked from chunk c (below hi): the first chunk of
+ * the run of recorded blocks laid end to end from c on that is not
+ * followed by another, found in the index without reading the heap; c
+ * itself when no recorded block starts at its user address.  A chunk
+ * whose block is recorded with n bytes and is followed, n rounded to a
+ * chunk (request2size) later, by another recorded block's chunk is
+ * exactly that size: a larger one would hold that block.  Only over
+ * glibc (16-byte granules); else c. */
+uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t hi);
+
 /* Calls fn for each block not marked, in address order, with its size and
  * counter context; the caller still holds every shard lock. */
 void hp_blocks_each_unmarked(const struct hp_blocks *x,

@@ -881,6 +881,10 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 	uintptr_t c = m->lo;
 
 	while (c + 4 * W <= m->hi) {
+		/* Past recorded blocks laid end to end (most of a heap in
+		 * exact mode) without reading their headers. */
+		if (s->glibc)
+			c = hp_blocks_glibc_run(&s->idx, c, m->hi);
 		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
 		uintptr_t next = c + size;
 		if (size < 4 * W || size % (2 * W) || next > m->hi || next < c) {
