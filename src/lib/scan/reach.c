@@ -70,7 +70,7 @@ struct scan {
 	uintptr_t self_lo, self_hi;    /* heapprof's own object */
 	uintptr_t ld_lo, ld_hi;        /* the dynamic loader */
 	struct hp_blocks idx;          /* the recorded blocks by address */
-	struct range {
+	struct grey {
 		uintptr_t lo, hi;
 	} *stack;                      /* blocks marked, to scan */
 	uint64_t nstack;
@@ -297,7 +297,7 @@ static int glibc_next_chunk(const struct scan *s, uintptr_t start, uint64_t n, u
 
 static void push(struct scan *s, uintptr_t start, uint64_t size)
 {
-	struct range *t = &s->stack[s->nstack++];
+	struct grey *t = &s->stack[s->nstack++];
 
 	t->lo = start;
 	t->hi = start + size;
@@ -391,7 +391,7 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 static void drain(struct scan *s, uint8_t kind, int64_t leader)
 {
 	while (s->nstack) {
-		struct range t = s->stack[--s->nstack];
+		struct grey t = s->stack[--s->nstack];
 		scan_range(s, t.lo, t.hi, kind, leader);
 	}
 }
