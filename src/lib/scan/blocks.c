@@ -20,8 +20,11 @@
 #include "base/banned.h"
 
 #define HASH_MUL 0x9e3779b97f4a7c15ULL
-/* Chunks' bitmaps come from slabs of this many bytes. */
-#define SLAB_BYTES (4u << 20)
+/* Chunks' bitmaps come from slabs of 4 MiB, then each twice the last (up
+ * to 1 GiB: a few dozen mappings for any heap; what a slab's last chunk
+ * leaves is never touched). */
+#define SLAB_FIRST (4ul << 20)
+#define SLAB_MAX   (1ul << 30)
 #define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + 2 * HP_BLOCKS_WORDS * sizeof(uint16_t))
 #define NO_START 0xffffu
 
@@ -125,10 +128,12 @@ static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
 		x->dir_mask = slots - 1;
 	}
 	if ((size_t)(x->slab_end - x->slab) < CHUNK_BYTES) {
-		x->slab = map(x, SLAB_BYTES);
+		size_t n = x->slab_bytes ? x->slab_bytes * 2 : SLAB_FIRST;
+		x->slab_bytes = n < SLAB_MAX ? n : SLAB_MAX;
+		x->slab = map(x, x->slab_bytes);
 		if (!x->slab)
 			return NULL;
-		x->slab_end = x->slab + SLAB_BYTES;
+		x->slab_end = x->slab + x->slab_bytes;
 	}
 	struct hp_blocks_chunk *c = &x->chunks[x->nchunks];
 	c->key = key;

@@ -76,6 +76,7 @@ struct hp_blocks {
 	uint64_t nloader, loader_cap;
 	/* private: the memory, for hp_blocks_release */
 	char *slab, *slab_end;
+	size_t slab_bytes;
 	struct { void *p; size_t n; } maps[96];
 	unsigned nmaps;
 };
