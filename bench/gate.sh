@@ -22,7 +22,8 @@
 #   GATE_VG_ROUNDS (default 1) of valgrind, which takes minutes;
 #   GATE_SCAN_ROUNDS (default 3) of the debug runs for the scan's time.
 # --tiny runs everything once on small sizes (t/0950 keeps it working).
-# make bench-gate builds what it needs and runs it.
+# make bench-gate builds what it needs and runs it; bench/gate.results
+# holds a run before and after the scan's index.
 set -u
 B=${HP_BUILD:-build}
 LIB=$B/libheapprof.so
