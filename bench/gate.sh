@@ -3,6 +3,8 @@
 # side in one run (issue 22's workloads):
 #   bigheap    a 1 GiB heap in 10 M blocks of 107 bytes, 1000 of them lost
 #              (bench/bigheap.c)
+#   shuffled   the same heap with its chain in a random order: every block
+#              reached misses the cache, as in a real heap
 #   forktests  20 tests, each in a forked child of a 1 M-block fixture, as
 #              libcheck's CK_FORK runs them; every third test leaks a block
 #              (bench/forktests.c)
@@ -38,7 +40,7 @@ if [ "${1:-}" = --tiny ]; then
 	TINY=1 ROUNDS=1 VG_ROUNDS=1 SCAN_ROUNDS=1
 	shift
 fi
-WORKLOADS=${*:-bigheap forktests perl}
+WORKLOADS=${*:-bigheap shuffled forktests perl}
 for f in "$LIB" "$HP" "$M" "$BB/bigheap" "$BB/bigheap-lsan" "$BB/forktests" "$BB/forktests-lsan"; do
 	[ -x "$f" ] || [ -e "$f" ] || { echo "gate.sh: $f is missing: make bench-gate builds it" >&2; exit 1; }
 done
@@ -60,6 +62,7 @@ PERLPROG="my %h; \$h{\$_} = \"x\" x 20 for 1..$PERLN"
 cmd() {
 	case $1 in
 	bigheap) prog="$BB/bigheap $BIG" lsan="$BB/bigheap-lsan $BIG" ;;
+	shuffled) prog="$BB/bigheap $BIG shuffle" lsan="$BB/bigheap-lsan $BIG shuffle" ;;
 	forktests) prog="$BB/forktests $FORK" lsan="$BB/forktests-lsan $FORK" ;;
 	perl) prog="perl -e" lsan="perl -e" ;;
 	esac
@@ -150,6 +153,7 @@ name() {
 	[ $TINY = 1 ] && printf 'tiny: '
 	case $1 in
 	bigheap) echo "1 GiB in 10 M blocks, 1000 lost" ;;
+	shuffled) echo "the same, linked in a random order" ;;
 	forktests) echo "20 forked tests of a 1 M-block fixture" ;;
 	perl) echo "perl hash of 300,000 entries" ;;
 	esac
