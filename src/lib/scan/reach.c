@@ -363,8 +363,12 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 		const uintptr_t base = s->idx.lo, span = s->idx.hi - s->idx.lo;
 		for (uintptr_t a = lo; a + W <= hi; a += W) {
 			uintptr_t w = *(const uintptr_t *)a;
-			if (HP_UNLIKELY(w - base < span))
+			if (HP_UNLIKELY(w - base < span)) {
+				/* What it points to is likely next: its miss
+				 * overlaps the index's. */
+				__builtin_prefetch((const void *)w);
 				visit_reachable(s, w);
+			}
 		}
 		return;
 	}
