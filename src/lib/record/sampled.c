@@ -149,8 +149,13 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
-	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max));
-	uint32_t sid = stack_id(th, (uint32_t)depth);
+	bool same;
+	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
+				     th->memo, &same);
+	/* The unwinder vouches for a stack identical to its last walk's:
+	 * no hashing, no lookup. */
+	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth);
+	th->memo_stack = th->memo->last_ok ? sid : 0;
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {
 		HP_ADD(&hp_switches.dropped, 1);

@@ -56,12 +56,15 @@ void hp_stack_log_stats(void)
 		       (unsigned long long)u.fallback);
 }
 
-HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max)
+HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max,
+			    struct hp_unwind_memo *memo)
 {
 	uintptr_t fast[HP_BT_LIMIT + HP_BT_SLACK];
 	const uintptr_t *fp = __builtin_frame_address(0);
 	int m = stack_hi ? hp_unwind_fast(fast, max, stack_lo, stack_hi, fp[1],
-					      (uintptr_t)fp + 16, fp[0]) : -1;
+					      (uintptr_t)fp + 16, fp[0], memo, NULL) : -1;
+
+	memo->last_ok = false;
 
 	if (m < 0)
 		return;   /* the fast unwinder would have fallen back: nothing to compare */

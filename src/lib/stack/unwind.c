@@ -661,42 +661,157 @@ HP_INLINE void rule_for(struct cache **c, uintptr_t pc, union rule *r)
 	*c = HP_LOAD_ACQ(&cache);
 }
 
+/* ---- the walk, and its memo (unwind.h) ------------------------------ */
+
+void hp_unwind_memo_reset(struct hp_unwind_memo *m)
+{
+	m->lo = m->hi = 0;
+	m->n = 0;
+	m->last_ok = false;
+}
+
+/* The memo's frames from f[j] outwards appended to buf (n frames in it
+ * already, at most max), each step's words checked against the stack:
+ * the new frame count, or -1 - k when the step out of f[k] would now
+ * read something else.  f[0] is the outermost frame (its rule ends the
+ * walk) or a sentinel of return address 0 (the walk read a 0). */
+static int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
+{
+	const struct hp_unwind_frame *f = m->f;
+
+	for (int k = j;; k--) {
+		if (n == max || !f[k].ip)
+			return n;
+		buf[n++] = f[k].ip;
+		if (!k)
+			return n;
+		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+		    (f[k].bp_at && f[k - 1].bp_used && *(const uintptr_t *)f[k].bp_at != f[k - 1].bp))
+			return -1 - k;
+	}
+}
+
+/* This walk's first p frames (m->fresh, innermost first) in front of the
+ * memo's f[0..j] (j = -1: none); the memo then holds this walk.  False
+ * when it would not fit. */
+static bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
+{
+	if (j + 1 + p > HP_UNWIND_MEMO_MAX)
+		return false;
+	for (int t = 0; t < p; t++) {
+		struct hp_unwind_frame *f = &m->f[j + 1 + t];
+		*f = m->fresh[p - 1 - t];
+		/* Outer frames first: whether the frame out of this one reads
+		 * the RBP this one passes on is known. */
+		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) ||
+			     ((f->how & HP_UNWIND_KEEPS_RBP) && j + t >= 0 && f[-1].bp_used);
+	}
+	m->n = (uint32_t)(j + 1 + p);
+	m->max = (uint32_t)max;
+	m->last_ok = true;
+	return true;
+}
+
+/* Where the memo's walk can take over at state (sp, ip, bp): the cursor
+ * *j moves out past frames below sp (the walk only goes up the stack);
+ * true when f[*j] is that very state and no failed check lies on its way
+ * out (*j <= limit). */
+HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintptr_t sp,
+		       uintptr_t ip, uintptr_t bp)
+{
+	int k = *j;
+
+	while (k >= 0 && m->f[k].sp < sp)
+		k--;
+	*j = k;
+	return k >= 0 && k <= limit && m->f[k].sp == sp && m->f[k].ip == ip &&
+	       (m->f[k].bp == bp || !m->f[k].bp_used);
+}
+
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
-	int n = 0;
+	int n = 0, j = -1, limit = -1, top = -1;
+	bool was_ok = false, ended = false;
 
+	if (same)
+		*same = false;
 	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
 	 * which the range check turns away. */
 	if (sp < lo || sp >= hi)
 		goto give_up;
+	if (m) {
+		if (m->lo != lo || m->hi != hi) {
+			hp_unwind_memo_reset(m);
+			m->lo = lo;
+			m->hi = hi;
+		}
+		was_ok = m->last_ok && m->max == (uint32_t)max;
+		m->last_ok = false;
+		j = limit = top = (int)m->n - 1;
+	}
 	while (n < max && ip) {
+		if (j >= 0 && memo_at(m, &j, limit, sp, ip, bp)) {
+			int done = replay(m, j, buf, n, max);
+			if (done >= 0) {
+				bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
+				if (same)
+					*same = kept && was_ok && n == 0 && j == top;
+				n = done;
+				goto walked;
+			}
+			int k = -1 - done;
+			limit = k - 1;   /* a match at k or further in fails the same check */
+		}
 		union rule r;
-		buf[n++] = ip;
+		uintptr_t bp_at = 0;
+		buf[n] = ip;
 		/* Every frame's address is a return address: look up the call
 		 * instruction, which may be its function's last. */
 		rule_for(&c, ip - 1, &r);
 		if (HP_UNLIKELY(r.f.kind > RULE_CFA_RBP)) {
-			if (r.f.kind == RULE_END)
-				break;
-			goto give_up;
+			if (r.f.kind != RULE_END)
+				goto give_up;
+			if (m && n < HP_UNWIND_MEMO_MAX)
+				m->fresh[n] = (struct hp_unwind_frame){ sp, ip, bp, 0, 0, false };
+			n++;
+			ended = true;
+			break;
 		}
 		uintptr_t cfa = (r.f.kind == RULE_CFA_RBP ? bp : sp) + (uintptr_t)(intptr_t)r.f.cfa_off;
 		if (HP_UNLIKELY(cfa <= sp || cfa > hi))
 			goto give_up;
-		ip = *(const uintptr_t *)(cfa - 8);
+		uintptr_t next_ip = *(const uintptr_t *)(cfa - 8), next_bp = bp;
 		if (r.f.rbp_how == REG_OFFSET) {
 			/* Within [lo, hi - 8]: one unsigned comparison. */
-			uintptr_t at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
-			if (HP_UNLIKELY(at - lo > hi - lo - 8))
+			bp_at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
+			if (HP_UNLIKELY(bp_at - lo > hi - lo - 8))
 				goto give_up;
-			bp = *(const uintptr_t *)at;
+			next_bp = *(const uintptr_t *)bp_at;
 		} else if (r.f.rbp_how == REG_UNKNOWN) {
-			bp = 0;
+			next_bp = 0;
 		}
+		if (m && n < HP_UNWIND_MEMO_MAX)
+			m->fresh[n] = (struct hp_unwind_frame){
+				sp, ip, bp, bp_at,
+				(uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+					  (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)),
+				false };
+		n++;
+		ip = next_ip;
+		bp = next_bp;
 		sp = cfa;
 	}
+	if (m && (ended || !ip) && n + !ip <= HP_UNWIND_MEMO_MAX) {
+		/* A complete walk: the memo becomes it, with a sentinel frame
+		 * for the return address 0 it read. */
+		int p = n;
+		if (!ip)
+			m->fresh[p++] = (struct hp_unwind_frame){ sp, 0, bp, 0, 0, false };
+		memo_keep(m, -1, p, max);
+	}
+walked:
 	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 		HP_ADD(&n_fast, 1);
 	return n;
@@ -723,9 +838,18 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 
 #else /* not x86_64: always libunwind */
 
-int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp)
+void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 {
+	m->n = 0;
+	m->last_ok = false;
+}
+
+int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
+	(void)m;
+	if (same)
+		*same = false;
 	(void)buf;
 	(void)max;
 	(void)lo;

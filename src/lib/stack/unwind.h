@@ -21,14 +21,55 @@
 
 #pragma GCC visibility push(hidden)
 
+/* ---- the walk memo ----------------------------------------------------
+ *
+ * Consecutive allocations of a thread mostly share their outer frames.
+ * A thread's memo keeps its last walk, outermost frame first: at each
+ * frame the state the walk had (stack pointer, return address, RBP) and
+ * the stack words the step out of it read (the caller's return address
+ * at the next frame's sp - 8, and its RBP at bp_at, 0 when none was
+ * read).  A walk is a function of its state and of those words alone
+ * (the rules depend on the return address only), so when a new walk
+ * reaches a state the memo holds, the rest of it is the memo's, frame
+ * for frame, provided every word those steps read still holds what it
+ * held: checked, two loads and compares a frame, not assumed.  Nothing is
+ * trusted that the stack does not still say; a stale memo costs a miss.
+ * Only complete walks (to the outermost frame) are kept, up to
+ * HP_UNWIND_MEMO_MAX frames.  RBP is part of the state only where a
+ * step from there on computes a CFA from it: in code without frame
+ * pointers it holds the program's data, which changes between calls. */
+#define HP_UNWIND_MEMO_MAX 160
+
+struct hp_unwind_frame {
+	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
+	uintptr_t bp_at;        /* where the step out of it read RBP; 0: nowhere */
+	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
+	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
+};
+enum { HP_UNWIND_CFA_RBP = 1, HP_UNWIND_KEEPS_RBP = 2 };
+
+struct hp_unwind_memo {
+	uintptr_t lo, hi;       /* the stack the frames are on */
+	uint32_t n;             /* frames in f[], f[0] the outermost; 0: none */
+	uint32_t max;           /* the max of the last walk */
+	bool last_ok;           /* the last walk's frames are f[n - 1] .. f[0] */
+	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
+	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
+};
+
+/* Forgets everything: a memo whose memory was another thread's. */
+void hp_unwind_memo_reset(struct hp_unwind_memo *m);
+
 /* Fills buf with return addresses, innermost first, starting at a frame
  * whose return address is ip, whose caller's stack pointer (after the
  * return) is sp and whose caller's RBP is bp -- what a function compiled
  * with frame pointers finds at its frame pointer.  lo and hi bound the
  * current thread's stack.  Returns the number of frames, or -1 to ask for
- * libunwind. */
+ * libunwind.  m: the calling thread's memo, or NULL; with it, *same is
+ * set when the frames are exactly those of the memo's last walk (same
+ * may be NULL). */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp);
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
 
 /* Statistics, for the debug log and prof_unwinder:check.  Counted only
  * while hp_unwind_counting is set (log_level:debug or prof_unwinder:check):
