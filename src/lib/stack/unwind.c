@@ -671,30 +671,32 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 }
 
 /* The memo's frames from f[j] outwards appended to buf (n frames in it
- * already, at most max), each step's words checked against the stack:
- * the new frame count, or -1 - k when the step out of f[k] would now
- * read something else.  f[0] is the outermost frame (its rule ends the
- * walk) or a sentinel of return address 0 (the walk read a 0). */
+ * already, at most max), each step's words checked against the stack
+ * first: the new frame count, or -1 - k when the step out of f[k] would
+ * now read something else.  f[0] is the outermost frame (its rule ends
+ * the walk) or a sentinel of return address 0 (the walk read a 0, which
+ * is checked too); a walk cut at max checks no step past its last
+ * frame. */
 static int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
 {
 	const struct hp_unwind_frame *f = m->f;
+	int first = f[0].ip ? 0 : 1;   /* the outermost frame a whole walk gives */
+	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
+	int low = last == first ? 0 : last;
 
-	for (int k = j;; k--) {
-		if (n == max || !f[k].ip)
-			return n;
-		buf[n++] = f[k].ip;
-		if (!k)
-			return n;
+	for (int k = j; k > low; k--)
 		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-		    (f[k].bp_at && f[k - 1].bp_used && *(const uintptr_t *)f[k].bp_at != f[k - 1].bp))
+		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
 			return -1 - k;
-	}
+	for (int k = j; k >= last; k--)
+		buf[n++] = f[k].ip;
+	return n;
 }
 
 /* This walk's first p frames (m->fresh, innermost first) in front of the
  * memo's f[0..j] (j = -1: none); the memo then holds this walk.  False
  * when it would not fit. */
-static bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
+HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 {
 	if (j + 1 + p > HP_UNWIND_MEMO_MAX)
 		return false;
@@ -703,8 +705,9 @@ static bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		*f = m->fresh[p - 1 - t];
 		/* Outer frames first: whether the frame out of this one reads
 		 * the RBP this one passes on is known. */
-		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) ||
-			     ((f->how & HP_UNWIND_KEEPS_RBP) && j + t >= 0 && f[-1].bp_used);
+		bool out_used = j + t >= 0 && f[-1].bp_used;
+		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) || ((f->how & HP_UNWIND_KEEPS_RBP) && out_used);
+		f->bp_check = out_used ? f->bp_at : 0;
 	}
 	m->n = (uint32_t)(j + 1 + p);
 	m->max = (uint32_t)max;
@@ -774,7 +777,7 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 			if (r.f.kind != RULE_END)
 				goto give_up;
 			if (m && n < HP_UNWIND_MEMO_MAX)
-				m->fresh[n] = (struct hp_unwind_frame){ sp, ip, bp, 0, 0, false };
+				m->fresh[n] = (struct hp_unwind_frame){ .sp = sp, .ip = ip, .bp = bp };
 			n++;
 			ended = true;
 			break;
@@ -794,10 +797,9 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		}
 		if (m && n < HP_UNWIND_MEMO_MAX)
 			m->fresh[n] = (struct hp_unwind_frame){
-				sp, ip, bp, bp_at,
-				(uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
-					  (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)),
-				false };
+				.sp = sp, .ip = ip, .bp = bp, .bp_at = bp_at,
+				.how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+						 (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) };
 		n++;
 		ip = next_ip;
 		bp = next_bp;
@@ -808,7 +810,7 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		 * for the return address 0 it read. */
 		int p = n;
 		if (!ip)
-			m->fresh[p++] = (struct hp_unwind_frame){ sp, 0, bp, 0, 0, false };
+			m->fresh[p++] = (struct hp_unwind_frame){ .sp = sp, .bp = bp };
 		memo_keep(m, -1, p, max);
 	}
 walked:

@@ -43,6 +43,7 @@
 struct hp_unwind_frame {
 	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
 	uintptr_t bp_at;        /* where the step out of it read RBP; 0: nowhere */
+	uintptr_t bp_check;     /* bp_at where the frame out of it needs that RBP, else 0 */
 	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
 	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
 };
