@@ -101,7 +101,7 @@ static uint32_t next(const struct shard *s, uint32_t i)
  * an entry is pushed before the lock is taken and popped after it is
  * released, so a handler that runs in between never spins on our own lock
  * (it defers, which is always safe). */
-static void shard_lock(struct shard *s)
+HP_INLINE void shard_lock(struct shard *s)
 {
 	if (held.n < HELD_MAX)
 		held.shard[held.n] = (int)(s - shards);
@@ -111,7 +111,7 @@ static void shard_lock(struct shard *s)
 	hp_spin_lock(&s->lock);
 }
 
-static void shard_unlock(struct shard *s)
+HP_INLINE void shard_unlock(struct shard *s)
 {
 	hp_spin_unlock(&s->lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
