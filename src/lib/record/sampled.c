@@ -102,9 +102,10 @@ HP_INLINE void weight(uint64_t size, int lg, uint64_t *cnt, uint64_t *bytes)
 
 /* The id of the stack in th->frames; consecutive samples from the same
  * place skip the shared table. */
-HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth)
+HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 {
-	uint64_t h = hp_stacktab_hash(th->frames, depth);
+	if (!h)
+		h = hp_stacktab_hash(th->frames, depth);
 	const struct hp_stack *last = th->last_stack_rec;
 
 	if (h == th->last_hash && last && last->depth == depth &&
@@ -150,11 +151,13 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		goto out;
 	}
 	bool same;
+	uint64_t hash;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
-				     th->memo, &same);
+				     th->memo, &same, &hash);
 	/* The unwinder vouches for a stack identical to its last walk's:
-	 * no hashing, no lookup. */
-	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth);
+	 * no hashing, no lookup; and it kept the hash of the frames its
+	 * memo gave. */
+	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth, hash);
 	th->memo_stack = th->memo->last_ok ? sid : 0;
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {

@@ -86,13 +86,15 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * the program's frame that called the allocator, alone.  memo: the
  * thread's walk memo (stack/unwind.h); *same is set when the stack is
  * exactly the one the memo's last walk gave (m->last_ok: the memo holds
- * this capture's walk). */
+ * this capture's walk); *hash is the stack's hash (stack/unwind.h) when
+ * the memo had it, else 0. */
 HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max,
-			       struct hp_unwind_memo *memo, bool *same)
+			       struct hp_unwind_memo *memo, bool *same, uint64_t *hash)
 {
 	int n = -1;
 
 	*same = false;
+	*hash = 0;
 
 	int how = HP_LOAD(&hp_stack_unwinder);
 
@@ -128,6 +130,9 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
 		return 1;
 	}
+	uint64_t h;
+	if (n <= max && hp_unwind_memo_hash(memo, skip + n, skip + 1, &h))
+		*hash = hp_stack_hash_end(hp_stack_hash_step(h, buf[skip] - 1), (uint32_t)n);
 	if (n > max)
 		n = max;
 	if (skip)

@@ -708,6 +708,8 @@ HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		bool out_used = j + t >= 0 && f[-1].bp_used;
 		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) || ((f->how & HP_UNWIND_KEEPS_RBP) && out_used);
 		f->bp_check = out_used ? f->bp_at : 0;
+		uint64_t out_h = j + t >= 0 ? f[-1].h : HP_STACK_HASH_SEED;
+		f->h = f->ip ? hp_stack_hash_step(out_h, f->ip) : HP_STACK_HASH_SEED;
 	}
 	m->n = (uint32_t)(j + 1 + p);
 	m->max = (uint32_t)max;

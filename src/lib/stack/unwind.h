@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
+
 #pragma GCC visibility push(hidden)
 
 /* ---- the walk memo ----------------------------------------------------
@@ -40,10 +42,28 @@
  * pointers it holds the program's data, which changes between calls. */
 #define HP_UNWIND_MEMO_MAX 160
 
+/* The stack hash that record/stacktab.h keys stacks by, taken outermost
+ * frame first so that the memo keeps it frame by frame: a stack whose
+ * outer frames are the memo's is hashed in one step. */
+#define HP_STACK_HASH_SEED 0x243f6a8885a308d3ULL
+HP_INLINE uint64_t hp_stack_hash_step(uint64_t h, uintptr_t frame)
+{
+	h ^= (uint64_t)frame;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+HP_INLINE uint64_t hp_stack_hash_end(uint64_t h, uint32_t depth)
+{
+	h = hp_stack_hash_step(h, depth);
+	return h ? h : 1;
+}
+
 struct hp_unwind_frame {
 	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
 	uintptr_t bp_at;        /* where the step out of it read RBP; 0: nowhere */
 	uintptr_t bp_check;     /* bp_at where the frame out of it needs that RBP, else 0 */
+	uint64_t h;             /* hash state over the return addresses from f[0] to here */
 	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
 	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
 };
@@ -60,6 +80,20 @@ struct hp_unwind_memo {
 
 /* Forgets everything: a memo whose memory was another thread's. */
 void hp_unwind_memo_reset(struct hp_unwind_memo *m);
+
+/* With m->last_ok and n the frame count of that walk: whether the walk
+ * is the memo's whole chain; then *h is the hash state over its frames
+ * from the outermost to frame i (innermost 0) included, or the seed for
+ * i == n. */
+HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i, uint64_t *h)
+{
+	int first = m->f[0].ip ? 0 : 1;
+
+	if (!m->last_ok || n != (int)m->n - first || i > n)
+		return false;
+	*h = i == n ? HP_STACK_HASH_SEED : m->f[m->n - 1 - (uint32_t)i].h;
+	return true;
+}
 
 /* Fills buf with return addresses, innermost first, starting at a frame
  * whose return address is ip, whose caller's stack pointer (after the
