@@ -46,10 +46,11 @@ void hp_stack_log_stats(void)
 
 	hp_unwind_stats(&u);
 	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), "
-	       "%llu left unwalked (libunwind's descriptors taken), %llu rules cached",
+	       "%llu left unwalked (libunwind's descriptors taken), %llu rules cached, "
+	       "%llu stacks finished from the walk memo",
 	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
 	       (unsigned long long)u.fallback, (unsigned long long)hp_unwpipe_refused(),
-	       (unsigned long long)u.rules);
+	       (unsigned long long)u.rules, (unsigned long long)u.memo);
 	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
 		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
 		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),

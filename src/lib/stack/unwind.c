@@ -24,7 +24,7 @@
 #include "stack/unwind.h"
 #include "base/banned.h"
 
-static uint64_t n_fast, n_fallback, n_libunwind;
+static uint64_t n_fast, n_fallback, n_libunwind, n_memo;
 bool hp_unwind_counting;
 
 #if defined(__x86_64__)
@@ -764,6 +764,8 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 				if (same)
 					*same = kept && was_ok && n == 0 && j == top;
 				n = done;
+				if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+					HP_ADD(&n_memo, 1);
 				goto walked;
 			}
 			int k = -1 - done;
@@ -835,6 +837,7 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 	struct cache *c = HP_LOAD_ACQ(&cache);
 
 	out->fast = HP_LOAD(&n_fast);
+	out->memo = HP_LOAD(&n_memo);
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = c ? c->used : 0;
@@ -874,6 +877,7 @@ void hp_unwind_count_libunwind(void)
 void hp_unwind_stats(struct hp_unwind_stats *out)
 {
 	out->fast = 0;
+	out->memo = 0;
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = 0;

@@ -113,6 +113,7 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 extern bool hp_unwind_counting;
 struct hp_unwind_stats {
 	uint64_t fast;       /* stacks unwound here */
+	uint64_t memo;       /* of them, finished from the walk memo */
 	uint64_t fallback;   /* stacks handed to libunwind */
 	uint64_t libunwind;  /* stacks walked by libunwind, fallbacks included */
 	uint64_t rules;      /* distinct return addresses cached */
