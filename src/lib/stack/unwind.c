@@ -378,13 +378,18 @@ struct interp {
 	const struct regs *initial; /* the CIE's row; NULL while running the CIE */
 	struct regs *saved;         /* remember_state's stack, HP_CFA_STATES deep */
 	int depth;
+	struct rows *sink;          /* every row recorded here (fde_rows), or NULL */
 };
+
+static void rows_emit(struct rows *w, uintptr_t loc, const struct regs *r);
 
 /* A new row starts at next; the current one covers target if next is past it. */
 static enum step advance_to(struct interp *in, uintptr_t next)
 {
 	if (next > in->target)
 		return STEP_ROW_DONE;
+	if (in->sink)
+		rows_emit(in->sink, *in->loc, in->r);
 	*in->loc = next;
 	return STEP_NEXT;
 }
@@ -587,11 +592,11 @@ static enum step step_extended(struct interp *in, uint8_t op)
 /* Runs CFA instructions until the row that covers target.  Returns false
  * on anything we do not model for RBP, the return address or the CFA. */
 static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr_t target,
-		struct regs *r, const struct regs *initial)
+		struct regs *r, const struct regs *initial, struct rows *sink)
 {
 	struct regs saved[HP_CFA_STATES];
 	struct interp in = { .c = c, .cie = cie, .loc = loc, .target = target, .r = r,
-			     .initial = initial, .saved = saved, .depth = 0 };
+			     .initial = initial, .saved = saved, .depth = 0, .sink = sink };
 
 	while (c->p < c->end && !c->bad) {
 		uint8_t op = *c->p++;
@@ -600,6 +605,137 @@ static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr
 			return s == STEP_ROW_DONE;
 	}
 	return !c->bad;
+}
+
+/* The rule of an interpreted row. */
+static void rule_of(const struct regs *r, union rule *out)
+{
+	out->word = 0;
+	out->f.kind = RULE_GIVE_UP;
+	if (r->ra_how == REG_UNKNOWN) {
+		out->f.kind = RULE_END;   /* the outermost frame (_start, clone) */
+		return;
+	}
+	if ((r->cfa_reg != R_RSP && r->cfa_reg != R_RBP) || r->ra_how != REG_OFFSET || r->ra_off != -8 ||
+	    r->cfa_off < 0 || r->cfa_off > INT32_MAX || r->rbp_off < INT16_MIN || r->rbp_off > INT16_MAX)
+		return;
+	out->f.kind = r->cfa_reg == R_RBP ? RULE_CFA_RBP : RULE_CFA_RSP;
+	out->f.cfa_off = (int32_t)r->cfa_off;
+	out->f.rbp_how = (uint8_t)r->rbp_how;
+	out->f.rbp_off = (int16_t)r->rbp_off;
+}
+
+/* ---- every row of a long FDE, interpreted once ------------------------
+ *
+ * A rule is worked out by running the function's CFA program from its
+ * start to the return address, so a function with a long program (a
+ * large function compiled without frame pointers: a row per push and pop
+ * around each call) cost that whole run for every call site a stack went
+ * through: thousands of instructions each, once per return address in
+ * every process.  Such a program is run once instead, every row kept
+ * (where it starts, its rule), and each return address in the function
+ * then finds its row by binary search.  Under cache_lock. */
+
+#define ROWS_MIN_PROGRAM 64      /* bytes of CFA program worth a table */
+#define ROWS_SLOTS       4096    /* FDEs with a table, at most */
+
+struct row {
+	uintptr_t loc;
+	uint64_t rule;
+};
+
+struct rows {
+	const uint8_t *fde;
+	uint32_t n, cap;   /* cap 0: counting only */
+	bool unsorted;
+	struct row *row;
+};
+
+static struct rows **rows_table;   /* ROWS_SLOTS, by FDE address */
+static struct hp_pages_arena rows_arena = { .chunk = 1u << 20 };
+
+/* A row starting at loc whose rule is r's, or when r is NULL, gives up. */
+static void rows_emit(struct rows *w, uintptr_t loc, const struct regs *r)
+{
+	if (w->n && w->cap && w->row[w->n - 1].loc > loc)
+		w->unsorted = true;   /* a DW_CFA_set_loc going back: no table */
+	if (w->n < w->cap) {
+		union rule u = { .word = 0 };
+		if (r)
+			rule_of(r, &u);
+		else
+			u.f.kind = RULE_GIVE_UP;
+		w->row[w->n].loc = loc;
+		w->row[w->n].rule = u.word;
+	}
+	w->n++;
+}
+
+/* Runs the FDE's program (c, after the CIE's, whose row is *initial) to
+ * its end into w: counting rows when w->cap is 0.  Where it meets what
+ * the interpreter does not model, the row from there on gives up, as
+ * run() would for any address from there. */
+static void rows_run(struct rows *w, struct cursor c, const struct cie *cie, uintptr_t begin,
+		     const struct regs *initial)
+{
+	struct regs r = *initial;
+	uintptr_t loc = begin;
+
+	bool ok = run(&c, cie, &loc, UINTPTR_MAX, &r, initial, w);
+	rows_emit(w, loc, ok ? &r : NULL);
+}
+
+static struct rows *rows_build(const uint8_t *fde, struct cursor c, const struct cie *cie,
+			       uintptr_t begin, const struct regs *initial)
+{
+	struct rows count = { .fde = fde };
+
+	rows_run(&count, c, cie, begin, initial);
+	struct rows *w = hp_pages_arena_alloc(&rows_arena, sizeof(*w) + count.n * sizeof(struct row), 8);
+	if (!w)
+		return NULL;
+	w->fde = fde;
+	w->cap = count.n;
+	w->row = (struct row *)(w + 1);
+	rows_run(w, c, cie, begin, initial);
+	return w->unsorted || w->n != w->cap ? NULL : w;
+}
+
+/* fde's table, built on first use; NULL when it cannot have one.  Under
+ * cache_lock. */
+static struct rows *rows_of(const uint8_t *fde, struct cursor c, const struct cie *cie, uintptr_t begin,
+			    const struct regs *initial)
+{
+	if (!rows_table && !(rows_table = hp_pages_alloc(ROWS_SLOTS * sizeof(*rows_table))))
+		return NULL;
+	uint32_t i = slot_of((uintptr_t)fde, ROWS_SLOTS - 1);
+	for (uint32_t probes = 0; probes < ROWS_SLOTS; probes++, i = (i + 1) & (ROWS_SLOTS - 1)) {
+		if (rows_table[i] && rows_table[i]->fde == fde)
+			return rows_table[i];
+		if (!rows_table[i]) {
+			if (probes * 4 > ROWS_SLOTS * 3)
+				return NULL;   /* nearly full: keep probing short */
+			return rows_table[i] = rows_build(fde, c, cie, begin, initial);
+		}
+	}
+	return NULL;
+}
+
+/* The rule of the last row starting at or before pc. */
+static void rows_find(const struct rows *w, uintptr_t pc, union rule *out)
+{
+	uint32_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (w->row[mid].loc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	out->word = lo ? w->row[lo - 1].rule : 0;
+	if (!lo)
+		out->f.kind = RULE_GIVE_UP;
 }
 
 /* Computes the rule for code address pc (already adjusted into the call
@@ -632,22 +768,21 @@ static void compute(uintptr_t pc, union rule *out)
 	struct regs r = { .cfa_reg = -1, .rbp_how = REG_SAME, .ra_how = REG_UNKNOWN };
 	uintptr_t loc = begin;
 	struct cursor ci = cie.insns;
-	if (!run(&ci, &cie, &loc, pc, &r, NULL))
+	if (!run(&ci, &cie, &loc, pc, &r, NULL, NULL))
 		return;
 	struct regs initial = r;
-	if (!run(&c, &cie, &loc, pc, &r, &initial))
-		return;
-	if (r.ra_how == REG_UNKNOWN) {
-		out->f.kind = RULE_END;   /* the outermost frame (_start, clone) */
-		return;
+	if (c.end - c.p >= ROWS_MIN_PROGRAM && loc == begin) {
+		hp_spin_lock(&cache_lock);
+		struct rows *w = rows_of(fde, c, &cie, begin, &initial);
+		if (w)
+			rows_find(w, pc, out);
+		hp_spin_unlock(&cache_lock);
+		if (w)
+			return;
 	}
-	if ((r.cfa_reg != R_RSP && r.cfa_reg != R_RBP) || r.ra_how != REG_OFFSET || r.ra_off != -8 ||
-	    r.cfa_off < 0 || r.cfa_off > INT32_MAX || r.rbp_off < INT16_MIN || r.rbp_off > INT16_MAX)
+	if (!run(&c, &cie, &loc, pc, &r, &initial, NULL))
 		return;
-	out->f.kind = r.cfa_reg == R_RBP ? RULE_CFA_RBP : RULE_CFA_RSP;
-	out->f.cfa_off = (int32_t)r.cfa_off;
-	out->f.rbp_how = (uint8_t)r.rbp_how;
-	out->f.rbp_off = (int16_t)r.rbp_off;
+	rule_of(&r, out);
 }
 
 /* The rule for pc, computed and cached on a miss (which may replace the
