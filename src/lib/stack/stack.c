@@ -88,7 +88,8 @@ HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintpt
 
 #define MAX_ALLOC_RANGES 16
 static struct { uintptr_t lo, hi; } alloc_ranges[MAX_ALLOC_RANGES];
-static unsigned n_alloc_ranges;
+unsigned hp_stack_n_alloc_ranges;
+#define n_alloc_ranges hp_stack_n_alloc_ranges
 
 void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi)
 {

@@ -42,6 +42,9 @@ void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi);
 /* True if pc lies in heapprof's own code or in registered allocator
  * frames. */
 int hp_stack_is_alloc_frame(uintptr_t pc);
+/* How many ranges were registered: a capture kept for reuse is stale
+ * once it changes. */
+extern unsigned hp_stack_n_alloc_ranges;
 
 extern uintptr_t hp_stack_self_lo, hp_stack_self_hi;
 
@@ -86,8 +89,9 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * the program's frame that called the allocator, alone.  memo: the
  * thread's walk memo (stack/unwind.h); *same is set when the stack is
  * exactly the one the memo's last walk gave (m->last_ok: the memo holds
- * this capture's walk); *hash is the stack's hash (stack/unwind.h) when
- * the memo had it, else 0. */
+ * this capture's walk), and then buf is left as that capture left it,
+ * the same stack; *hash is the stack's hash (stack/unwind.h) when the
+ * memo had it, else 0. */
 HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max,
 			       struct hp_unwind_memo *memo, bool *same, uint64_t *hash)
 {
@@ -109,6 +113,18 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 				   (uintptr_t)fp + 16, fp[0], memo, same);
 	else
 		memo->last_ok = false;   /* this stack is not the memo's */
+	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
+	if (*same && memo->ranges == ranges)
+		return (int)memo->depth;   /* buf holds this very stack */
+	if (*same) {
+		/* The frames are the last walk's, but what is stripped
+		 * from them changed: walk again into buf. */
+		*same = false;
+		memo->last_ok = false;
+		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
+				   (uintptr_t)fp + 16, fp[0], memo, NULL);
+	}
+	memo->ranges = ranges;
 	if (n < 0 && HP_UNLIKELY(hp_sandbox_on())) {
 		buf[0] = fp[1];
 		n = 1;
@@ -128,6 +144,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	n -= skip;
 	if (HP_UNLIKELY(n <= 0 || buf[skip] == 0)) {
 		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
+		memo->depth = 1;
 		return 1;
 	}
 	uint64_t h;
@@ -138,6 +155,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	if (skip)
 		memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
 	buf[0] -= 1;
+	memo->depth = (uint32_t)n;
 	return n;
 }
 

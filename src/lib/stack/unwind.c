@@ -814,6 +814,7 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
  * frame. */
 static int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
 {
+	/* buf NULL: the caller's buffer holds these frames already. */
 	const struct hp_unwind_frame *f = m->f;
 	int first = f[0].ip ? 0 : 1;   /* the outermost frame a whole walk gives */
 	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
@@ -823,6 +824,8 @@ static int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, 
 		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
 		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
 			return -1 - k;
+	if (!buf)
+		return n + j - last + 1;
 	for (int k = j; k >= last; k--)
 		buf[n++] = f[k].ip;
 	return n;
@@ -893,11 +896,13 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 	}
 	while (n < max && ip) {
 		if (j >= 0 && memo_at(m, &j, limit, sp, ip, bp)) {
-			int done = replay(m, j, buf, n, max);
+			/* The last walk again, if its words check: buf holds it. */
+			bool again = same && was_ok && n == 0 && j == top;
+			int done = replay(m, j, again ? NULL : buf, n, max);
 			if (done >= 0) {
 				bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
 				if (same)
-					*same = kept && was_ok && n == 0 && j == top;
+					*same = kept && again;
 				n = done;
 				if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 					HP_ADD(&n_memo, 1);

@@ -74,6 +74,8 @@ struct hp_unwind_memo {
 	uint32_t n;             /* frames in f[], f[0] the outermost; 0: none */
 	uint32_t max;           /* the max of the last walk */
 	bool last_ok;           /* the last walk's frames are f[n - 1] .. f[0] */
+	uint32_t depth;         /* what the caller made of them (stack/stack.h) */
+	unsigned ranges;        /* and the caller's own state then (stack/stack.h) */
 	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
 	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
 };
@@ -101,8 +103,9 @@ HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i,
  * with frame pointers finds at its frame pointer.  lo and hi bound the
  * current thread's stack.  Returns the number of frames, or -1 to ask for
  * libunwind.  m: the calling thread's memo, or NULL; with it, *same is
- * set when the frames are exactly those of the memo's last walk (same
- * may be NULL). */
+ * set when the frames are exactly those of the memo's last walk, and
+ * then buf is not written: the caller kept them (same may be NULL: buf
+ * is always filled). */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
 
