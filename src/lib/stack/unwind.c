@@ -812,7 +812,7 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
  * the walk) or a sentinel of return address 0 (the walk read a 0, which
  * is checked too); a walk cut at max checks no step past its last
  * frame. */
-static int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
+HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
 {
 	/* buf NULL: the caller's buffer holds these frames already. */
 	const struct hp_unwind_frame *f = m->f;
@@ -871,6 +871,21 @@ HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintpt
 	       (m->f[k].bp == bp || !m->f[k].bp_used);
 }
 
+/* The common case first, with nothing else set up: the very walk of
+ * last time (a loop allocating in one place), its words checked.  The
+ * frame count, or -1. */
+HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, uintptr_t hi,
+			 uintptr_t ip, uintptr_t sp, uintptr_t bp)
+{
+	if (!m->last_ok || m->max != (uint32_t)max || m->lo != lo || m->hi != hi)
+		return -1;
+	const struct hp_unwind_frame *f = &m->f[m->n - 1];   /* last_ok: n >= 1 */
+	if (f->sp != sp || f->ip != ip || (f->bp != bp && f->bp_used))
+		return -1;
+	int n = replay(m, (int)m->n - 1, NULL, 0, max);
+	return n >= 0 ? n : -1;
+}
+
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
@@ -878,8 +893,16 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 	int n = 0, j = -1, limit = -1, top = -1;
 	bool was_ok = false, ended = false;
 
-	if (same)
+	if (same) {
 		*same = false;
+		if ((n = memo_again(m, max, lo, hi, ip, sp, bp)) >= 0) {
+			*same = true;
+			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+				HP_ADD(&n_memo, 1);
+			goto walked;
+		}
+		n = 0;
+	}
 	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
 	 * which the range check turns away. */
 	if (sp < lo || sp >= hi)
