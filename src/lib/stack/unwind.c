@@ -711,11 +711,15 @@ static struct rows *rows_of(const uint8_t *fde, struct cursor c, const struct ci
 	uint32_t i = slot_of((uintptr_t)fde, ROWS_SLOTS - 1);
 	for (uint32_t probes = 0; probes < ROWS_SLOTS; probes++, i = (i + 1) & (ROWS_SLOTS - 1)) {
 		if (rows_table[i] && rows_table[i]->fde == fde)
-			return rows_table[i];
+			return rows_table[i]->n ? rows_table[i] : NULL;
 		if (!rows_table[i]) {
 			if (probes * 4 > ROWS_SLOTS * 3)
 				return NULL;   /* nearly full: keep probing short */
-			return rows_table[i] = rows_build(fde, c, cie, begin, initial);
+			struct rows *w = rows_build(fde, c, cie, begin, initial);
+			if (!w && (w = hp_pages_arena_alloc(&rows_arena, sizeof(*w), 8)))
+				w->fde = fde;   /* no rows: not built again */
+			rows_table[i] = w;
+			return w && w->n ? w : NULL;
 		}
 	}
 	return NULL;
