@@ -248,9 +248,23 @@ static bool grow(struct shard *s)
 	}
 	if (old_n)
 		table_free(s->slots, old_n);
-	s->slots = fresh;
-	s->n = n;
+	HP_STORE(&s->slots, fresh);   /* hp_live_prefetch reads both unlocked */
+	HP_STORE(&s->n, n);
 	return true;
+}
+
+void hp_live_prefetch(const void *p)
+{
+	uintptr_t key = (uintptr_t)p;
+	const struct shard *s = shard_of(key);
+	uint32_t n = HP_LOAD(&s->n);
+	struct slot *slots = HP_LOAD(&s->slots);
+
+	/* Without the lock: a table being replaced may be unmapped under
+	 * us, which a prefetch does not mind; n and slots may be of two
+	 * tables, which only makes the prefetch useless. */
+	if (n && slots)
+		__builtin_prefetch(&slots[(uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64)], 1);
 }
 
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)

@@ -143,6 +143,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	uint64_t size = record_size(n);
 
 	hp_tls_guard_enter(t);
+	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_threads_self();
