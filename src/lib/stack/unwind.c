@@ -849,7 +849,8 @@ HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		 * the RBP this one passes on is known. */
 		bool out_used = j + t >= 0 && f[-1].bp_used;
 		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) || ((f->how & HP_UNWIND_KEEPS_RBP) && out_used);
-		f->bp_check = out_used ? f->bp_at : 0;
+		if (!out_used)
+			f->bp_check = 0;   /* fresh[] had every RBP read; keep those that matter */
 		uint64_t out_h = j + t >= 0 ? f[-1].h : HP_STACK_HASH_SEED;
 		f->h = f->ip ? hp_stack_hash_step(out_h, f->ip) : HP_STACK_HASH_SEED;
 	}
@@ -968,7 +969,7 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		}
 		if (m && n < HP_UNWIND_MEMO_MAX)
 			m->fresh[n] = (struct hp_unwind_frame){
-				.sp = sp, .ip = ip, .bp = bp, .bp_at = bp_at,
+				.sp = sp, .ip = ip, .bp = bp, .bp_check = bp_at,
 				.how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
 						 (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) };
 		n++;

@@ -29,7 +29,7 @@
  * A thread's memo keeps its last walk, outermost frame first: at each
  * frame the state the walk had (stack pointer, return address, RBP) and
  * the stack words the step out of it read (the caller's return address
- * at the next frame's sp - 8, and its RBP at bp_at, 0 when none was
+ * at the next frame's sp - 8, and its RBP at bp_check, 0 when none was
  * read).  A walk is a function of its state and of those words alone
  * (the rules depend on the return address only), so when a new walk
  * reaches a state the memo holds, the rest of it is the memo's, frame
@@ -61,8 +61,9 @@ HP_INLINE uint64_t hp_stack_hash_end(uint64_t h, uint32_t depth)
 
 struct hp_unwind_frame {
 	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
-	uintptr_t bp_at;        /* where the step out of it read RBP; 0: nowhere */
-	uintptr_t bp_check;     /* bp_at where the frame out of it needs that RBP, else 0 */
+	/* Where the step out of it read RBP (0: nowhere); in f[], only where
+	 * the frame out of it needs that RBP (else 0): the word to check. */
+	uintptr_t bp_check;
 	uint64_t h;             /* hash state over the return addresses from f[0] to here */
 	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
 	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
