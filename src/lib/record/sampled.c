@@ -41,7 +41,7 @@
 
 /* ---- the sampling decision ------------------------------------------ */
 
-static uint64_t draw(struct hp_tls *t, int lg)
+HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 {
 	if (!HP_LOAD(&hp_switches.enabled))
 		return UINT64_MAX;
@@ -53,8 +53,9 @@ static uint64_t draw(struct hp_tls *t, int lg)
 /* Called when n reached the countdown (or the thread has none yet).
  * Returns whether this allocation is sampled, and the rate it was drawn
  * at, and arms the next countdown. */
-static bool decide(struct hp_tls *t, size_t n, int *lg)
+HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
+	*lg = 0;
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
 	hp_trigger_poll();   /* no helper thread: answer a request here */
@@ -210,7 +211,7 @@ HP_INLINE void forget_on_free(struct hp_tls *t)
 
 /* Subtracts a removed record's weight from its context; tmp: it was the
  * thread's last block (temporary(), taken before the guard). */
-static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
+HP_INLINE void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
 {
 	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
@@ -368,7 +369,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 	struct hp_tls *t = &hp_tls;
 	uint64_t old_size = 0;
 	uint32_t old_cid = 0;
-	int lg;
+	int lg = 0;
 
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);
