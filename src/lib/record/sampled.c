@@ -58,6 +58,11 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	*lg = 0;
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	/* A signal handler that allocated more than the countdown between
+	 * hp_tls_fast's failed count and its taking back leaves it wrapped
+	 * round: the sample point has passed. */
+	if (hp_tls_countdown(t) > t->last_draw)
+		hp_tls_set_countdown(t, 0);
 	hp_trigger_poll();   /* no helper thread: answer a request here */
 	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
@@ -69,17 +74,19 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		t->epoch = epoch;
 		if (!t->rng)
 			t->rng = hp_sample_seed(t);
-		t->countdown = t->last_draw = draw(t, *lg);
-		if (n < t->countdown) {
-			t->countdown -= n + 1;
+		t->last_draw = draw(t, *lg);
+		hp_tls_set_countdown(t, t->last_draw);
+		if (n < t->last_draw) {
+			hp_tls_set_countdown(t, t->last_draw - n - 1);
 			return false;
 		}
 	}
 	/* Bytes allocated since the last sample point, this block included
 	 * (n + 1 for each allocation the fast path counted): what
 	 * lg_prof_interval counts. */
-	hp_trigger_note_alloc(t, t->last_draw - t->countdown + n);
-	t->countdown = t->last_draw = draw(t, *lg);
+	hp_trigger_note_alloc(t, t->last_draw - hp_tls_countdown(t) + n);
+	t->last_draw = draw(t, *lg);
+	hp_tls_set_countdown(t, t->last_draw);
 	return HP_LOAD(&hp_switches.active);
 }
 
@@ -186,7 +193,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	 * inside the guard, so that what a signal handler allocates after
 	 * it is left counts as in between. */
 	t->last_inv = ~(uintptr_t)p;
-	t->last_mark = t->saved_countdown;
+	t->last_mark = t->saved_ahead;
 out:
 	hp_sampled_leave(t);
 	*errp = saved_errno;
@@ -198,14 +205,14 @@ out:
  * is account_free's. */
 HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 {
-	return ~(uintptr_t)p == t->last_inv && t->countdown == t->last_mark;
+	return ~(uintptr_t)p == t->last_inv && t->ahead == t->last_mark;
 }
 
 /* A free: in exact mode, the thread's last block is no longer temporary.
  * (A countdown of 0 is not enough to tell: a sampled wait may be 0.) */
 HP_INLINE void forget_on_free(struct hp_tls *t)
 {
-	if (t->countdown == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
+	if (hp_tls_countdown(t) == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
 		t->last_inv = 0;
 }
 
