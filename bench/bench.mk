@@ -7,8 +7,9 @@
 #                      heaptrack: bench/RESULTS.md and bench/results.svg
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -pthread
+GATE_PROGS   := $(B)/bench/forktests $(B)/bench/bigheap-lsan $(B)/bench/forktests-lsan   # bench/gate.sh
 BENCH_PROGS  := $(B)/bench/measure $(B)/bench/churn $(B)/bench/cxxwork $(B)/bench/dumplat $(B)/bench/bigheap \
-                $(B)/bench/tiny.i $(B)/bench/deep.i
+                $(B)/bench/tiny.i $(B)/bench/deep.i $(B)/bench/unwind $(GATE_PROGS)
 
 bench-progs: $(BENCH_PROGS)
 
@@ -65,10 +66,37 @@ $(B)/bench/bigheap: bench/bigheap.c
 bench-leakscan: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/leakscan.sh
 
+# The leak gate beside LeakSanitizer and valgrind (bench/gate.sh): the
+# fixtures bare and built with gcc -fsanitize=leak.
+$(B)/bench/forktests: bench/forktests.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -Wall $(BENCH_CFLAGS) -o $@ $<
+
+$(B)/bench/bigheap-lsan $(B)/bench/forktests-lsan: $(B)/bench/%-lsan: bench/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -Wall $(BENCH_CFLAGS) -fsanitize=leak -o $@ $<
+
+.PHONY: bench-gate
+bench-gate: all $(B)/bench/measure $(B)/bench/bigheap $(GATE_PROGS)
+	HP_BUILD=$(CURDIR)/$(B) sh bench/gate.sh
+
 # heapprof check against valgrind on the same runs (bench/check-vs-valgrind.sh).
 .PHONY: bench-check
 bench-check: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/check-vs-valgrind.sh
+
+# The unwinders' micro-benchmark (bench/unwind.c): ns per frame of a
+# frame-pointer walk, libunwind, and heapprof's unwinder with and without
+# its walk memo, at depths 8, 32 and 128.  It links the library's objects
+# as the unit tests do; frame pointers and real calls in its recursion.
+$(B)/bench/unwind: bench/unwind.c $(UNIT_OBJS)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-ipa-icf \
+	  -Isrc/lib -Isrc -o $@ $< $(UNIT_OBJS) $(LIB_LIBS) -lm
+
+.PHONY: bench-unwind
+bench-unwind: $(B)/bench/unwind
+	$(B)/bench/unwind
 
 # What the peak snapshot and the temporary counts cost, in callgrind
 # instructions against the library before them (bench/peakcost.sh).

@@ -4,7 +4,7 @@
 # signal handlers and a real interpreter, compared stack by stack with
 # prof_unwinder:check; and its stacks read right in a dump.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 19
 
 # check_clean NAME LOGFILE [MIN]: every "prof_unwinder:check" line says
 # 0 differed, and together they compared at least MIN stacks.
@@ -28,6 +28,21 @@ prof $CHECK "$TP/frames" >out 2>err
 is "$?" 0 "frames (no frame pointers) exits 0 under prof_unwinder:check"
 check_clean "frames, -O2 -fomit-frame-pointer, two threads" err 10000
 like "$(cat err)" ' 0 left to libunwind$' "frames: no stack of plain code is left to libunwind"
+
+# The walk memo (stack/unwind.h): under prof_unwinder:check the fast
+# walks go through it too, so the comparison above covers stacks it
+# finished; here, that it did finish most of them, and that the
+# stacks with it are libunwind's, recursion and threads included.
+prof $CHECK,log_level:debug "$TP/frames" >/dev/null 2>err
+check_clean "frames, with the walk memo counted" err 10000
+fast=$(sed -n 's/.*unwinder: \([0-9]*\) stacks walked fast.*/\1/p' err)
+memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo$/\1/p' err)
+ok $([ "${memo:-0}" -gt 0 ] && [ "$((memo * 2))" -gt "${fast:-0}" ]; echo $?) \
+	"frames: the walk memo finished $memo of $fast fast walks"
+prof $CHECK,log_level:debug "$TP/threads" >/dev/null 2>err
+memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo$/\1/p' err)
+ok $([ "${memo:-0}" -gt 0 ] && grep -q ' 0 differed,' err; echo $?) \
+	"threads: the walk memo finished $memo walks, none differed from libunwind's"
 
 prof $CHECK "$TP/cxx" >/dev/null 2>err
 check_clean "cxx (operator new, exceptions)" err 1000
@@ -72,6 +87,16 @@ like "${deepest#*:}" '^recurse( recurse){49} work[.a-z0-9]* (main|thread_main)' 
 	"the frames under it are work, then main or thread_main"
 like "$(cat named)" '^compare .*qsort_r sort_with_callbacks[.a-z0-9]* work' \
 	"allocations in qsort's comparator keep the comparator's frame, then the sorter's"
+
+# Stacks that differ only above a frame identical every time (same
+# function, same stack address): the memo must check the words above it.
+prof lg_prof_sample:0,prof_final:true,prof_prefix:memo,dump_symbols:true "$TP/memo" >/dev/null 2>&1
+names memo.*.f.*heap | sed 1d >memo.named   # the first is the header's
+perl -ne 'print "$1\n" if /^(\d+): \d+ \[/' memo.*.f.*heap >memo.counts
+paste -d ' ' memo.counts memo.named | awk '{ print $1, $2, $3, ($3 == "mid" ? $4 : "") }' | sort >memo.got
+printf '%s\n' '200 helper mid outer_a' '300 helper from_a ' '400 helper mid outer_b' '600 helper from_b ' | sort >memo.want
+diff memo.want memo.got >d && ok 0 "the walk memo tells apart stacks that differ only above an identical frame" ||
+	{ ok 1 "the walk memo tells apart stacks that differ only above an identical frame"; diag "$(cat d)"; }
 
 # prof_unwinder:libunwind: the same stacks (ASLR off, so the same addresses).
 stacks() {

@@ -107,13 +107,19 @@ static int reg_grow(void)
 	return 0;
 }
 
-static void reg_add(void *p, size_t n)
+/* The caller holds the lock. */
+static void reg_add_held(void *p, size_t n)
 {
-	hp_spin_lock(&reg_lock);
 	if (reg_n == reg_cap && reg_grow() != 0)
 		reg_full = 1;
 	else
 		reg_insert((uintptr_t)p, (uintptr_t)p + n);
+}
+
+static void reg_add(void *p, size_t n)
+{
+	hp_spin_lock(&reg_lock);
+	reg_add_held(p, n);
 	hp_spin_unlock(&reg_lock);
 }
 
@@ -161,6 +167,17 @@ void *hp_pages_alloc(size_t n)
 		return NULL;
 	HP_ADD(&mapped_bytes, n);
 	reg_add(p, n);
+	return p;
+}
+
+void *hp_pages_alloc_held(size_t n)
+{
+	n = page_round(n);
+	void *p = raw_map(n);
+	if (p == MAP_FAILED)
+		return NULL;
+	HP_ADD(&mapped_bytes, n);
+	reg_add_held(p, n);
 	return p;
 }
 

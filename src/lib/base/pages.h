@@ -44,6 +44,12 @@ struct hp_pages_range {
 void hp_pages_registry_lock(void);
 void hp_pages_registry_unlock(void);
 size_t hp_pages_registry(const struct hp_pages_range **ranges, int *complete);
+/* hp_pages_alloc for the holder of the registry's lock (the leak scan,
+ * which sizes some of its arrays only once the other threads are
+ * stopped): the mapping is entered in the registry all the same, so that
+ * a scan that reads it after never takes it for the program's.  Freed
+ * with hp_pages_free once the lock is released. */
+void *hp_pages_alloc_held(size_t n);
 /* fork(): the child resets the registry's lock (fork handlers take it
  * before fork with hp_pages_registry_lock and release it after). */
 void hp_pages_postfork_child(void);

@@ -531,9 +531,10 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 		return err;
 	}
 	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots (%s, %d ranges of the next allocator's), "
-	       "%u of %u other threads stopped, %lld ms",
-	       (unsigned long long)r.nblocks, (unsigned long long)r.root_bytes, r.exact ? "exact" : "sampled",
-	       r.alloc_ranges, r.threads_stopped, r.threads,
+	       "%u of %u other threads stopped, %u lost; index %u ms, roots %u ms, other mappings %u ms, cliques %u ms; %lld ms",
+	       (unsigned long long)r.recorded, (unsigned long long)r.root_bytes, r.exact ? "exact" : "sampled",
+	       r.alloc_ranges, r.threads_stopped, r.threads, (unsigned)r.nblocks, r.us_index / 1000,
+	       r.us_roots / 1000, r.us_other / 1000, r.us_lost / 1000,
 	       (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	v->threads = r.threads;
 	v->threads_stopped = r.threads_stopped;

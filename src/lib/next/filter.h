@@ -44,7 +44,16 @@ HP_INLINE bool hp_filter_maybe(const void *p)
 {
 	uintptr_t i = ((uintptr_t)p >> HP_FILTER_PAGE_SHIFT) &
 		      ((1u << HP_FILTER_BITS) - 1);
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(__SANITIZE_THREAD__)
+	/* The same one-byte load, compared in place (the compiler will not
+	 * fold an atomic load into the compare): one instruction fewer on
+	 * every free. */
+	bool nz;
+	__asm__("cmpb $0, %1" : "=@ccnz"(nz) : "m"(hp_filter[i]));
+	return nz;
+#else
 	return HP_LOAD(&hp_filter[i]) != 0;
+#endif
 }
 
 /* One more, or one fewer, live sampled block starting in p's page.  The

@@ -33,17 +33,14 @@ extern void *__libc_memalign(size_t, size_t);
  * nothing with glibc 2.36 (also stacked over jemalloc, tcmalloc and
  * mimalloc), a dlerror buffer with older ones.  64 KiB: every process
  * maps it at load, and under a 4 MiB RLIMIT_AS each 64 KiB counts. */
-#define POOL_SIZE (64u << 10)
+#define POOL_SIZE HP_NEXT_POOL_SIZE
 #define POOL_HDR  16u
 
-static char pool[POOL_SIZE] __attribute__((aligned(4096)));
+char hp_next_pool[POOL_SIZE] __attribute__((aligned(4096)));
+#define pool hp_next_pool
 static size_t pool_used;
 static int pool_pinned;
 
-bool hp_next_pool_owns(const void *p)
-{
-	return (const char *)p >= pool && (const char *)p < pool + POOL_SIZE;
-}
 
 void *hp_next_pool_alloc(size_t size, size_t align)
 {

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
+
 struct hp_next {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -44,7 +46,13 @@ void hp_next_resolve(void);
 bool hp_next_resolved(void);
 
 /* The bootstrap pool. */
-bool hp_next_pool_owns(const void *p);
+#define HP_NEXT_POOL_SIZE (64u << 10)
+extern char hp_next_pool[HP_NEXT_POOL_SIZE];
+/* Inline: every free that reaches the slow path asks. */
+HP_INLINE bool hp_next_pool_owns(const void *p)
+{
+	return (const char *)p >= hp_next_pool && (const char *)p < hp_next_pool + HP_NEXT_POOL_SIZE;
+}
 void *hp_next_pool_alloc(size_t size, size_t align);
 size_t hp_next_pool_size(const void *p);
 /* The part of the pool handed out so far: memory of dlsym's, not ours,

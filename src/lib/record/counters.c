@@ -136,23 +136,6 @@ static void own_add(uint64_t *field, uint64_t v)
 	HP_STORE(field, HP_LOAD(field) + v);
 }
 
-void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes)
-{
-	own_add(&c->alloc_cnt, cnt);
-	own_add(&c->alloc_bytes, bytes);
-}
-
-void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own)
-{
-	if (own) {
-		own_add(&c->own_free_cnt, cnt);
-		own_add(&c->own_free_bytes, bytes);
-	} else {
-		HP_ADD(&c->remote_free_cnt, cnt);
-		HP_ADD(&c->remote_free_bytes, bytes);
-	}
-}
-
 void hp_counters_temporary(struct hp_counters *c, uint64_t cnt)
 {
 	own_add(&c->tmp_cnt, cnt);

@@ -71,8 +71,30 @@ uint32_t hp_counters_end(void);
 /* Counting.  add is called by the owning thread; sub by any thread, with
  * own = 1 when the caller is the owning thread; temporary by the owning
  * thread, after sub, for a block it freed before allocating again. */
-void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes);
-void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own);
+HP_INLINE void hp_counters_own_add(uint64_t *field, uint64_t v)
+{
+	/* The owner's plain read-modify-write: only it writes these fields,
+	 * and relaxed atomic loads and stores keep dump readers tear-free. */
+	HP_STORE(field, HP_LOAD(field) + v);
+}
+
+/* Inline: every recorded allocation and free counts. */
+HP_INLINE void hp_counters_add(struct hp_counters *c, uint64_t cnt, uint64_t bytes)
+{
+	hp_counters_own_add(&c->alloc_cnt, cnt);
+	hp_counters_own_add(&c->alloc_bytes, bytes);
+}
+
+HP_INLINE void hp_counters_sub(struct hp_counters *c, uint64_t cnt, uint64_t bytes, int own)
+{
+	if (own) {
+		hp_counters_own_add(&c->own_free_cnt, cnt);
+		hp_counters_own_add(&c->own_free_bytes, bytes);
+	} else {
+		HP_ADD(&c->remote_free_cnt, cnt);
+		HP_ADD(&c->remote_free_bytes, bytes);
+	}
+}
 void hp_counters_temporary(struct hp_counters *c, uint64_t cnt);
 
 /* Snapshot of one context: live and cumulative, fixed-point counts; the

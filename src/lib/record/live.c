@@ -15,11 +15,13 @@
  * table is rebuilt only when it grows.  Tables start at 16 slots, carved
  * with the other small ones from shared pages, so that a process with few
  * sampled blocks spread over all 256 shards holds 64 KiB of tables, not a
- * page per shard; they double up to a page, then grow by an eighth, so
- * that a table is never less than two-thirds full once it is large
- * (doubling would leave every shard 37.5% full at once: in exact mode the
- * table is most of heapprof's memory).  Each record moves about nine
- * times over the table's growth, once per record per eighth.  Slot
+ * page per shard; they double up to a page, then grow by a quarter, so
+ * that a table is never less than 60% full once it is large (doubling
+ * would leave every shard 37.5% full at once: in exact mode the table is
+ * most of heapprof's memory).  Each record moves about four or five
+ * times over the table's growth, once per record per quarter.  (By an
+ * eighth, nine times: recording a 1 GiB heap of 10 M blocks took 4.3 s
+ * instead of 3.3 s, for 1% less memory.)  Slot
  * indexes are taken from the hash by a multiply, not a mask, so a table can have any number of slots.
  */
 #include <string.h>
@@ -101,7 +103,7 @@ static uint32_t next(const struct shard *s, uint32_t i)
  * an entry is pushed before the lock is taken and popped after it is
  * released, so a handler that runs in between never spins on our own lock
  * (it defers, which is always safe). */
-static void shard_lock(struct shard *s)
+HP_INLINE void shard_lock(struct shard *s)
 {
 	if (held.n < HELD_MAX)
 		held.shard[held.n] = (int)(s - shards);
@@ -111,7 +113,7 @@ static void shard_lock(struct shard *s)
 	hp_spin_lock(&s->lock);
 }
 
-static void shard_unlock(struct shard *s)
+HP_INLINE void shard_unlock(struct shard *s)
 {
 	hp_spin_unlock(&s->lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -212,15 +214,15 @@ static void table_free(struct slot *t, uint32_t n)
 	hp_spin_unlock(&small.lock);
 }
 
-/* The next table size: 16 slots first, doubling to a page, then an
- * eighth more each time, in whole pages. */
+/* The next table size: 16 slots first, doubling to a page, then a
+ * quarter more each time, in whole pages. */
 static uint32_t next_size(uint32_t n)
 {
 	if (n == 0)
 		return 1u << MIN_SHIFT;
 	if (n < PAGE_SLOTS)
 		return n * 2;
-	uint64_t grown = (uint64_t)n + n / 8;
+	uint64_t grown = (uint64_t)n + n / 4;
 	uint64_t per_page = 4096 / sizeof(struct slot);
 	grown = (grown + per_page - 1) / per_page * per_page;
 	return grown > UINT32_MAX / 2 ? n : (uint32_t)grown;
@@ -248,9 +250,23 @@ static bool grow(struct shard *s)
 	}
 	if (old_n)
 		table_free(s->slots, old_n);
-	s->slots = fresh;
-	s->n = n;
+	HP_STORE(&s->slots, fresh);   /* hp_live_prefetch reads both unlocked */
+	HP_STORE(&s->n, n);
 	return true;
+}
+
+void hp_live_prefetch(const void *p)
+{
+	uintptr_t key = (uintptr_t)p;
+	const struct shard *s = shard_of(key);
+	uint32_t n = HP_LOAD(&s->n);
+	struct slot *slots = HP_LOAD(&s->slots);
+
+	/* Without the lock: a table being replaced may be unmapped under
+	 * us, which a prefetch does not mind; n and slots may be of two
+	 * tables, which only makes the prefetch useless. */
+	if (n && slots)
+		__builtin_prefetch(&slots[(uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64)], 1);
 }
 
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
@@ -359,6 +375,21 @@ void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), voi
 			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
 		}
 	}
+}
+
+bool hp_live_find_held(uintptr_t p, uint64_t *size, uint32_t *tctx)
+{
+	const struct shard *s = shard_of(p);
+	bool found = false;
+
+	if (p == SLOT_EMPTY || !s->n)
+		return false;
+	uint32_t i = probe(s, p, &found);
+	if (found) {
+		*size = s->slots[i].val & HP_LIVE_SIZE_MAX;
+		*tctx = (uint32_t)(s->slots[i].val >> SIZE_BITS);
+	}
+	return found;
 }
 
 void hp_live_table_bytes(uint64_t *now, uint64_t *peak)

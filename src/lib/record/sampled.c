@@ -41,7 +41,7 @@
 
 /* ---- the sampling decision ------------------------------------------ */
 
-static uint64_t draw(struct hp_tls *t, int lg)
+HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 {
 	if (!HP_LOAD(&hp_switches.enabled))
 		return UINT64_MAX;
@@ -53,10 +53,16 @@ static uint64_t draw(struct hp_tls *t, int lg)
 /* Called when n reached the countdown (or the thread has none yet).
  * Returns whether this allocation is sampled, and the rate it was drawn
  * at, and arms the next countdown. */
-static bool decide(struct hp_tls *t, size_t n, int *lg)
+HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
+	*lg = 0;
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	/* A signal handler that allocated more than the countdown between
+	 * hp_tls_fast's failed count and its taking back leaves it wrapped
+	 * round: the sample point has passed. */
+	if (hp_tls_countdown(t) > t->last_draw)
+		hp_tls_set_countdown(t, 0);
 	hp_trigger_poll();   /* no helper thread: answer a request here */
 	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
@@ -68,17 +74,19 @@ static bool decide(struct hp_tls *t, size_t n, int *lg)
 		t->epoch = epoch;
 		if (!t->rng)
 			t->rng = hp_sample_seed(t);
-		t->countdown = t->last_draw = draw(t, *lg);
-		if (n < t->countdown) {
-			t->countdown -= n + 1;
+		t->last_draw = draw(t, *lg);
+		hp_tls_set_countdown(t, t->last_draw);
+		if (n < t->last_draw) {
+			hp_tls_set_countdown(t, t->last_draw - n - 1);
 			return false;
 		}
 	}
 	/* Bytes allocated since the last sample point, this block included
 	 * (n + 1 for each allocation the fast path counted): what
 	 * lg_prof_interval counts. */
-	hp_trigger_note_alloc(t, t->last_draw - t->countdown + n);
-	t->countdown = t->last_draw = draw(t, *lg);
+	hp_trigger_note_alloc(t, t->last_draw - hp_tls_countdown(t) + n);
+	t->last_draw = draw(t, *lg);
+	hp_tls_set_countdown(t, t->last_draw);
 	return HP_LOAD(&hp_switches.active);
 }
 
@@ -102,9 +110,10 @@ HP_INLINE void weight(uint64_t size, int lg, uint64_t *cnt, uint64_t *bytes)
 
 /* The id of the stack in th->frames; consecutive samples from the same
  * place skip the shared table. */
-HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth)
+HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 {
-	uint64_t h = hp_stacktab_hash(th->frames, depth);
+	if (!h)
+		h = hp_stacktab_hash(th->frames, depth);
 	const struct hp_stack *last = th->last_stack_rec;
 
 	if (h == th->last_hash && last && last->depth == depth &&
@@ -142,6 +151,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	uint64_t size = record_size(n);
 
 	hp_tls_guard_enter(t);
+	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_threads_self();
@@ -149,8 +159,15 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
-	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max));
-	uint32_t sid = stack_id(th, (uint32_t)depth);
+	bool same;
+	uint64_t hash;
+	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
+				     th->memo, &same, &hash);
+	/* The unwinder vouches for a stack identical to its last walk's:
+	 * no hashing, no lookup; and it kept the hash of the frames its
+	 * memo gave. */
+	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth, hash);
+	th->memo_stack = th->memo->last_ok ? sid : 0;
 	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
 	if (HP_UNLIKELY(!cid)) {
 		HP_ADD(&hp_switches.dropped, 1);
@@ -176,7 +193,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	 * inside the guard, so that what a signal handler allocates after
 	 * it is left counts as in between. */
 	t->last_inv = ~(uintptr_t)p;
-	t->last_mark = t->saved_countdown;
+	t->last_mark = t->saved_ahead;
 out:
 	hp_sampled_leave(t);
 	*errp = saved_errno;
@@ -188,20 +205,20 @@ out:
  * is account_free's. */
 HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 {
-	return ~(uintptr_t)p == t->last_inv && t->countdown == t->last_mark;
+	return ~(uintptr_t)p == t->last_inv && t->ahead == t->last_mark;
 }
 
 /* A free: in exact mode, the thread's last block is no longer temporary.
  * (A countdown of 0 is not enough to tell: a sampled wait may be 0.) */
 HP_INLINE void forget_on_free(struct hp_tls *t)
 {
-	if (t->countdown == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
+	if (hp_tls_countdown(t) == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
 		t->last_inv = 0;
 }
 
 /* Subtracts a removed record's weight from its context; tmp: it was the
  * thread's last block (temporary(), taken before the guard). */
-static void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
+HP_INLINE void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
 {
 	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
@@ -359,7 +376,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 	struct hp_tls *t = &hp_tls;
 	uint64_t old_size = 0;
 	uint32_t old_cid = 0;
-	int lg;
+	int lg = 0;
 
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);

@@ -12,6 +12,7 @@
 #include "base/pages.h"
 #include "base/spin.h"
 #include "record/stacktab.h"
+#include "stack/unwind.h"
 #include "base/banned.h"
 
 #define DIR_SHIFT 16
@@ -33,14 +34,11 @@ static struct hp_pages_arena arena = { .chunk = 4u << 20 };
 
 uint64_t hp_stacktab_hash(const uintptr_t *f, uint32_t depth)
 {
-	uint64_t h = 0x243f6a8885a308d3ULL ^ depth;
+	uint64_t h = HP_STACK_HASH_SEED;
 
-	for (uint32_t i = 0; i < depth; i++) {
-		h ^= (uint64_t)f[i];
-		h *= 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	return h ? h : 1;
+	for (uint32_t i = depth; i-- > 0;)
+		h = hp_stack_hash_step(h, f[i]);
+	return hp_stack_hash_end(h, depth);
 }
 
 const struct hp_stack *hp_stacktab_get(uint32_t id)

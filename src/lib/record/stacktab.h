@@ -17,7 +17,8 @@ struct hp_stack {
 	uintptr_t frames[];   /* innermost first, see stack.h */
 };
 
-/* The hash the table keys stacks by. */
+/* The hash the table keys stacks by (stack/unwind.h's, outermost frame
+ * first). */
 uint64_t hp_stacktab_hash(const uintptr_t *frames, uint32_t depth);
 
 /* The id of this stack (whose hash is h), inserting it if new; 0 when

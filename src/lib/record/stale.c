@@ -59,12 +59,6 @@ void hp_stale_init(void)
 	HP_STORE(&hp_stale.glibc, hp_next_is_glibc());
 }
 
-bool hp_stale_on(void)
-{
-	return HP_LOAD(&hp_stale.glibc) && HP_LOAD(&hp_conf.prof_leak) &&
-	       HP_LOAD(&hp_conf.leak_check) == HP_CONF_LEAK_REACHABLE;
-}
-
 /* Up to this size a block is zeroed whole: glibc's next chunk header,
  * right after it, has touched its last page already.  Above it, only the
  * 64-byte lines that hold something are written, so that the pages of a
@@ -72,11 +66,11 @@ bool hp_stale_on(void)
 #define SCRUB_WHOLE 4096u
 #define SCRUB_LINE  64u
 
-void hp_stale_scrub(void *p, size_t from, size_t to)
+void hp_stale_scrub_on(void *p, size_t from, size_t to)
 {
 	char *a = (char *)p + from, *end = (char *)p + to;
 
-	if (!p || from >= to || !hp_stale_on() || (((const uintptr_t *)p)[-1] & CHUNK_MMAPPED))
+	if (!p || from >= to || (((const uintptr_t *)p)[-1] & CHUNK_MMAPPED))
 		return;
 	if (to - from <= SCRUB_WHOLE) {
 		memset(a, 0, to - from);

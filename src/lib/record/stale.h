@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "conf/conf.h"
 
 struct hp_stale {
 	int glibc;          /* the next allocator is glibc's */
@@ -54,8 +55,13 @@ extern struct hp_stale hp_stale;
  * and scrubbed. */
 void hp_stale_init(void);
 
-/* Whether the leak scan is configured over glibc: stamp and scrub. */
-bool hp_stale_on(void);
+/* Whether the leak scan is configured over glibc: stamp and scrub.
+ * Inline: every recorded allocation and free asks. */
+HP_INLINE bool hp_stale_on(void)
+{
+	return HP_LOAD(&hp_stale.glibc) && HP_LOAD(&hp_conf.prof_leak) &&
+	       HP_LOAD(&hp_conf.leak_check) == HP_CONF_LEAK_REACHABLE;
+}
 
 HP_INLINE uintptr_t hp_stale_mark(uintptr_t user)
 {
@@ -81,7 +87,12 @@ HP_INLINE bool hp_stale_free(uintptr_t user, uintptr_t word1, uintptr_t word2)
 
 /* Scrubs [p + from, p + to) of a block glibc just handed out (to: the
  * requested size; from: 0, or what a realloc kept). */
-void hp_stale_scrub(void *p, size_t from, size_t to);
+void hp_stale_scrub_on(void *p, size_t from, size_t to);
+HP_INLINE void hp_stale_scrub(void *p, size_t from, size_t to)
+{
+	if (hp_stale_on())
+		hp_stale_scrub_on(p, from, to);
+}
 
 #pragma GCC visibility pop
 

@@ -28,6 +28,8 @@
 #include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
+/* The capture buffer and the unwinder's walk memo, in one mapping. */
+#define BUFFERS_BYTES (FRAMES_BYTES + sizeof(struct hp_unwind_memo))
 
 static struct hp_thread *head;
 static uint32_t uids;
@@ -48,7 +50,12 @@ static uintptr_t *take_frames(void)
 	if (f)
 		spare_frames = (uintptr_t *)f[0];
 	hp_spin_unlock(&spare_lock);
-	return f ? f : hp_pages_alloc(FRAMES_BYTES);
+	return f ? f : hp_pages_alloc(BUFFERS_BYTES);
+}
+
+static struct hp_unwind_memo *memo_of(uintptr_t *frames)
+{
+	return (struct hp_unwind_memo *)((char *)frames + FRAMES_BYTES);
 }
 
 static void give_frames(uintptr_t *f)
@@ -207,6 +214,7 @@ static void on_thread_exit(void *arg)
 	HP_STORE(&t->exited, 1);
 	give_frames(t->frames);
 	t->frames = NULL;
+	t->memo = NULL;
 	if (t->map_keys) {
 		size_t cap = (size_t)t->map_mask + 1;
 		hp_pages_free(t->map_keys, cap * sizeof(*t->map_keys));
@@ -250,6 +258,9 @@ struct hp_thread *hp_threads_self(void)
 	t->frames = take_frames();
 	if (!t->frames)
 		return NULL;
+	t->memo = memo_of(t->frames);
+	hp_unwind_memo_reset(t->memo);   /* a spare's memo is another thread's stack */
+	t->memo_stack = 0;
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	return t;

@@ -7,4 +7,5 @@
 #include "record/tls.h"
 #include "base/banned.h"
 
-__thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
+/* Countdown 0: a thread's first allocation takes the slow path. */
+__thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec"))) = { .ahead = UINT64_MAX };

@@ -3,15 +3,18 @@
  * guard.
  *
  * The countdown is the fast path's only input: malloc(n) forwards at once
- * when n < countdown, and counts n + 1 down.  The guard reuses it: while a thread is inside the
+ * when n < countdown, and counts n + 1 down.  It is kept complemented
+ * (ahead = ~countdown), so that on x86_64 one add-with-carry into the
+ * thread's slot both counts and tests (hp_tls_fast).  The guard reuses it: while a thread is inside the
  * profiler (unwinding, interning a stack, writing a dump) its countdown is
  * parked at UINT64_MAX, so every allocation made by libunwind, by the
  * dynamic loader on our behalf, or by a signal handler that interrupts us
  * takes the unsampled fast path without a flag test.  The real countdown
  * waits in saved_countdown.
  *
- * Zero-initialised TLS means countdown 0, which sends a thread's first
- * allocation to the slow path, where its sampling state is set up.
+ * A new thread's TLS starts as tls.c's image: countdown 0 (ahead all
+ * ones), which sends its first allocation to the slow path, where its
+ * sampling state is set up.
  *
  * The bottom of the recording layer: the fast path, every slow path and
  * every thread that works inside the profiler (the helper thread, dump
@@ -33,8 +36,8 @@
 struct hp_thread;
 
 struct hp_tls {
-	uint64_t countdown;         /* stream bytes before the next sample point */
-	uint64_t saved_countdown;   /* the countdown while guarded */
+	uint64_t ahead;             /* ~(stream bytes before the next sample point) */
+	uint64_t saved_ahead;       /* ahead while guarded */
 	uint32_t guard;             /* nesting depth inside the profiler */
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
 	uint64_t rng;
@@ -62,20 +65,40 @@ struct hp_tls {
 
 extern __thread struct hp_tls hp_tls __attribute__((tls_model("initial-exec")));
 
+/* The countdown, in stream bytes (record/sample.h). */
+HP_INLINE uint64_t hp_tls_countdown(const struct hp_tls *t)
+{
+	return ~t->ahead;
+}
+
+HP_INLINE void hp_tls_set_countdown(struct hp_tls *t, uint64_t c)
+{
+	t->ahead = ~c;
+}
+
 /* The fast path's whole test: the n + 1 stream bytes of an n-byte
  * allocation (record/sample.h) end before this thread's next sample point,
- * so count them and forward.  c + ~n is c - (n + 1), and carries exactly
- * when c > n: one addition both tests and counts.  False sends the call to
- * the slow path (a sample, a thread's first allocation, or exact mode). */
+ * so count them and forward.  ahead + n + 1 is ~(countdown - n - 1), and
+ * carries exactly when countdown <= n: on x86_64 one add-with-carry into
+ * the thread's slot (a single instruction: a signal handler sees it done
+ * or not) counts and tests.  False, the count is taken back, and the call
+ * goes to the slow path (a sample, a thread's first allocation, or exact
+ * mode). */
 HP_INLINE int hp_tls_fast(uint64_t n)
 {
-	struct hp_tls *t = &hp_tls;
-	uint64_t left;
+	_Bool carry;
 
-	if (HP_LIKELY(__builtin_add_overflow(t->countdown, ~n, &left))) {
-		t->countdown = left;
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	__asm__("stc\n\tadcq %2, %0" : "+m"(hp_tls.ahead), "=@ccc"(carry) : "r"(n));
+#else
+	uint64_t a = hp_tls.ahead, b;
+	carry = __builtin_add_overflow(a, n, &b);
+	carry |= __builtin_add_overflow(b, 1, &b);
+	hp_tls.ahead = b;
+#endif
+	if (HP_LIKELY(!carry))
 		return 1;
-	}
+	hp_tls.ahead -= n + 1;
 	return 0;
 }
 
@@ -83,9 +106,9 @@ HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 {
 	if (t->guard++ == 0) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->saved_countdown = t->countdown;
+		t->saved_ahead = t->ahead;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->countdown = UINT64_MAX;
+		t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
@@ -106,7 +129,7 @@ HP_INLINE void hp_tls_guard_leave(struct hp_tls *t)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->guard == 1) {
-		t->countdown = t->saved_countdown;
+		t->ahead = t->saved_ahead;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->guard = 0;
 		return;

@@ -1,14 +1,24 @@
 /*
  * reach.c -- the reachability scan (see reach.h).
  *
- * Owns nothing between scans: each scan maps its arrays (blocks, the
- * mappings of the process, a mark stack) before it takes any lock, and
- * unmaps them in hp_reach_release.  While the other threads are stopped
- * it holds every live-table shard lock and the page registry's lock (both
- * taken before the stop, so no stopped thread holds them), and the
- * dynamic loader's lock (the scan runs inside dl_iterate_phdr, as
- * LeakSanitizer's does, so no stopped thread can be in dlopen); it makes
- * no call that allocates or takes another lock until the threads go on.
+ * Owns nothing between scans: each scan maps the arrays it can size
+ * beforehand (the mappings of the process) before it takes any lock, and
+ * the rest (the block index, scan/blocks.h; the mark stack; the lost
+ * blocks) once the threads are stopped, through hp_pages_alloc_held, and
+ * unmaps them at its end (the lost blocks in hp_reach_release).  While
+ * the other threads are stopped it holds every live-table shard lock and
+ * the page registry's lock (both taken before the stop, so no stopped
+ * thread holds them), and the dynamic loader's lock (the scan runs inside
+ * dl_iterate_phdr, as LeakSanitizer's does, so no stopped thread can be
+ * in dlopen); it makes no call that allocates through malloc or takes
+ * another lock until the threads go on.
+ *
+ * Marking reads each word of the roots and of every block reached: the
+ * words that fall in the blocks' span are looked up in the index (a hash
+ * of chunk numbers, a bitmap word, a rank), and the blocks they point
+ * into are marked there and pushed as ranges.  The blocks left unmarked
+ * are listed, in address order, into hp_reach.blocks, where the lost
+ * ones form their cliques.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,6 +29,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/compiler.h"
@@ -33,6 +44,7 @@
 #include "record/switches.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
+#include "scan/blocks.h"
 #include "scan/reach.h"
 #include "scan/world.h"
 #include "base/banned.h"
@@ -57,9 +69,11 @@ struct scan {
 	size_t nmaps, maps_max;
 	uintptr_t self_lo, self_hi;    /* heapprof's own object */
 	uintptr_t ld_lo, ld_hi;        /* the dynamic loader */
-	uintptr_t span_lo, span_hi;    /* from the lowest block to the end of the highest */
-	uint64_t nwork;
-	int overflow;
+	struct hp_blocks idx;          /* the recorded blocks by address */
+	struct grey {
+		uintptr_t lo, hi;
+	} *stack;                      /* blocks marked, to scan */
+	uint64_t nstack;
 	int wait_ms;
 	int careful;         /* some thread still runs: read without faulting */
 	int exact;           /* every allocation since start-up is recorded */
@@ -74,6 +88,7 @@ struct scan {
 	uintptr_t heap_lo, heap_hi;     /* glibc's main heap */
 	uintptr_t *fast;     /* the chunks in the main arena's fast bins, */
 	size_t nfast, fast_max;         /* sorted */
+	int fast_known;                 /* they were listed */
 	struct hp_nextmaps_range *alloc;   /* the next allocator's own ranges, */
 	size_t nalloc;                     /* sorted: not roots in exact mode */
 	int alloc_known;                   /* they are complete */
@@ -218,142 +233,22 @@ int hp_reach_remove_root(const void *p)
 
 /* ---- blocks ---------------------------------------------------------- */
 
-static void collect(uintptr_t p, uint64_t size, uint32_t cid, void *arg)
+/* The lost block at start (hp_reach.blocks, sorted), or -1. */
+static int64_t lost_at(const struct hp_reach *r, uintptr_t start)
 {
-	struct scan *s = arg;
-	struct hp_reach *r = s->r;
-
-	if (r->nblocks == r->cap) {
-		s->overflow = 1;
-		return;
-	}
-	struct hp_reach_block *b = &r->blocks[r->nblocks++];
-	b->start = p;
-	b->size = size;
-	b->counters = cid;
-	b->leader = 0;
-	b->kind = 0;
-}
-
-static void sift(struct hp_reach_block *a, uint64_t root, uint64_t n)
-{
-	for (;;) {
-		uint64_t c = 2 * root + 1;
-		if (c >= n)
-			return;
-		if (c + 1 < n && a[c + 1].start > a[c].start)
-			c++;
-		if (a[root].start >= a[c].start)
-			return;
-		struct hp_reach_block t = a[root];
-		a[root] = a[c];
-		a[c] = t;
-		root = c;
-	}
-}
-
-/* Heapsort by start: no allocation, no recursion. */
-static void sort_blocks(struct hp_reach_block *a, uint64_t n)
-{
-	for (uint64_t i = n / 2; i-- > 0;)
-		sift(a, i, n);
-	for (uint64_t end = n; end-- > 1;) {
-		struct hp_reach_block t = a[0];
-		a[0] = a[end];
-		a[end] = t;
-		sift(a, 0, end);
-	}
-}
-
-/* The block that contains address w (a start or an interior pointer; a
- * zero-sized block is found by its start), or -1. */
-static int64_t block_at(const struct scan *s, uintptr_t w)
-{
-	const struct hp_reach *r = s->r;
-
-	if (w < s->span_lo || w >= s->span_hi)
-		return -1;
 	uint64_t lo = 0, hi = r->nblocks;
-	while (lo < hi) {   /* the last block that starts at or below w */
+
+	while (lo < hi) {
 		uint64_t m = lo + (hi - lo) / 2;
-		if (r->blocks[m].start <= w)
+		if (r->blocks[m].start < start)
 			lo = m + 1;
 		else
 			hi = m;
 	}
-	if (lo == 0)
-		return -1;
-	const struct hp_reach_block *b = &r->blocks[lo - 1];
-	uint64_t size = b->size ? b->size : 1;
-	return w - b->start < size ? (int64_t)(lo - 1) : -1;
-}
-
-/* Whether a recorded block starts in [lo, hi) (an aligned block starts
- * inside its chunk). */
-static int block_within(const struct scan *s, uintptr_t lo, uintptr_t hi)
-{
-	const struct hp_reach *r = s->r;
-	uint64_t a = 0, b = r->nblocks;
-
-	while (a < b) {   /* the first block that starts at or above lo */
-		uint64_t m = a + (b - a) / 2;
-		if (r->blocks[m].start < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a < r->nblocks && r->blocks[a].start < hi;
+	return lo < r->nblocks && r->blocks[lo].start == start ? (int64_t)lo : -1;
 }
 
 /* ---- glibc's chunks ---------------------------------------------------- */
-
-static uintptr_t read_word(const struct scan *s, uintptr_t a);
-
-/* glibc's own pointers into a block: the chunk after a block starts 8
- * bytes before the block's usable end (its prev_size word is the block's
- * last word, in use while the block is), so when the requested size n has
- * n % 16 in 1..8 the block's last bytes hold that chunk's start.  glibc
- * points there (the arena's top, its bins and fastbins, last_remainder,
- * free chunks' links), and its old links stay in memory handed out since.
- * Such a word is taken for glibc's, not for a reference to the block: a
- * program whose only pointer to a block is to that very byte (n - 8 to
- * n - 1, 16-aligned) has it reported as leaked. */
-static int glibc_next_chunk(const struct scan *s, const struct hp_reach_block *b, uintptr_t w)
-{
-	const uintptr_t W = sizeof(uintptr_t);
-
-	if (!s->glibc || (w & (2 * W - 1)) || w <= b->start || w + W < b->start + b->size)
-		return 0;
-	uintptr_t size = read_word(s, b->start - W);
-	if (size & 2)
-		return 0;   /* mmapped: nothing follows it */
-	return b->start - 2 * W + (size & ~(uintptr_t)7) == w;
-}
-
-/* ---- marking ---------------------------------------------------------- */
-
-/* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
- * skip is a block not to mark (the one being scanned). */
-static void visit(struct scan *s, uintptr_t w, uint8_t kind, int64_t skip)
-{
-	struct hp_reach *r = s->r;
-	int64_t i = block_at(s, w);
-
-	if (i < 0 || i == skip)
-		return;
-	struct hp_reach_block *b = &r->blocks[i];
-	if (HP_UNLIKELY(w + sizeof(w) >= b->start + b->size) && glibc_next_chunk(s, b, w))
-		return;
-	if (kind == HP_REACH_REACHABLE) {
-		if (b->kind == HP_REACH_REACHABLE)
-			return;
-	} else if (b->kind != 0 && b->kind != HP_REACH_DIRECT) {
-		return;   /* reachable, or already in a clique */
-	}
-	b->kind = kind;
-	b->leader = s->leader;
-	r->work[s->nwork++] = (uint32_t)i;
-}
 
 /* Copies n words at a into buf without faulting: process_vm_readv on
  * ourselves.  Returns the words copied (fewer at an unmapped page). */
@@ -366,6 +261,93 @@ static size_t copy_words(uintptr_t a, uintptr_t *buf, size_t n)
 	return got > 0 ? (size_t)got / sizeof(*buf) : 0;
 }
 
+/* One word, without faulting when careful; 0 if unreadable. */
+HP_INLINE uintptr_t read_word(const struct scan *s, uintptr_t a)
+{
+	uintptr_t w = 0;
+
+	if (HP_LIKELY(!s->careful))
+		return *(const uintptr_t *)a;
+	copy_words(a, &w, 1);
+	return w;
+}
+
+/* glibc's own pointers into a block: the chunk after a block starts 8
+ * bytes before the block's usable end (its prev_size word is the block's
+ * last word, in use while the block is), so when the requested size n has
+ * n % 16 in 1..8 the block's last bytes hold that chunk's start.  glibc
+ * points there (the arena's top, its bins and fastbins, last_remainder,
+ * free chunks' links), and its old links stay in memory handed out since.
+ * Such a word is taken for glibc's, not for a reference to the block: a
+ * program whose only pointer to a block is to that very byte (n - 8 to
+ * n - 1, 16-aligned) has it reported as leaked. */
+static int glibc_next_chunk(const struct scan *s, uintptr_t start, uint64_t n, uintptr_t w)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (!s->glibc || (w & (2 * W - 1)) || w <= start || w + W < start + n)
+		return 0;
+	uintptr_t size = read_word(s, start - W);
+	if (size & 2)
+		return 0;   /* mmapped: nothing follows it */
+	return start - 2 * W + (size & ~(uintptr_t)7) == w;
+}
+
+/* ---- marking ---------------------------------------------------------- */
+
+static void push(struct scan *s, uintptr_t start, uint64_t size)
+{
+	struct grey *t = &s->stack[s->nstack++];
+
+	t->lo = start;
+	t->hi = start + size;
+}
+
+/* The word w of a root or of a reachable block: marks the block it points
+ * into, if not yet, and pushes it. */
+static void visit_reachable(struct scan *s, uintptr_t w)
+{
+	struct hp_blocks_hit h;
+
+	if (HP_LIKELY(!hp_blocks_find(&s->idx, w, &h)) || hp_blocks_marked(&h))
+		return;
+	if (HP_UNLIKELY(w + sizeof(w) >= h.start + h.size) && glibc_next_chunk(s, h.start, h.size, w))
+		return;
+	hp_blocks_set_mark(&s->idx, &h);
+	push(s, h.start, h.size);
+}
+
+/* The word w of a lost block, while the cliques are formed: a lost block
+ * it points into joins the clique of s->leader (skip: the leader itself,
+ * whose own clique points back to it). */
+static void visit_lost(struct scan *s, uintptr_t w, int64_t skip)
+{
+	struct hp_reach *r = s->r;
+	struct hp_blocks_hit h;
+
+	if (!hp_blocks_find(&s->idx, w, &h) || hp_blocks_marked(&h))
+		return;
+	int64_t i = lost_at(r, h.start);
+	if (i < 0 || i == skip)
+		return;
+	struct hp_reach_block *b = &r->blocks[i];
+	if (HP_UNLIKELY(w + sizeof(w) >= b->start + b->size) && glibc_next_chunk(s, b->start, b->size, w))
+		return;
+	if (b->kind != 0 && b->kind != HP_REACH_DIRECT)
+		return;   /* already in a clique */
+	b->kind = HP_REACH_INDIRECT;
+	b->leader = s->leader;
+	push(s, b->start, b->size);
+}
+
+static void visit(struct scan *s, uintptr_t w, uint8_t kind, int64_t skip)
+{
+	if (kind == HP_REACH_REACHABLE)
+		visit_reachable(s, w);
+	else
+		visit_lost(s, w, skip);
+}
+
 /* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
  * skip is a block not to mark (the one being scanned).  When some thread
  * still runs, memory can be unmapped under us: words are then copied
@@ -375,6 +357,21 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 	const uintptr_t W = sizeof(uintptr_t);
 
 	lo = (lo + W - 1) & ~(W - 1);
+	if (!s->careful && kind == HP_REACH_REACHABLE) {
+		/* The loop that reads the heap: most words point nowhere near
+		 * a block. */
+		const uintptr_t base = s->idx.lo, span = s->idx.hi - s->idx.lo;
+		for (uintptr_t a = lo; a + W <= hi; a += W) {
+			uintptr_t w = *(const uintptr_t *)a;
+			if (HP_UNLIKELY(w - base < span)) {
+				/* What it points to is likely next: its miss
+				 * overlaps the index's. */
+				__builtin_prefetch((const void *)w);
+				visit_reachable(s, w);
+			}
+		}
+		return;
+	}
 	if (!s->careful) {
 		for (uintptr_t a = lo; a + W <= hi; a += W)
 			visit(s, *(const uintptr_t *)a, kind, skip);
@@ -395,25 +392,29 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 	}
 }
 
-/* One word, without faulting when careful; 0 if unreadable. */
-static uintptr_t read_word(const struct scan *s, uintptr_t a)
-{
-	uintptr_t w = 0;
-
-	if (!s->careful)
-		return *(const uintptr_t *)a;
-	copy_words(a, &w, 1);
-	return w;
-}
+/* Scans the marked blocks until none is left.  Each block popped waits in
+ * a short queue, its first line prefetched, while the ones before it are
+ * scanned: over a heap whose pointers jump about, the misses overlap
+ * (the order changes nothing: each block's clique is its leader's). */
+#define DRAIN_AHEAD 8
 
 static void drain(struct scan *s, uint8_t kind, int64_t leader)
 {
-	struct hp_reach *r = s->r;
+	struct grey queue[DRAIN_AHEAD];
+	unsigned head = 0, n = 0;
 
-	while (s->nwork) {
-		uint32_t i = r->work[--s->nwork];
-		const struct hp_reach_block *b = &r->blocks[i];
-		scan_range(s, b->start, b->start + b->size, kind, leader);
+	for (;;) {
+		while (n < DRAIN_AHEAD && s->nstack) {
+			struct grey t = s->stack[--s->nstack];
+			__builtin_prefetch((const void *)t.lo);
+			queue[(head + n++) % DRAIN_AHEAD] = t;
+		}
+		if (!n)
+			return;
+		struct grey t = queue[head];
+		head = (head + 1) % DRAIN_AHEAD;
+		n--;
+		scan_range(s, t.lo, t.hi, kind, leader);
 	}
 }
 
@@ -517,25 +518,14 @@ static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
  * reached) and heapprof's own mappings. */
 static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
-	struct hp_reach *r = s->r;
-	uint64_t a = 0, b = r->nblocks;
+	uintptr_t start;
+	uint64_t size;
 
-	while (a < b) {   /* the first block that ends after lo */
-		uint64_t m = a + (b - a) / 2;
-		if (r->blocks[m].start + r->blocks[m].size <= lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (uint64_t i = a; i < r->nblocks && lo < hi; i++) {
-		const struct hp_reach_block *k = &r->blocks[i];
-		if (k->start >= hi)
-			break;
-		if (k->start > lo)
-			scan_root_not_ours(s, lo, k->start);
-		uintptr_t end = k->start + k->size;
-		if (end > lo)
-			lo = end;
+	while (lo < hi && hp_blocks_next(&s->idx, lo, hi, &start, &size)) {
+		if (start > lo)
+			scan_root_not_ours(s, lo, start);
+		if (start + size > lo)
+			lo = start + size;
 	}
 	if (lo < hi)
 		scan_root_not_ours(s, lo, hi);
@@ -628,6 +618,29 @@ static void scan_tls(struct scan *s, uintptr_t tp)
 #define FASTBIN_CHUNKS_MAX 65536u   /* more are scanned, as in use */    /* fastbinsY[NFASTBINS], before top */
 #define ARENA_BINS     254u   /* bins[NBINS * 2 - 2], after last_remainder */
 
+/* Whether the word at a, in the C library's data from lo on, is the main
+ * arena's top: it holds a chunk of the main heap that ends where the heap
+ * does (the last chunk, as a walk of the heap finds it), and the words
+ * before it, the fast bins, each hold nothing or a chunk of the heap. */
+static int arena_top(const struct scan *s, uintptr_t a, uintptr_t lo)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	uintptr_t top = read_word(s, a);
+
+	if (top < s->heap_lo || top + 4 * W > s->heap_hi || (top & (2 * W - 1)) ||
+	    a < lo + ARENA_FASTBINS * W)
+		return 0;
+	uintptr_t end = top + (read_word(s, top + W) & ~(uintptr_t)7);
+	if (end < top + 4 * W || end > s->heap_hi || end + 2 * W <= s->heap_hi)
+		return 0;
+	for (unsigned bin = 0; bin < ARENA_FASTBINS; bin++) {
+		uintptr_t c = read_word(s, a - (ARENA_FASTBINS - bin) * W);
+		if (c && (c < s->heap_lo || c >= s->heap_hi))
+			return 0;
+	}
+	return 1;
+}
+
 static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const uintptr_t W = sizeof(uintptr_t);
@@ -642,8 +655,9 @@ static int arena_links(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!hp_next_in_malloc_object((const void *)lo))
 			return 0;
 		for (uintptr_t a = (lo + W - 1) & ~(W - 1); a + W <= hi; a += W) {
-			if (read_word(s, a) != s->heap_top)
+			if (!arena_top(s, a, lo))
 				continue;
+			s->heap_top = read_word(s, a);
 			s->links_lo = a - ARENA_FASTBINS * W;
 			s->links_hi = a + (2 + ARENA_BINS) * W;
 			skip_range(s, s->links_lo, s->links_hi);
@@ -677,20 +691,12 @@ static int object_roots(struct dl_phdr_info *info, size_t size, void *arg)
  * glibc's cache of thread stacks): reachable, as in LeakSanitizer. */
 static void loader_roots(struct scan *s)
 {
-	struct hp_reach *r = s->r;
-
-	if (!s->ld_hi)
-		return;
-	for (uint64_t i = 0; i < r->nblocks; i++) {
-		struct hp_reach_block *b = &r->blocks[i];
-		const struct hp_counters *c = hp_counters_at(b->counters);
-		const struct hp_stack *st = c ? hp_stacktab_get(c->stack) : NULL;
-		if (!st || !st->depth || st->frames[0] < s->ld_lo || st->frames[0] >= s->ld_hi)
+	for (uint64_t i = 0; i < s->idx.nloader; i++) {
+		struct hp_blocks_hit h;
+		if (!hp_blocks_find(&s->idx, s->idx.loader[i], &h) || hp_blocks_marked(&h))
 			continue;
-		if (b->kind == HP_REACH_REACHABLE)
-			continue;
-		b->kind = HP_REACH_REACHABLE;
-		r->work[s->nwork++] = (uint32_t)i;
+		hp_blocks_set_mark(&s->idx, &h);
+		push(s, h.start, h.size);
 		drain(s, HP_REACH_REACHABLE, -1);
 	}
 }
@@ -726,23 +732,6 @@ static int glibc_arena(const struct scan *s, const struct mapping *m)
 		return 0;
 	first = read_word(s, m->lo);
 	return first > m->lo && first < m->hi;
-}
-
-/* The top chunk of glibc's main heap: the walk's last chunk, or 0. */
-static uintptr_t heap_top_of(const struct scan *s, const struct mapping *m)
-{
-	const uintptr_t W = sizeof(uintptr_t);
-	uintptr_t c = m->lo;
-
-	while (c + 4 * W <= m->hi) {
-		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
-		if (size < 4 * W || size % (2 * W) || c + size > m->hi || c + size < c)
-			return 0;
-		if (c + size + 2 * W > m->hi)
-			return c;
-		c += size;
-	}
-	return 0;
 }
 
 static void sift_words(uintptr_t *a, size_t root, size_t n)
@@ -807,8 +796,15 @@ static void find_fastbins(struct scan *s)
 	sort_words(s->fast, s->nfast);
 }
 
-static int in_fastbin(const struct scan *s, uintptr_t c)
+/* Whether c is a chunk in a fast bin; the bins are walked the first time
+ * it is asked (most heaps never ask: a block freed through heapprof
+ * carries its stamp, and the walk follows a list of cache misses). */
+static int in_fastbin(struct scan *s, uintptr_t c)
 {
+	if (!s->fast_known) {
+		s->fast_known = 1;
+		find_fastbins(s);
+	}
 	size_t a = 0, b = s->nfast;
 
 	while (a < b) {
@@ -886,12 +882,11 @@ static void find_arena(struct scan *s)
 		if (s->maps[i].heap && s->maps[i].readable) {
 			s->heap_lo = s->maps[i].lo;
 			s->heap_hi = s->maps[i].hi;
-			s->heap_top = heap_top_of(s, &s->maps[i]);
 			break;
 		}
-	if (s->heap_top)
+	/* Found from the arena, not by walking the heap to its end. */
+	if (s->heap_hi)
 		dl_iterate_phdr(arena_links, s);
-	find_fastbins(s);
 }
 
 /* glibc's main heap ([heap]): its in-use chunks that are not recorded
@@ -908,6 +903,10 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 	uintptr_t c = m->lo;
 
 	while (c + 4 * W <= m->hi) {
+		/* Past recorded blocks laid end to end (most of a heap in
+		 * exact mode) without reading their headers. */
+		if (s->glibc)
+			c = hp_blocks_glibc_run(&s->idx, c, m->hi);
 		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
 		uintptr_t next = c + size;
 		if (size < 4 * W || size % (2 * W) || next > m->hi || next < c) {
@@ -919,7 +918,7 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		int in_use = read_word(s, next + W) & 1;
 		uintptr_t user = c + 2 * W;
 		/* A block in a tcache or a fastbin is free (record/stale.h). */
-		if (in_use && !block_within(s, user, next + W) &&
+		if (in_use && !hp_blocks_starts_in(&s->idx, user, next + W) &&
 		    !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)) &&
 		    !in_fastbin(s, c))
 			scan_root_between_blocks(s, user, next + W);
@@ -989,6 +988,36 @@ static void other_roots(struct scan *s)
 	}
 }
 
+static void add_lost(uintptr_t start, uint64_t size, uint32_t tctx, void *arg)
+{
+	struct hp_reach *r = arg;
+
+	if (r->nblocks == r->cap)
+		return;
+	struct hp_reach_block *b = &r->blocks[r->nblocks++];
+	b->start = start;
+	b->size = size;
+	b->counters = tctx;
+	b->leader = 0;
+	b->kind = 0;
+}
+
+/* The blocks no root reaches, in address order, into r->blocks; 0 or
+ * ENOMEM. */
+static int list_lost(struct scan *s)
+{
+	struct hp_reach *r = s->r;
+
+	r->cap = s->idx.nblocks - s->idx.nmarked;
+	if (!r->cap)
+		return 0;
+	r->blocks = hp_pages_alloc_held(r->cap * sizeof(*r->blocks));
+	if (!r->blocks)
+		return ENOMEM;
+	hp_blocks_each_unmarked(&s->idx, add_lost, r);
+	return 0;
+}
+
 /* valgrind's cliques: each block still unreached, in address order, leads
  * the blocks it reaches, which become indirect (a former leader too). */
 static void classify(struct scan *s)
@@ -1029,6 +1058,14 @@ static void classify(struct scan *s)
 
 /* ---- the stopped world ------------------------------------------------ */
 
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
 static HP_NOINLINE void scan_stopped(struct scan *s)
 {
 	struct hp_reach *r = s->r;
@@ -1049,18 +1086,17 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		uintptr_t probe = 1, got = 0;
 		s->careful = copy_words((uintptr_t)&probe, &got, 1) == 1 && got == 1;
 	}
-	hp_live_foreach_held(collect, s);
-	if (s->overflow) {
-		s->err = EAGAIN;
-		s->why = "blocks were allocated faster than the scan could list them";
+	uint64_t t0 = now_us();
+	/* Each block is pushed at most once while marking, and at most once
+	 * more while the lost ones form their cliques. */
+	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi) ||
+	    !(s->stack = hp_pages_alloc_held((s->idx.nblocks + 1) * sizeof(*s->stack)))) {
+		s->err = ENOMEM;
+		s->why = "no memory for the scan";
 		return;
 	}
-	sort_blocks(r->blocks, r->nblocks);
-	if (r->nblocks) {
-		const struct hp_reach_block *last = &r->blocks[r->nblocks - 1];
-		s->span_lo = r->blocks[0].start;
-		s->span_hi = last->start + (last->size ? last->size : 1);
-	}
+	r->recorded = s->idx.nblocks;
+	uint64_t t1 = now_us();
 	/* This thread: its stack from where the program's call entered us,
 	 * and the registers it had there, not from here: heapprof's deeper
 	 * frames hold stale copies of the program's pointers. */
@@ -1093,8 +1129,19 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	scan_root_mapped(s, plo, phi);
 	/* Last: what no allocator we see hands out, including the stacks of
 	 * threads that did not stop, whole. */
+	uint64_t t2 = now_us();
 	other_roots(s);
+	uint64_t t3 = now_us();
+	if (list_lost(s)) {
+		s->err = ENOMEM;
+		s->why = "no memory for the scan";
+		return;
+	}
 	classify(s);
+	r->us_index = (uint32_t)(t1 - t0);
+	r->us_roots = (uint32_t)(t2 - t1);
+	r->us_other = (uint32_t)(t3 - t2);
+	r->us_lost = (uint32_t)(now_us() - t3);
 	r->threads = s->world.n + s->world.missed;
 	r->threads_stopped = s->world.stopped;
 }
@@ -1198,12 +1245,8 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	s.skip = hp_pages_alloc(SKIP_MAX * sizeof(*s.skip));
 	s.fast_max = FASTBIN_CHUNKS_MAX;
 	s.fast = hp_pages_alloc(s.fast_max * sizeof(*s.fast));
-	uint64_t now = hp_live_records();
-	r->cap = now + now / 4 + 4096;
-	r->blocks = hp_pages_alloc(r->cap * sizeof(*r->blocks));
-	r->work = hp_pages_alloc(r->cap * sizeof(*r->work));
 	int err = hp_world_prepare(&s.world);
-	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !s.skip || !r->blocks || !r->work || err) {
+	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !s.skip || err) {
 		*why = "no memory for the scan";
 		err = ENOMEM;
 		goto out;
@@ -1226,6 +1269,9 @@ out:
 	hp_pages_free(s.fast, FASTBIN_CHUNKS_MAX * sizeof(*s.fast));
 	hp_pages_free(s.skip, SKIP_MAX * sizeof(*s.skip));
 	hp_world_release(&s.world);
+	if (s.stack)
+		hp_pages_free(s.stack, (s.idx.nblocks + 1) * sizeof(*s.stack));
+	hp_blocks_release(&s.idx);
 	if (err)
 		hp_reach_release(r);
 	return err;
@@ -1234,8 +1280,7 @@ out:
 void hp_reach_release(struct hp_reach *r)
 {
 	hp_pages_free(r->blocks, r->cap * sizeof(*r->blocks));
-	hp_pages_free(r->work, r->cap * sizeof(*r->work));
 	r->blocks = NULL;
-	r->work = NULL;
 	r->nblocks = 0;
+	r->cap = 0;
 }

@@ -67,18 +67,25 @@ struct hp_reach_block {
 };
 
 struct hp_reach {
-	struct hp_reach_block *blocks;   /* sorted by start */
+	struct hp_reach_block *blocks;   /* the blocks no root reaches, by start */
 	uint64_t nblocks;
+	uint64_t recorded;               /* every block the scan looked at */
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
 	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
 	uint64_t root_bytes;                 /* bytes of roots scanned */
+	uint32_t us_index, us_roots, us_other, us_lost;   /* the phases' times, for the
+							    * debug log: the index built,
+							    * stacks, TLS, data, the loader's
+							    * and registered roots marked
+							    * from, the other mappings and
+							    * the main heap's chunks, the
+							    * lost blocks' cliques */
 	int exact;                           /* every allocation was recorded */
 	int alloc_ranges;                    /* the next allocator's ranges left
 					      * out of the roots; -1: not known */
 	/* private: what was mapped for the scan */
 	uint64_t cap;
-	uint32_t *work;
 };
 
 /* Runs the scan: stops the other threads for at most wait_ms per round,

@@ -51,6 +51,9 @@ void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi);
 /* True if pc lies in heapprof's own code or in registered allocator
  * frames. */
 int hp_stack_is_alloc_frame(uintptr_t pc);
+/* How many ranges were registered: a capture kept for reuse is stale
+ * once it changes. */
+extern unsigned hp_stack_n_alloc_ranges;
 
 extern uintptr_t hp_stack_self_lo, hp_stack_self_hi;
 
@@ -75,8 +78,10 @@ void hp_stack_set_unwinder(int how);
 
 /* prof_unwinder:check: compares the fast unwinder's stack with
  * libunwind's in buf (n frames, own frames included), logging the first
- * mismatches.  Cold. */
-void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max);
+ * mismatches; the fast walk goes through the thread's memo, which it
+ * leaves not last_ok (the stack kept is libunwind's).  Cold. */
+void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max,
+		    struct hp_unwind_memo *memo);
 
 /* libunwind's walk of the calling thread's stack into buf (at most max
  * frames, ours included), its validation pipe open meanwhile
@@ -90,10 +95,19 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * costs an unwind step.  Under a seccomp filter (base/sandbox.h) libunwind
  * never runs (its validation pipe and signal masks are system calls): the
  * fast unwinder, whatever prof_unwinder says, and where it cannot walk,
- * the program's frame that called the allocator, alone. */
-HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max)
+ * the program's frame that called the allocator, alone.  memo: the
+ * thread's walk memo (stack/unwind.h); *same is set when the stack is
+ * exactly the one the memo's last walk gave (m->last_ok: the memo holds
+ * this capture's walk), and then buf is left as that capture left it,
+ * the same stack; *hash is the stack's hash (stack/unwind.h) when the
+ * memo had it, else 0. */
+HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max,
+			       struct hp_unwind_memo *memo, bool *same, uint64_t *hash)
 {
 	int n = -1;
+
+	*same = false;
+	*hash = 0;
 
 	int how = HP_LOAD(&hp_stack_unwinder);
 
@@ -105,7 +119,21 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	const uintptr_t *fp = __builtin_frame_address(0);
 	if (HP_LIKELY((how == HP_UNWIND_FAST || hp_sandbox_on()) && stack_hi))
 		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
-				   (uintptr_t)fp + 16, fp[0]);
+				   (uintptr_t)fp + 16, fp[0], memo, same);
+	else
+		memo->last_ok = false;   /* this stack is not the memo's */
+	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
+	if (*same && memo->ranges == ranges)
+		return (int)memo->depth;   /* buf holds this very stack */
+	if (*same) {
+		/* The frames are the last walk's, but what is stripped
+		 * from them changed: walk again into buf. */
+		*same = false;
+		memo->last_ok = false;
+		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
+				   (uintptr_t)fp + 16, fp[0], memo, NULL);
+	}
+	memo->ranges = ranges;
 	if (n < 0 && HP_UNLIKELY(hp_sandbox_on())) {
 		buf[0] = fp[1];
 		n = 1;
@@ -117,7 +145,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 			hp_unwind_count_libunwind();
 	}
 	if (HP_UNLIKELY(how == HP_UNWIND_CHECK))
-		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK);
+		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK, memo);
 	int skip = 0;
 
 	while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))
@@ -125,13 +153,18 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	n -= skip;
 	if (HP_UNLIKELY(n <= 0 || buf[skip] == 0)) {
 		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
+		memo->depth = 1;
 		return 1;
 	}
+	uint64_t h;
+	if (n <= max && hp_unwind_memo_hash(memo, skip + n, skip + 1, &h))
+		*hash = hp_stack_hash_end(hp_stack_hash_step(h, buf[skip] - 1), (uint32_t)n);
 	if (n > max)
 		n = max;
 	if (skip)
 		memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
 	buf[0] -= 1;
+	memo->depth = (uint32_t)n;
 	return n;
 }
 

@@ -24,7 +24,7 @@
 #include "stack/unwind.h"
 #include "base/banned.h"
 
-static uint64_t n_fast, n_fallback, n_libunwind;
+static uint64_t n_fast, n_fallback, n_libunwind, n_memo;
 bool hp_unwind_counting;
 
 #if defined(__x86_64__)
@@ -378,13 +378,18 @@ struct interp {
 	const struct regs *initial; /* the CIE's row; NULL while running the CIE */
 	struct regs *saved;         /* remember_state's stack, HP_CFA_STATES deep */
 	int depth;
+	struct rows *sink;          /* every row recorded here (fde_rows), or NULL */
 };
+
+static void rows_emit(struct rows *w, uintptr_t loc, const struct regs *r);
 
 /* A new row starts at next; the current one covers target if next is past it. */
 static enum step advance_to(struct interp *in, uintptr_t next)
 {
 	if (next > in->target)
 		return STEP_ROW_DONE;
+	if (in->sink)
+		rows_emit(in->sink, *in->loc, in->r);
 	*in->loc = next;
 	return STEP_NEXT;
 }
@@ -587,11 +592,11 @@ static enum step step_extended(struct interp *in, uint8_t op)
 /* Runs CFA instructions until the row that covers target.  Returns false
  * on anything we do not model for RBP, the return address or the CFA. */
 static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr_t target,
-		struct regs *r, const struct regs *initial)
+		struct regs *r, const struct regs *initial, struct rows *sink)
 {
 	struct regs saved[HP_CFA_STATES];
 	struct interp in = { .c = c, .cie = cie, .loc = loc, .target = target, .r = r,
-			     .initial = initial, .saved = saved, .depth = 0 };
+			     .initial = initial, .saved = saved, .depth = 0, .sink = sink };
 
 	while (c->p < c->end && !c->bad) {
 		uint8_t op = *c->p++;
@@ -600,6 +605,141 @@ static bool run(struct cursor *c, const struct cie *cie, uintptr_t *loc, uintptr
 			return s == STEP_ROW_DONE;
 	}
 	return !c->bad;
+}
+
+/* The rule of an interpreted row. */
+static void rule_of(const struct regs *r, union rule *out)
+{
+	out->word = 0;
+	out->f.kind = RULE_GIVE_UP;
+	if (r->ra_how == REG_UNKNOWN) {
+		out->f.kind = RULE_END;   /* the outermost frame (_start, clone) */
+		return;
+	}
+	if ((r->cfa_reg != R_RSP && r->cfa_reg != R_RBP) || r->ra_how != REG_OFFSET || r->ra_off != -8 ||
+	    r->cfa_off < 0 || r->cfa_off > INT32_MAX || r->rbp_off < INT16_MIN || r->rbp_off > INT16_MAX)
+		return;
+	out->f.kind = r->cfa_reg == R_RBP ? RULE_CFA_RBP : RULE_CFA_RSP;
+	out->f.cfa_off = (int32_t)r->cfa_off;
+	out->f.rbp_how = (uint8_t)r->rbp_how;
+	out->f.rbp_off = (int16_t)r->rbp_off;
+}
+
+/* ---- every row of a long FDE, interpreted once ------------------------
+ *
+ * A rule is worked out by running the function's CFA program from its
+ * start to the return address, so a function with a long program (a
+ * large function compiled without frame pointers: a row per push and pop
+ * around each call) cost that whole run for every call site a stack went
+ * through: thousands of instructions each, once per return address in
+ * every process.  Such a program is run once instead, every row kept
+ * (where it starts, its rule), and each return address in the function
+ * then finds its row by binary search.  Under cache_lock. */
+
+#define ROWS_MIN_PROGRAM 64      /* bytes of CFA program worth a table */
+#define ROWS_SLOTS       4096    /* FDEs with a table, at most */
+
+struct row {
+	uintptr_t loc;
+	uint64_t rule;
+};
+
+struct rows {
+	const uint8_t *fde;
+	uint32_t n, cap;   /* cap 0: counting only */
+	bool unsorted;
+	struct row *row;
+};
+
+static struct rows **rows_table;   /* ROWS_SLOTS, by FDE address */
+static struct hp_pages_arena rows_arena = { .chunk = 1u << 20 };
+
+/* A row starting at loc whose rule is r's, or when r is NULL, gives up. */
+static void rows_emit(struct rows *w, uintptr_t loc, const struct regs *r)
+{
+	if (w->n && w->cap && w->row[w->n - 1].loc > loc)
+		w->unsorted = true;   /* a DW_CFA_set_loc going back: no table */
+	if (w->n < w->cap) {
+		union rule u = { .word = 0 };
+		if (r)
+			rule_of(r, &u);
+		else
+			u.f.kind = RULE_GIVE_UP;
+		w->row[w->n].loc = loc;
+		w->row[w->n].rule = u.word;
+	}
+	w->n++;
+}
+
+/* Runs the FDE's program (c, after the CIE's, whose row is *initial) to
+ * its end into w: counting rows when w->cap is 0.  Where it meets what
+ * the interpreter does not model, the row from there on gives up, as
+ * run() would for any address from there. */
+static void rows_run(struct rows *w, struct cursor c, const struct cie *cie, uintptr_t begin,
+		     const struct regs *initial)
+{
+	struct regs r = *initial;
+	uintptr_t loc = begin;
+
+	bool ok = run(&c, cie, &loc, UINTPTR_MAX, &r, initial, w);
+	rows_emit(w, loc, ok ? &r : NULL);
+}
+
+static struct rows *rows_build(const uint8_t *fde, struct cursor c, const struct cie *cie,
+			       uintptr_t begin, const struct regs *initial)
+{
+	struct rows count = { .fde = fde };
+
+	rows_run(&count, c, cie, begin, initial);
+	struct rows *w = hp_pages_arena_alloc(&rows_arena, sizeof(*w) + count.n * sizeof(struct row), 8);
+	if (!w)
+		return NULL;
+	w->fde = fde;
+	w->cap = count.n;
+	w->row = (struct row *)(w + 1);
+	rows_run(w, c, cie, begin, initial);
+	return w->unsorted || w->n != w->cap ? NULL : w;
+}
+
+/* fde's table, built on first use; NULL when it cannot have one.  Under
+ * cache_lock. */
+static struct rows *rows_of(const uint8_t *fde, struct cursor c, const struct cie *cie, uintptr_t begin,
+			    const struct regs *initial)
+{
+	if (!rows_table && !(rows_table = hp_pages_alloc(ROWS_SLOTS * sizeof(*rows_table))))
+		return NULL;
+	uint32_t i = slot_of((uintptr_t)fde, ROWS_SLOTS - 1);
+	for (uint32_t probes = 0; probes < ROWS_SLOTS; probes++, i = (i + 1) & (ROWS_SLOTS - 1)) {
+		if (rows_table[i] && rows_table[i]->fde == fde)
+			return rows_table[i]->n ? rows_table[i] : NULL;
+		if (!rows_table[i]) {
+			if (probes * 4 > ROWS_SLOTS * 3)
+				return NULL;   /* nearly full: keep probing short */
+			struct rows *w = rows_build(fde, c, cie, begin, initial);
+			if (!w && (w = hp_pages_arena_alloc(&rows_arena, sizeof(*w), 8)))
+				w->fde = fde;   /* no rows: not built again */
+			rows_table[i] = w;
+			return w && w->n ? w : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The rule of the last row starting at or before pc. */
+static void rows_find(const struct rows *w, uintptr_t pc, union rule *out)
+{
+	uint32_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (w->row[mid].loc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	out->word = lo ? w->row[lo - 1].rule : 0;
+	if (!lo)
+		out->f.kind = RULE_GIVE_UP;
 }
 
 /* Computes the rule for code address pc (already adjusted into the call
@@ -632,22 +772,21 @@ static void compute(uintptr_t pc, union rule *out)
 	struct regs r = { .cfa_reg = -1, .rbp_how = REG_SAME, .ra_how = REG_UNKNOWN };
 	uintptr_t loc = begin;
 	struct cursor ci = cie.insns;
-	if (!run(&ci, &cie, &loc, pc, &r, NULL))
+	if (!run(&ci, &cie, &loc, pc, &r, NULL, NULL))
 		return;
 	struct regs initial = r;
-	if (!run(&c, &cie, &loc, pc, &r, &initial))
-		return;
-	if (r.ra_how == REG_UNKNOWN) {
-		out->f.kind = RULE_END;   /* the outermost frame (_start, clone) */
-		return;
+	if (c.end - c.p >= ROWS_MIN_PROGRAM && loc == begin) {
+		hp_spin_lock(&cache_lock);
+		struct rows *w = rows_of(fde, c, &cie, begin, &initial);
+		if (w)
+			rows_find(w, pc, out);
+		hp_spin_unlock(&cache_lock);
+		if (w)
+			return;
 	}
-	if ((r.cfa_reg != R_RSP && r.cfa_reg != R_RBP) || r.ra_how != REG_OFFSET || r.ra_off != -8 ||
-	    r.cfa_off < 0 || r.cfa_off > INT32_MAX || r.rbp_off < INT16_MIN || r.rbp_off > INT16_MAX)
+	if (!run(&c, &cie, &loc, pc, &r, &initial, NULL))
 		return;
-	out->f.kind = r.cfa_reg == R_RBP ? RULE_CFA_RBP : RULE_CFA_RSP;
-	out->f.cfa_off = (int32_t)r.cfa_off;
-	out->f.rbp_how = (uint8_t)r.rbp_how;
-	out->f.rbp_off = (int16_t)r.rbp_off;
+	rule_of(&r, out);
 }
 
 /* The rule for pc, computed and cached on a miss (which may replace the
@@ -661,42 +800,192 @@ HP_INLINE void rule_for(struct cache **c, uintptr_t pc, union rule *r)
 	*c = HP_LOAD_ACQ(&cache);
 }
 
+/* ---- the walk, and its memo (unwind.h) ------------------------------ */
+
+void hp_unwind_memo_reset(struct hp_unwind_memo *m)
+{
+	m->lo = m->hi = 0;
+	m->n = 0;
+	m->last_ok = false;
+}
+
+/* The memo's frames from f[j] outwards appended to buf (n frames in it
+ * already, at most max), each step's words checked against the stack
+ * first: the new frame count, or -1 - k when the step out of f[k] would
+ * now read something else.  f[0] is the outermost frame (its rule ends
+ * the walk) or a sentinel of return address 0 (the walk read a 0, which
+ * is checked too); a walk cut at max checks no step past its last
+ * frame. */
+HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
+{
+	/* buf NULL: the caller's buffer holds these frames already. */
+	const struct hp_unwind_frame *f = m->f;
+	int first = f[0].ip ? 0 : 1;   /* the outermost frame a whole walk gives */
+	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
+	int low = last == first ? 0 : last;
+
+	for (int k = j; k > low; k--)
+		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
+			return -1 - k;
+	if (!buf)
+		return n + j - last + 1;
+	for (int k = j; k >= last; k--)
+		buf[n++] = f[k].ip;
+	return n;
+}
+
+/* This walk's first p frames (m->fresh, innermost first) in front of the
+ * memo's f[0..j] (j = -1: none); the memo then holds this walk.  False
+ * when it would not fit. */
+HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
+{
+	if (j + 1 + p > HP_UNWIND_MEMO_MAX)
+		return false;
+	for (int t = 0; t < p; t++) {
+		struct hp_unwind_frame *f = &m->f[j + 1 + t];
+		*f = m->fresh[p - 1 - t];
+		/* Outer frames first: whether the frame out of this one reads
+		 * the RBP this one passes on is known. */
+		bool out_used = j + t >= 0 && f[-1].bp_used;
+		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) || ((f->how & HP_UNWIND_KEEPS_RBP) && out_used);
+		if (!out_used)
+			f->bp_check = 0;   /* fresh[] had every RBP read; keep those that matter */
+		uint64_t out_h = j + t >= 0 ? f[-1].h : HP_STACK_HASH_SEED;
+		f->h = f->ip ? hp_stack_hash_step(out_h, f->ip) : HP_STACK_HASH_SEED;
+	}
+	m->n = (uint32_t)(j + 1 + p);
+	m->max = (uint32_t)max;
+	m->last_ok = true;
+	return true;
+}
+
+/* Where the memo's walk can take over at state (sp, ip, bp): the cursor
+ * *j moves out past frames below sp (the walk only goes up the stack);
+ * true when f[*j] is that very state and no failed check lies on its way
+ * out (*j <= limit). */
+HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintptr_t sp,
+		       uintptr_t ip, uintptr_t bp)
+{
+	int k = *j;
+
+	while (k >= 0 && m->f[k].sp < sp)
+		k--;
+	*j = k;
+	return k >= 0 && k <= limit && m->f[k].sp == sp && m->f[k].ip == ip &&
+	       (m->f[k].bp == bp || !m->f[k].bp_used);
+}
+
+/* The common case first, with nothing else set up: the very walk of
+ * last time (a loop allocating in one place), its words checked.  The
+ * frame count, or -1. */
+HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, uintptr_t hi,
+			 uintptr_t ip, uintptr_t sp, uintptr_t bp)
+{
+	if (!m->last_ok || m->max != (uint32_t)max || m->lo != lo || m->hi != hi)
+		return -1;
+	const struct hp_unwind_frame *f = &m->f[m->n - 1];   /* last_ok: n >= 1 */
+	if (f->sp != sp || f->ip != ip || (f->bp != bp && f->bp_used))
+		return -1;
+	int n = replay(m, (int)m->n - 1, NULL, 0, max);
+	return n >= 0 ? n : -1;
+}
+
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
-	int n = 0;
+	int n = 0, j = -1, limit = -1, top = -1;
+	bool was_ok = false, ended = false;
 
+	if (same) {
+		*same = false;
+		if ((n = memo_again(m, max, lo, hi, ip, sp, bp)) >= 0) {
+			*same = true;
+			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+				HP_ADD(&n_memo, 1);
+			goto walked;
+		}
+		n = 0;
+	}
 	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
 	 * which the range check turns away. */
 	if (sp < lo || sp >= hi)
 		goto give_up;
+	if (m) {
+		if (m->lo != lo || m->hi != hi) {
+			hp_unwind_memo_reset(m);
+			m->lo = lo;
+			m->hi = hi;
+		}
+		was_ok = m->last_ok && m->max == (uint32_t)max;
+		m->last_ok = false;
+		j = limit = top = (int)m->n - 1;
+	}
 	while (n < max && ip) {
+		if (j >= 0 && memo_at(m, &j, limit, sp, ip, bp)) {
+			/* The last walk again, if its words check: buf holds it. */
+			bool again = same && was_ok && n == 0 && j == top;
+			int done = replay(m, j, again ? NULL : buf, n, max);
+			if (done >= 0) {
+				bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
+				if (same)
+					*same = kept && again;
+				n = done;
+				if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+					HP_ADD(&n_memo, 1);
+				goto walked;
+			}
+			int k = -1 - done;
+			limit = k - 1;   /* a match at k or further in fails the same check */
+		}
 		union rule r;
-		buf[n++] = ip;
+		uintptr_t bp_at = 0;
+		buf[n] = ip;
 		/* Every frame's address is a return address: look up the call
 		 * instruction, which may be its function's last. */
 		rule_for(&c, ip - 1, &r);
 		if (HP_UNLIKELY(r.f.kind > RULE_CFA_RBP)) {
-			if (r.f.kind == RULE_END)
-				break;
-			goto give_up;
+			if (r.f.kind != RULE_END)
+				goto give_up;
+			if (m && n < HP_UNWIND_MEMO_MAX)
+				m->fresh[n] = (struct hp_unwind_frame){ .sp = sp, .ip = ip, .bp = bp };
+			n++;
+			ended = true;
+			break;
 		}
 		uintptr_t cfa = (r.f.kind == RULE_CFA_RBP ? bp : sp) + (uintptr_t)(intptr_t)r.f.cfa_off;
 		if (HP_UNLIKELY(cfa <= sp || cfa > hi))
 			goto give_up;
-		ip = *(const uintptr_t *)(cfa - 8);
+		uintptr_t next_ip = *(const uintptr_t *)(cfa - 8), next_bp = bp;
 		if (r.f.rbp_how == REG_OFFSET) {
 			/* Within [lo, hi - 8]: one unsigned comparison. */
-			uintptr_t at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
-			if (HP_UNLIKELY(at - lo > hi - lo - 8))
+			bp_at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
+			if (HP_UNLIKELY(bp_at - lo > hi - lo - 8))
 				goto give_up;
-			bp = *(const uintptr_t *)at;
+			next_bp = *(const uintptr_t *)bp_at;
 		} else if (r.f.rbp_how == REG_UNKNOWN) {
-			bp = 0;
+			next_bp = 0;
 		}
+		if (m && n < HP_UNWIND_MEMO_MAX)
+			m->fresh[n] = (struct hp_unwind_frame){
+				.sp = sp, .ip = ip, .bp = bp, .bp_check = bp_at,
+				.how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+						 (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) };
+		n++;
+		ip = next_ip;
+		bp = next_bp;
 		sp = cfa;
 	}
+	if (m && (ended || !ip) && n + !ip <= HP_UNWIND_MEMO_MAX) {
+		/* A complete walk: the memo becomes it, with a sentinel frame
+		 * for the return address 0 it read. */
+		int p = n;
+		if (!ip)
+			m->fresh[p++] = (struct hp_unwind_frame){ .sp = sp, .bp = bp };
+		memo_keep(m, -1, p, max);
+	}
+walked:
 	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 		HP_ADD(&n_fast, 1);
 	return n;
@@ -716,6 +1005,7 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 	struct cache *c = HP_LOAD_ACQ(&cache);
 
 	out->fast = HP_LOAD(&n_fast);
+	out->memo = HP_LOAD(&n_memo);
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = c ? c->used : 0;
@@ -723,9 +1013,18 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 
 #else /* not x86_64: always libunwind */
 
-int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp)
+void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 {
+	m->n = 0;
+	m->last_ok = false;
+}
+
+int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
+	(void)m;
+	if (same)
+		*same = false;
 	(void)buf;
 	(void)max;
 	(void)lo;
@@ -746,6 +1045,7 @@ void hp_unwind_count_libunwind(void)
 void hp_unwind_stats(struct hp_unwind_stats *out)
 {
 	out->fast = 0;
+	out->memo = 0;
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = 0;

@@ -19,16 +19,96 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
+
 #pragma GCC visibility push(hidden)
+
+/* ---- the walk memo ----------------------------------------------------
+ *
+ * Consecutive allocations of a thread mostly share their outer frames.
+ * A thread's memo keeps its last walk, outermost frame first: at each
+ * frame the state the walk had (stack pointer, return address, RBP) and
+ * the stack words the step out of it read (the caller's return address
+ * at the next frame's sp - 8, and its RBP at bp_check, 0 when none was
+ * read).  A walk is a function of its state and of those words alone
+ * (the rules depend on the return address only), so when a new walk
+ * reaches a state the memo holds, the rest of it is the memo's, frame
+ * for frame, provided every word those steps read still holds what it
+ * held: checked, two loads and compares a frame, not assumed.  Nothing is
+ * trusted that the stack does not still say; a stale memo costs a miss.
+ * Only complete walks (to the outermost frame) are kept, up to
+ * HP_UNWIND_MEMO_MAX frames.  RBP is part of the state only where a
+ * step from there on computes a CFA from it: in code without frame
+ * pointers it holds the program's data, which changes between calls. */
+#define HP_UNWIND_MEMO_MAX 160
+
+/* The stack hash that record/stacktab.h keys stacks by, taken outermost
+ * frame first so that the memo keeps it frame by frame: a stack whose
+ * outer frames are the memo's is hashed in one step. */
+#define HP_STACK_HASH_SEED 0x243f6a8885a308d3ULL
+HP_INLINE uint64_t hp_stack_hash_step(uint64_t h, uintptr_t frame)
+{
+	h ^= (uint64_t)frame;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+HP_INLINE uint64_t hp_stack_hash_end(uint64_t h, uint32_t depth)
+{
+	h = hp_stack_hash_step(h, depth);
+	return h ? h : 1;
+}
+
+struct hp_unwind_frame {
+	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
+	/* Where the step out of it read RBP (0: nowhere); in f[], only where
+	 * the frame out of it needs that RBP (else 0): the word to check. */
+	uintptr_t bp_check;
+	uint64_t h;             /* hash state over the return addresses from f[0] to here */
+	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
+	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
+};
+enum { HP_UNWIND_CFA_RBP = 1, HP_UNWIND_KEEPS_RBP = 2 };
+
+struct hp_unwind_memo {
+	uintptr_t lo, hi;       /* the stack the frames are on */
+	uint32_t n;             /* frames in f[], f[0] the outermost; 0: none */
+	uint32_t max;           /* the max of the last walk */
+	bool last_ok;           /* the last walk's frames are f[n - 1] .. f[0] */
+	uint32_t depth;         /* what the caller made of them (stack/stack.h) */
+	unsigned ranges;        /* and the caller's own state then (stack/stack.h) */
+	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
+	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
+};
+
+/* Forgets everything: a memo whose memory was another thread's. */
+void hp_unwind_memo_reset(struct hp_unwind_memo *m);
+
+/* With m->last_ok and n the frame count of that walk: whether the walk
+ * is the memo's whole chain; then *h is the hash state over its frames
+ * from the outermost to frame i (innermost 0) included, or the seed for
+ * i == n. */
+HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i, uint64_t *h)
+{
+	int first = m->f[0].ip ? 0 : 1;
+
+	if (!m->last_ok || n != (int)m->n - first || i > n)
+		return false;
+	*h = i == n ? HP_STACK_HASH_SEED : m->f[m->n - 1 - (uint32_t)i].h;
+	return true;
+}
 
 /* Fills buf with return addresses, innermost first, starting at a frame
  * whose return address is ip, whose caller's stack pointer (after the
  * return) is sp and whose caller's RBP is bp -- what a function compiled
  * with frame pointers finds at its frame pointer.  lo and hi bound the
  * current thread's stack.  Returns the number of frames, or -1 to ask for
- * libunwind. */
+ * libunwind.  m: the calling thread's memo, or NULL; with it, *same is
+ * set when the frames are exactly those of the memo's last walk, and
+ * then buf is not written: the caller kept them (same may be NULL: buf
+ * is always filled). */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp);
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
 
 /* Statistics, for the debug log and prof_unwinder:check.  Counted only
  * while hp_unwind_counting is set (log_level:debug or prof_unwinder:check):
@@ -37,6 +117,7 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 extern bool hp_unwind_counting;
 struct hp_unwind_stats {
 	uint64_t fast;       /* stacks unwound here */
+	uint64_t memo;       /* of them, finished from the walk memo */
 	uint64_t fallback;   /* stacks handed to libunwind */
 	uint64_t libunwind;  /* stacks walked by libunwind, fallbacks included */
 	uint64_t rules;      /* distinct return addresses cached */

@@ -1,0 +1,637 @@
+/*
+ * blocks.c -- the recorded blocks by address (see blocks.h).
+ *
+ * Owns the index between hp_blocks_build and hp_blocks_release, nothing
+ * after.  Runs while the other threads are stopped and every live-table
+ * shard lock and the pages registry's lock are held: it takes no lock and
+ * maps its memory with hp_pages_alloc_held.  Two passes over the live
+ * table: the first sets the start bits (and lists the big blocks and the
+ * loader's), the second, once the counts are summed, stores each small
+ * block's size at its rank.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/pages.h"
+#include "record/counters.h"
+#include "record/live.h"
+#include "record/stacktab.h"
+#include "scan/blocks.h"
+#include "base/banned.h"
+
+#define HASH_MUL 0x9e3779b97f4a7c15ULL
+/* Chunks' bitmaps come from slabs of 4 MiB, then each twice the last (up
+ * to 1 GiB: a few dozen mappings for any heap; what a slab's last chunk
+ * leaves is never touched). */
+#define SLAB_FIRST (4ul << 20)
+#define SLAB_MAX   (1ul << 30)
+#define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + 2 * HP_BLOCKS_WORDS * sizeof(uint16_t))
+#define NO_START 0xffffu
+
+/* Bits set in x: the instruction where the build may use it, else the
+ * bit-twiddling sum (libgcc's is a call). */
+static inline unsigned bits_in(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *map(struct hp_blocks *x, size_t n)
+{
+	if (x->nmaps == HP_ARRAY_LEN(x->maps))
+		return NULL;
+	void *p = hp_pages_alloc_held(n);
+	if (p) {
+		x->maps[x->nmaps].p = p;
+		x->maps[x->nmaps].n = n;
+		x->nmaps++;
+	}
+	return p;
+}
+
+/* A copy of old (used bytes of it) in n fresh bytes; old stays mapped
+ * until hp_blocks_release. */
+static void *regrow(struct hp_blocks *x, const void *old, size_t used, size_t n)
+{
+	void *p = map(x, n);
+
+	if (p && used)
+		memcpy(p, old, used);
+	return p;
+}
+
+void hp_blocks_release(struct hp_blocks *x)
+{
+	for (unsigned i = 0; i < x->nmaps; i++)
+		hp_pages_free(x->maps[i].p, x->maps[i].n);
+	memset(x, 0, sizeof(*x));
+}
+
+/* ---- the chunks' directory --------------------------------------------- */
+
+static uint32_t dir_home(const struct hp_blocks *x, uintptr_t key)
+{
+	return (uint32_t)((key * HASH_MUL) >> 32) & x->dir_mask;
+}
+
+static const struct hp_blocks_chunk *chunk_of(const struct hp_blocks *x, uintptr_t key)
+{
+	for (uint32_t i = dir_home(x, key);; i = (i + 1) & x->dir_mask) {
+		const struct hp_blocks_dir *d = &x->dir[i];
+		if (d->key == key + 1)
+			return &x->chunks[d->idx];
+		if (!d->key)
+			return NULL;
+	}
+}
+
+static void dir_put(struct hp_blocks_dir *dir, uint32_t mask, uintptr_t key, uint32_t idx)
+{
+	uint32_t i = (uint32_t)((key * HASH_MUL) >> 32) & mask;
+
+	while (dir[i].key)
+		i = (i + 1) & mask;
+	dir[i].key = key + 1;
+	dir[i].idx = idx;
+}
+
+/* The chunk of key, made if it is new; NULL without memory. */
+static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
+{
+	const struct hp_blocks_chunk *found = x->dir ? chunk_of(x, key) : NULL;
+
+	if (found)
+		return (struct hp_blocks_chunk *)found;
+	if (x->nchunks == x->chunks_cap) {
+		uint32_t cap = x->chunks_cap ? x->chunks_cap * 2 : 256;
+		void *p = regrow(x, x->chunks, x->nchunks * sizeof(*x->chunks), cap * sizeof(*x->chunks));
+		if (!p)
+			return NULL;
+		x->chunks = p;
+		x->chunks_cap = cap;
+		/* The directory at most half full. */
+		uint32_t slots = cap * 2;
+		struct hp_blocks_dir *dir = map(x, slots * sizeof(*dir));
+		if (!dir)
+			return NULL;
+		for (uint32_t i = 0; i < x->nchunks; i++)
+			dir_put(dir, slots - 1, x->chunks[i].key, i);
+		x->dir = dir;
+		x->dir_mask = slots - 1;
+	}
+	if ((size_t)(x->slab_end - x->slab) < CHUNK_BYTES) {
+		size_t n = x->slab_bytes ? x->slab_bytes * 2 : SLAB_FIRST;
+		x->slab_bytes = n < SLAB_MAX ? n : SLAB_MAX;
+		x->slab = map(x, x->slab_bytes);
+		if (!x->slab)
+			return NULL;
+		x->slab_end = x->slab + x->slab_bytes;
+	}
+	struct hp_blocks_chunk *c = &x->chunks[x->nchunks];
+	c->key = key;
+	c->starts = (uint64_t *)x->slab;
+	c->marks = c->starts + HP_BLOCKS_WORDS;
+	c->before = (uint16_t *)(c->marks + HP_BLOCKS_WORDS);
+	c->last = c->before + HP_BLOCKS_WORDS;
+	x->slab += CHUNK_BYTES;
+	dir_put(x->dir, x->dir_mask, key, x->nchunks);
+	x->nchunks++;
+	return c;
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+struct build {
+	struct hp_blocks *x;
+	uintptr_t gmask;
+	uintptr_t ld_lo, ld_hi;
+	uint8_t *loader_of;   /* per counter context: 0 not known, 1 no, 2 yes */
+
+	uint32_t nctx;
+	int err;
+};
+
+/* Whether the stack of counter context tctx starts in the dynamic
+ * loader: a block it allocated for itself. */
+static int loaders(struct build *b, uint32_t tctx)
+{
+	if (!b->ld_hi || tctx >= b->nctx)
+		return 0;
+	if (!b->loader_of[tctx]) {
+		const struct hp_counters *c = hp_counters_at(tctx);
+		const struct hp_stack *st = c ? hp_stacktab_get(c->stack) : NULL;
+		int ld = st && st->depth && st->frames[0] >= b->ld_lo && st->frames[0] < b->ld_hi;
+		b->loader_of[tctx] = ld ? 2 : 1;
+	}
+	return b->loader_of[tctx] == 2;
+}
+
+static int push_big(struct hp_blocks *x, uintptr_t p, uint64_t size, uint32_t tctx)
+{
+	if (x->nbig == x->big_cap) {
+		uint64_t cap = x->big_cap ? x->big_cap * 2 : 1024;
+		void *q = regrow(x, x->big, x->nbig * sizeof(*x->big), cap * sizeof(*x->big));
+		if (!q)
+			return ENOMEM;
+		x->big = q;
+		x->big_cap = cap;
+	}
+	x->big[x->nbig].start = p;
+	x->big[x->nbig].size = size;
+	x->big[x->nbig].tctx = tctx;
+	x->big[x->nbig].marked = 0;
+	x->nbig++;
+	return 0;
+}
+
+static int push_loader(struct hp_blocks *x, uintptr_t p)
+{
+	if (x->nloader == x->loader_cap) {
+		uint64_t cap = x->loader_cap ? x->loader_cap * 2 : 512;
+		void *q = regrow(x, x->loader, x->nloader * sizeof(*x->loader), cap * sizeof(*x->loader));
+		if (!q)
+			return ENOMEM;
+		x->loader = q;
+		x->loader_cap = cap;
+	}
+	x->loader[x->nloader++] = p;
+	return 0;
+}
+
+static void first_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
+{
+	struct build *b = arg;
+	struct hp_blocks *x = b->x;
+
+	if (b->err)
+		return;
+	uintptr_t end = p + (size ? size : 1);
+	if (p < x->lo)
+		x->lo = p;
+	if (end > x->hi)
+		x->hi = end;
+	x->nblocks++;
+	if (loaders(b, tctx) && push_loader(x, p)) {
+		b->err = ENOMEM;
+		return;
+	}
+	if (size > HP_BLOCKS_SMALL_MAX || (p & b->gmask)) {
+		b->err = push_big(x, p, size, tctx);
+		return;
+	}
+	struct hp_blocks_chunk *c = chunk_get(x, p >> x->cshift);
+	if (!c) {
+		b->err = ENOMEM;
+		return;
+	}
+	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
+	c->starts[g >> 6] |= 1ULL << (g & 63);
+	c->n++;
+}
+
+/* The rank of the small block at p in chunk c. */
+static uint64_t rank_of(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t p)
+{
+	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+
+	return (uint64_t)c->first + c->before[k] +
+	       (uint64_t)bits_in(c->starts[k] & ((1ULL << (g & 63)) - 1));
+}
+
+static void second_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
+{
+	struct build *b = arg;
+	const struct hp_blocks *x = b->x;
+
+	(void)tctx;
+	if (size > HP_BLOCKS_SMALL_MAX || (p & b->gmask))
+		return;
+	const struct hp_blocks_chunk *c = chunk_of(x, p >> x->cshift);
+	x->sizes[rank_of(x, c, p)] = (uint16_t)size;
+}
+
+/* Each chunk's first rank, its counts before each word and its last
+ * start up to each word. */
+static int count(struct hp_blocks *x)
+{
+	uint64_t rank = 0;
+
+	for (uint32_t i = 0; i < x->nchunks; i++) {
+		struct hp_blocks_chunk *c = &x->chunks[i];
+		if (rank > UINT32_MAX)
+			return ENOMEM;
+		c->first = (uint32_t)rank;
+		uint32_t before = 0;
+		uint16_t last = NO_START;
+		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
+			c->before[k] = (uint16_t)before;
+			before += (uint32_t)bits_in(c->starts[k]);
+			if (c->starts[k])
+				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k]));
+			c->last[k] = last;
+		}
+		rank += before;
+	}
+	x->nsmall = rank;
+	return 0;
+}
+
+static void sift_big(struct hp_blocks_big *a, uint64_t root, uint64_t n)
+{
+	for (;;) {
+		uint64_t c = 2 * root + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1].start > a[c].start)
+			c++;
+		if (a[root].start >= a[c].start)
+			return;
+		struct hp_blocks_big t = a[root];
+		a[root] = a[c];
+		a[c] = t;
+		root = c;
+	}
+}
+
+/* Heapsort: no allocation, no recursion. */
+static void sort_big(struct hp_blocks_big *a, uint64_t n)
+{
+	for (uint64_t i = n / 2; i-- > 0;)
+		sift_big(a, i, n);
+	for (uint64_t end = n; end-- > 1;) {
+		struct hp_blocks_big t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift_big(a, 0, end);
+	}
+}
+
+static void sift_chunks(const struct hp_blocks *x, uint32_t *a, uint32_t root, uint32_t n)
+{
+	for (;;) {
+		uint32_t c = 2 * root + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && x->chunks[a[c + 1]].key > x->chunks[a[c]].key)
+			c++;
+		if (x->chunks[a[root]].key >= x->chunks[a[c]].key)
+			return;
+		uint32_t t = a[root];
+		a[root] = a[c];
+		a[c] = t;
+		root = c;
+	}
+}
+
+static void sort_chunks(const struct hp_blocks *x, uint32_t *a, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		a[i] = i;
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_chunks(x, a, i, n);
+	for (uint32_t end = n; end-- > 1;) {
+		uint32_t t = a[0];
+		a[0] = a[end];
+		a[end] = t;
+		sift_chunks(x, a, 0, end);
+	}
+}
+
+int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi)
+{
+	struct build b = { .x = x, .ld_lo = ld_lo, .ld_hi = ld_hi };
+
+	memset(x, 0, sizeof(*x));
+	x->gshift = glibc ? 4 : 3;
+	x->cshift = x->gshift + 16;
+	x->lo = UINTPTR_MAX;
+	b.gmask = ((uintptr_t)1 << x->gshift) - 1;
+	b.nctx = ld_hi ? hp_counters_end() : 0;
+	if (b.nctx && !(b.loader_of = map(x, b.nctx)))
+		return ENOMEM;
+	hp_live_foreach_held(first_pass, &b);
+	if (b.err)
+		return b.err;
+
+	if (!x->nblocks) {
+		x->lo = x->hi = 0;
+		return 0;
+	}
+	if (count(x))
+		return ENOMEM;
+	if (x->nsmall && !(x->sizes = map(x, x->nsmall * sizeof(*x->sizes))))
+		return ENOMEM;
+	if (x->nchunks && !(x->sorted = map(x, x->nchunks * sizeof(*x->sorted))))
+		return ENOMEM;
+	hp_live_foreach_held(second_pass, &b);
+	sort_big(x->big, x->nbig);
+	sort_chunks(x, x->sorted, x->nchunks);
+	return 0;
+}
+
+/* ---- finding ------------------------------------------------------------- */
+
+/* The nearest small start at or below w (in w's chunk, or the last of
+ * the chunk before it: a small block is smaller than a chunk): 1 and *h
+ * (its mark, start and size), or 0. */
+static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
+{
+	uintptr_t key = w >> x->cshift;
+	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+	const struct hp_blocks_chunk *c = chunk_of(x, key);
+	unsigned at;   /* the start's granule in c */
+
+	if (c && (c->starts[k] & (~0ULL >> (63 - (g & 63))))) {
+		at = (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k] & (~0ULL >> (63 - (g & 63)))));
+	} else if (c && k && c->last[k - 1] != NO_START) {
+		at = c->last[k - 1];
+	} else {
+		c = chunk_of(x, --key);
+		if (!c || c->last[HP_BLOCKS_WORDS - 1] == NO_START)
+			return 0;
+		at = c->last[HP_BLOCKS_WORDS - 1];
+	}
+	k = at >> 6;
+	unsigned bit = at & 63;
+	uint64_t below = c->starts[k] & ((1ULL << bit) - 1);
+	h->start = (key << x->cshift) | ((uintptr_t)at << x->gshift);
+	h->size = x->sizes[(uint64_t)c->first + c->before[k] + (uint64_t)bits_in(below)];
+	h->mark = &c->marks[k];
+	h->bit = 1ULL << bit;
+	h->big = NULL;
+	return 1;
+}
+
+/* The last big block that starts at or below w, or NULL. */
+static struct hp_blocks_big *big_below(const struct hp_blocks *x, uintptr_t w)
+{
+	uint64_t lo = 0, hi = x->nbig;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+		if (x->big[m].start <= w)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo ? &x->big[lo - 1] : NULL;
+}
+
+static int holds(uintptr_t start, uint64_t size, uintptr_t w)
+{
+	return w - start < (size ? size : 1);
+}
+
+int hp_blocks_find_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
+{
+	if (x->nchunks && small_below(x, w, h) && holds(h->start, h->size, w))
+		return 1;
+	struct hp_blocks_big *b = x->nbig ? big_below(x, w) : NULL;
+	if (!b || !holds(b->start, b->size, w))
+		return 0;
+	h->start = b->start;
+	h->size = b->size;
+	h->mark = NULL;
+	h->bit = 0;
+	h->big = b;
+	return 1;
+}
+
+/* The first chunk, in address order, whose key is at least key: its
+ * position in x->sorted, or nchunks. */
+static uint32_t sorted_from(const struct hp_blocks *x, uintptr_t key)
+{
+	uint32_t lo = 0, hi = x->nchunks;
+
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		if (x->chunks[x->sorted[m]].key < key)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The first start in chunk c from granule g on, or 0. */
+static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uint64_t g)
+{
+	for (uint64_t k = g >> 6; k < HP_BLOCKS_WORDS && g < HP_BLOCKS_GRANULES; k++) {
+		uint64_t bits = c->starts[k];
+		if (k == g >> 6)
+			bits &= ~0ULL << (g & 63);
+		if (bits)
+			return (c->key << x->cshift) | ((k * 64 + (unsigned)__builtin_ctzll(bits)) << x->gshift);
+	}
+	return 0;
+}
+
+/* The first small start in [a, hi), or 0 (no block starts at 0): in a's
+ * chunk, found by its hash, then in the chunks after it, in order. */
+static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi)
+{
+	uintptr_t key = a >> x->cshift, s = 0;
+	const struct hp_blocks_chunk *c = chunk_of(x, key);
+
+	if (c) {
+		uint64_t g = (a >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
+		if (a & (((uintptr_t)1 << x->gshift) - 1))
+			g++;   /* a start is on a granule: the next one */
+		s = chunk_from(x, c, g);
+	}
+	for (uint32_t i = s ? x->nchunks : sorted_from(x, key + 1); i < x->nchunks && !s; i++) {
+		c = &x->chunks[x->sorted[i]];
+		if ((c->key << x->cshift) >= hi)
+			return 0;
+		s = chunk_from(x, c, 0);
+	}
+	return s < hi ? s : 0;
+}
+
+/* The first big block that starts at or after a, or NULL. */
+static const struct hp_blocks_big *big_from(const struct hp_blocks *x, uintptr_t a)
+{
+	uint64_t lo = 0, hi = x->nbig;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+		if (x->big[m].start < a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < x->nbig ? &x->big[lo] : NULL;
+}
+
+int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr_t *start,
+		   uint64_t *size)
+{
+	struct hp_blocks_hit h;
+
+	if (!x->nblocks || a >= x->hi || hi <= x->lo || a >= hi)
+		return 0;
+	/* The block that holds a, if it ends after it. */
+	if (hp_blocks_find_slow(x, a, &h) && h.start + h.size > a) {
+		*start = h.start;
+		*size = h.size;
+		return 1;
+	}
+	/* Else the first to start after a. */
+	uintptr_t s = x->nchunks ? small_from(x, a, hi) : 0;
+	const struct hp_blocks_big *b = x->nbig ? big_from(x, a + 1) : NULL;
+	if (b && b->start < hi && (!s || b->start < s)) {
+		*start = b->start;
+		*size = b->size;
+		return 1;
+	}
+	if (!s)
+		return 0;
+	if (s == a)   /* a zero-sized block at a, which ends there: the next */
+		return hp_blocks_next(x, a + 1, hi, start, size);
+	if (!hp_blocks_find_slow(x, s, &h))
+		return 0;
+	*start = h.start;
+	*size = h.size;
+	return 1;
+}
+
+int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi)
+{
+	if (!x->nblocks || lo >= x->hi || hi <= x->lo || lo >= hi)
+		return 0;
+	if (x->nchunks && small_from(x, lo, hi))
+		return 1;
+	const struct hp_blocks_big *b = x->nbig ? big_from(x, lo) : NULL;
+	return b && b->start < hi;
+}
+
+/* Whether a block starts strictly between granules g and g2 of ch. */
+static int starts_between(const struct hp_blocks_chunk *ch, uint64_t g, uint64_t g2)
+{
+	uint64_t k = g >> 6, k2 = g2 >> 6;
+	uint64_t above = ~0ULL << (g & 63) << 1, below = (1ULL << (g2 & 63)) - 1;
+
+	if (k == k2)
+		return (ch->starts[k] & above & below) != 0;
+	if (ch->starts[k] & above)
+		return 1;
+	for (uint64_t i = k + 1; i < k2; i++)
+		if (ch->starts[i])
+			return 1;
+	return (ch->starts[k2] & below) != 0;
+}
+
+uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t hi)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (x->gshift != 4 || !x->nchunks)
+		return c;
+	uintptr_t key = (c + 2 * W) >> x->cshift;
+	const struct hp_blocks_chunk *ch = chunk_of(x, key);
+	if (!ch)
+		return c;
+	uint64_t g = ((c + 2 * W) >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+	if (!(ch->starts[k] & (1ULL << (g & 63))))
+		return c;
+	/* The run stays in one chunk of the index: its blocks' ranks follow
+	 * each other when no start lies between two of them. */
+	uint64_t rank = (uint64_t)ch->first + ch->before[k] +
+			bits_in(ch->starts[k] & ((1ULL << (g & 63)) - 1));
+	for (;;) {
+		uint64_t size = x->sizes[rank];
+		uintptr_t chunk = (size + W + 2 * W - 1) & ~(2 * W - 1);   /* request2size */
+		if (chunk < 4 * W)
+			chunk = 4 * W;
+		uint64_t g2 = g + (chunk >> x->gshift), k2 = g2 >> 6;
+		if (c + chunk + 6 * W > hi || g2 >= HP_BLOCKS_GRANULES ||
+		    !(ch->starts[k2] & (1ULL << (g2 & 63))))
+			return c;
+		/* A start between the two would lie in c's chunk: read its
+		 * header.  Else the next block has the next rank. */
+		if (starts_between(ch, g, g2))
+			return c;
+		rank++;
+		c += chunk;
+		g = g2;
+		k = k2;
+	}
+}
+
+void hp_blocks_each_unmarked(const struct hp_blocks *x,
+			     void (*fn)(uintptr_t start, uint64_t size, uint32_t tctx, void *arg),
+			     void *arg)
+{
+	uint64_t j = 0;
+
+	for (uint32_t i = 0; i < x->nchunks; i++) {
+		const struct hp_blocks_chunk *c = &x->chunks[x->sorted[i]];
+		uintptr_t base = c->key << x->cshift;
+		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
+			uint64_t bits = c->starts[k] & ~c->marks[k];
+			while (bits) {
+				unsigned bit = (unsigned)__builtin_ctzll(bits);
+				uintptr_t s = base | (((uint64_t)k * 64 + bit) << x->gshift);
+				bits &= bits - 1;
+				for (; j < x->nbig && x->big[j].start < s; j++)
+					if (!x->big[j].marked)
+						fn(x->big[j].start, x->big[j].size, x->big[j].tctx, arg);
+				uint64_t size;
+				uint32_t tctx;
+				if (hp_live_find_held(s, &size, &tctx))
+					fn(s, size, tctx, arg);
+			}
+		}
+	}
+	for (; j < x->nbig; j++)
+		if (!x->big[j].marked)
+			fn(x->big[j].start, x->big[j].size, x->big[j].tctx, arg);
+}

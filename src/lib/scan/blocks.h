@@ -1,0 +1,155 @@
+/*
+ * blocks.h -- the recorded blocks by address, for the leak scan: the block
+ * that contains an address, in constant time, and a mark bit per block.
+ *
+ * Built from the live table (record/live.h) while the scan holds every
+ * shard lock, without copying it: the address space where blocks start is
+ * cut into chunks of 65536 granules (16 bytes over glibc, whose blocks
+ * are 16-aligned, else 8), found through a small hash of chunk numbers;
+ * each chunk has a bit per granule where a block starts, a mark bit per
+ * granule, and a count of the blocks before each 64-bit word of starts,
+ * which ranks a block among all of them: the rank indexes a 16-bit size,
+ * and the last start up to each word, so that the nearest start below an
+ * address is found in one step.  About 2 bytes per block and 2% (4% at
+ * 8-byte granules) of the span the chunks cover.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that start
+ * off a granule, are kept whole in a sorted side list ("big"), searched
+ * by bisection.  The block containing w is the nearest start at or below
+ * w, when w lies before its end (blocks never overlap): the nearest small
+ * one, else the nearest big one.
+ *
+ * Not thread-safe: one scan builds, reads and marks it.  Everything is
+ * mapped with hp_pages_alloc_held (the caller holds the pages registry's
+ * lock) and freed with hp_blocks_release once that lock is released.
+ */
+#ifndef HP_BLOCKS_H
+#define HP_BLOCKS_H
+
+#pragma GCC visibility push(hidden)
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+
+#define HP_BLOCKS_GRANULES   65536u          /* a chunk's */
+#define HP_BLOCKS_WORDS      (HP_BLOCKS_GRANULES / 64)
+#define HP_BLOCKS_SMALL_MAX  65535u          /* larger blocks are big */
+
+struct hp_blocks_chunk {
+	uintptr_t key;       /* its number: address >> cshift */
+	uint64_t *starts;    /* a bit per granule where a block starts */
+	uint64_t *marks;     /* the same bit when that block is marked */
+	uint16_t *before;    /* per word of starts: the chunk's blocks before it */
+	uint16_t *last;      /* per word: the granule of the last start up to
+			      * its end, or 0xffff */
+	uint32_t first;      /* the rank of its first block */
+	uint32_t n;          /* blocks that start in it */
+};
+
+struct hp_blocks_big {
+	uintptr_t start;
+	uint64_t size;
+	uint32_t tctx;
+	uint32_t marked;
+};
+
+struct hp_blocks_dir {
+	uintptr_t key;       /* chunk number + 1; 0: empty */
+	uint32_t idx;        /* in chunks */
+};
+
+struct hp_blocks {
+	unsigned gshift;                 /* log2 of the granule */
+	unsigned cshift;                 /* log2 of a chunk's bytes */
+	uintptr_t lo, hi;                /* the span of every block */
+	struct hp_blocks_chunk *chunks;  /* in the order they were met */
+	uint32_t nchunks, chunks_cap;
+	uint32_t *sorted;                /* chunk indexes by key */
+	struct hp_blocks_dir *dir;
+	uint32_t dir_mask;
+	uint16_t *sizes;                 /* a small block's size, by rank */
+	uint64_t nsmall;
+	struct hp_blocks_big *big;       /* sorted by start */
+	uint64_t nbig, big_cap;
+	uint64_t nblocks, nmarked;
+	uintptr_t *loader;               /* blocks the dynamic loader made */
+	uint64_t nloader, loader_cap;
+	/* private: the memory, for hp_blocks_release */
+	char *slab, *slab_end;
+	size_t slab_bytes;
+	struct { void *p; size_t n; } maps[96];
+	unsigned nmaps;
+};
+
+/* The block at an address, as hp_blocks_find gives it. */
+struct hp_blocks_hit {
+	uintptr_t start;
+	uint64_t size;
+	uint64_t *mark;      /* its mark word and bit (a chunk's), or */
+	uint64_t bit;
+	struct hp_blocks_big *big;   /* its entry in the side list */
+};
+
+/* Builds the index from the live table; the caller holds every shard
+ * lock and the pages registry's lock.  glibc: the blocks are glibc's
+ * (16-aligned).  ld_lo, ld_hi: the dynamic loader's text; the blocks
+ * whose stack's first frame lies there are listed in x->loader.  Returns
+ * 0, or ENOMEM (then hp_blocks_release frees what was mapped). */
+int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi);
+
+/* Unmaps everything; the caller no longer holds the registry's lock. */
+void hp_blocks_release(struct hp_blocks *x);
+
+/* The block that contains w (its start, or any byte before its end; a
+ * zero-sized block holds its first byte): 1 and *h, or 0. */
+int hp_blocks_find_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h);
+
+HP_INLINE int hp_blocks_find(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
+{
+	if (w - x->lo >= x->hi - x->lo)
+		return 0;
+	return hp_blocks_find_slow(x, w, h);
+}
+
+HP_INLINE int hp_blocks_marked(const struct hp_blocks_hit *h)
+{
+	return h->mark ? (*h->mark & h->bit) != 0 : h->big->marked;
+}
+
+HP_INLINE void hp_blocks_set_mark(struct hp_blocks *x, const struct hp_blocks_hit *h)
+{
+	if (h->mark)
+		*h->mark |= h->bit;
+	else
+		h->big->marked = 1;
+	x->nmarked++;
+}
+
+/* The first block, in address order, that ends after a and starts before
+ * hi (a zero-sized block ends where it starts): 1 and *start, *size, or
+ * 0. */
+int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr_t *start,
+		   uint64_t *size);
+
+/* Whether a block starts in [lo, hi). */
+int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi);
+
+/* glibc's main heap, walked from chunk c (below hi): the first chunk of
+ * the run of recorded blocks laid end to end from c on that is not
+ * followed by another, found in the index without reading the heap; c
+ * itself when no recorded block starts at its user address.  A chunk
+ * whose block is recorded with n bytes and is followed, n rounded to a
+ * chunk (request2size) later, by another recorded block's chunk is
+ * exactly that size: a larger one would hold that block.  Only over
+ * glibc (16-byte granules); else c. */
+uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t hi);
+
+/* Calls fn for each block not marked, in address order, with its size and
+ * counter context; the caller still holds every shard lock. */
+void hp_blocks_each_unmarked(const struct hp_blocks *x,
+			     void (*fn)(uintptr_t start, uint64_t size, uint32_t tctx, void *arg),
+			     void *arg);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * scan-blocks.c -- unit tests of scan/blocks: the leak scan's index of the
+ * recorded blocks against a sorted list, on a made-up address space: a
+ * dense glibc-like heap of chunks (some larger than their blocks need,
+ * some unrecorded), a sparse region, big blocks and blocks off the
+ * 16-byte granule.  Nothing there is ever read: the index only knows
+ * addresses.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/pages.h"
+#include "record/live.h"
+#include "scan/blocks.h"
+
+#include "tap.h"
+
+#define HEAP   0x7e0000000000ULL   /* chunks laid end to end */
+#define SPARSE 0x7e4000000000ULL   /* a block here and there */
+#define MAXB   40000
+
+struct blk {
+	uintptr_t start;
+	uint64_t size;
+};
+
+static struct blk blocks[MAXB];
+static int nblocks;
+/* The heap's chunks: their starts, and whether their block is recorded. */
+static uintptr_t chunk_at[MAXB];
+static int recorded[MAXB];
+static int nchunk;
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return rng;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct blk *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void add(uintptr_t start, uint64_t size)
+{
+	blocks[nblocks].start = start;
+	blocks[nblocks].size = size;
+	nblocks++;
+	hp_live_insert((void *)start, size, 1);
+}
+
+static void layout(void)
+{
+	uintptr_t c = HEAP;
+
+	/* 20000 chunks of glibc's heap: request2size of a size, a tenth of
+	 * them 16 or 32 bytes larger, one in seven not recorded, and a few
+	 * large ones (big blocks of the index). */
+	for (int i = 0; i < 20000; i++) {
+		uint64_t n = next_rand() % 300;
+		if (i % 997 == 0)
+			n = 70000 + next_rand() % 10000;
+		uint64_t size = (n + 8 + 15) & ~15ULL;
+		if (size < 32)
+			size = 32;
+		if (next_rand() % 10 == 0)
+			size += 16 * (1 + next_rand() % 2);
+		chunk_at[nchunk] = c;
+		recorded[nchunk] = next_rand() % 7 != 0;
+		if (recorded[nchunk])
+			add(c + 16, n);
+		nchunk++;
+		c += size;
+	}
+	chunk_at[nchunk] = c;   /* the top chunk */
+	/* The sparse region: blocks 1 to 3 MiB apart, some off the granule. */
+	uintptr_t a = SPARSE;
+	for (int i = 0; i < 2000; i++) {
+		a += (1 + next_rand() % 3) << 20;
+		add(a + (next_rand() % 2) * 8, next_rand() % 5000);
+	}
+	qsort(blocks, (size_t)nblocks, sizeof(*blocks), by_start);
+}
+
+/* The block holding w in the sorted list, or -1. */
+static int holder(uintptr_t w)
+{
+	int lo = 0, hi = nblocks;
+
+	while (lo < hi) {
+		int m = (lo + hi) / 2;
+		if (blocks[m].start <= w)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return -1;
+	const struct blk *b = &blocks[lo - 1];
+	return w - b->start < (b->size ? b->size : 1) ? lo - 1 : -1;
+}
+
+static uintptr_t probe(void)
+{
+	const struct blk *b = &blocks[next_rand() % (uint64_t)nblocks];
+	switch (next_rand() % 4) {
+	case 0: return b->start;
+	case 1: return b->start + next_rand() % (b->size + 64);
+	case 2: return b->start - next_rand() % 4096;
+	default: return (next_rand() % 2 ? HEAP : SPARSE) + next_rand() % (64ULL << 20);
+	}
+}
+
+static void test_find(struct hp_blocks *x)
+{
+	int bad = 0, hits = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		uintptr_t w = probe();
+		struct hp_blocks_hit h;
+		int want = holder(w), got = hp_blocks_find(x, w, &h);
+		if (got != (want >= 0) || (got && (h.start != blocks[want].start || h.size != blocks[want].size)))
+			bad++;
+		hits += got;
+	}
+	ok(bad == 0, "the block that holds an address, as a sorted list finds it (%d of 400000 held)", hits);
+}
+
+static void test_next(struct hp_blocks *x)
+{
+	int bad = 0, in = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		uintptr_t a = probe(), hi = a + 1 + next_rand() % 8192;
+		/* the first block ending after a, if it starts before hi */
+		int lo = 0, h = nblocks, want;
+		while (lo < h) {
+			int m = (lo + h) / 2;
+			if (blocks[m].start + blocks[m].size <= a)
+				lo = m + 1;
+			else
+				h = m;
+		}
+		want = lo < nblocks && blocks[lo].start < hi ? lo : -1;
+		uintptr_t s;
+		uint64_t n;
+		int got = hp_blocks_next(x, a, hi, &s, &n);
+		if (got != (want >= 0) || (got && (s != blocks[want].start || n != blocks[want].size))) {
+			if (!bad)
+				diag("next(%#lx, %#lx): got %d %#lx, want %#lx", (unsigned long)a, (unsigned long)hi, got,
+				     got ? (unsigned long)s : 0UL, want >= 0 ? (unsigned long)blocks[want].start : 0UL);
+			bad++;
+		}
+		/* whether one starts in [a, hi) */
+		for (lo = 0, h = nblocks; lo < h;) {
+			int m = (lo + h) / 2;
+			if (blocks[m].start < a)
+				lo = m + 1;
+			else
+				h = m;
+		}
+		int any = lo < nblocks && blocks[lo].start < hi;
+		if (hp_blocks_starts_in(x, a, hi) != any) {
+			if (!bad)
+				diag("starts_in(%#lx, %#lx): want %d", (unsigned long)a, (unsigned long)hi, any);
+			bad++;
+		}
+		in += any;
+	}
+	ok(bad == 0, "the next block after an address and whether one starts in a range (%d of 200000)", in);
+}
+
+static void test_run(struct hp_blocks *x)
+{
+	int bad = 0, skipped = 0;
+
+	for (int i = 0; i < nchunk; i++) {
+		uintptr_t r = hp_blocks_glibc_run(x, chunk_at[i], chunk_at[nchunk]);
+		int j = i;
+		while (j < nchunk && chunk_at[j] < r)
+			j++;
+		/* r is a chunk's start, and every chunk passed is recorded */
+		if (j == nchunk || chunk_at[j] != r)
+			bad++;
+		for (int k = i; k < j; k++)
+			bad += !recorded[k];
+		skipped += j - i;
+	}
+	ok(bad == 0, "glibc's heap walked past recorded chunks lands on chunks only (%d passed)", skipped);
+	ok(skipped > nchunk, "and does pass runs of them");
+}
+
+static char marked[MAXB];
+static int seen, seen_bad, seen_at;
+
+static void each(uintptr_t s, uint64_t size, uint32_t tctx, void *arg)
+{
+	(void)arg;
+	while (seen_at < nblocks && marked[seen_at])
+		seen_at++;
+	seen_bad += seen_at >= nblocks || blocks[seen_at].start != s || blocks[seen_at].size != size ||
+		    tctx != 1;
+	seen_at++;
+	seen++;
+}
+
+static void test_unmarked(struct hp_blocks *x)
+{
+	int want = 0;
+
+	for (int k = 0; k < nblocks; k++) {
+		struct hp_blocks_hit h;
+		if (next_rand() % 3 == 0 && hp_blocks_find(x, blocks[k].start, &h)) {
+			hp_blocks_set_mark(x, &h);
+			marked[k] = 1;
+		}
+		want += !marked[k];
+	}
+	hp_blocks_each_unmarked(x, each, NULL);
+	ok(seen_bad == 0 && seen == want, "the unmarked blocks, in address order (%d of %d)", seen, nblocks);
+}
+
+int main(void)
+{
+	layout();
+	/* Over glibc (16-byte granules), then another allocator (8). */
+	for (int glibc = 1; glibc >= 0; glibc--) {
+		struct hp_blocks x;
+		hp_live_prefork();
+		hp_pages_registry_lock();
+		int err = hp_blocks_build(&x, glibc, 0, 0);
+		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1,
+		   "%s: built over %d blocks: %u chunks, %llu big", glibc ? "glibc" : "8-byte granules",
+		   nblocks, x.nchunks, (unsigned long long)x.nbig);
+		test_find(&x);
+		test_next(&x);
+		if (glibc)
+			test_run(&x);
+		memset(marked, 0, sizeof(marked));
+		seen = seen_bad = seen_at = 0;
+		test_unmarked(&x);
+		hp_pages_registry_unlock();
+		hp_live_postfork_parent();
+		hp_blocks_release(&x);
+	}
+	return done_testing();
+}
