@@ -627,7 +627,9 @@ static int arena_top(const struct scan *s, uintptr_t a, uintptr_t lo)
 	const uintptr_t W = sizeof(uintptr_t);
 	uintptr_t top = read_word(s, a);
 
-	if (top < s->heap_lo || top + 4 * W > s->heap_hi || (top & (2 * W - 1)) ||
+	/* top > heap_hi first: a word near the top of the address space
+	 * would wrap top + 4 * W round to a small number. */
+	if (top < s->heap_lo || top > s->heap_hi || s->heap_hi - top < 4 * W || (top & (2 * W - 1)) ||
 	    a < lo + ARENA_FASTBINS * W)
 		return 0;
 	uintptr_t end = top + (read_word(s, top + W) & ~(uintptr_t)7);
