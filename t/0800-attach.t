@@ -5,7 +5,7 @@
 # process is attached; detached, it leaves ps and dump; the program's
 # output and exit status are those of a run without heapprof.
 . "$(dirname "$0")/lib.sh"
-plan 29
+plan 30
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -58,6 +58,13 @@ unlike "$("$BIN" ps -q)" "^$pid\$" "detached, it leaves ps"
 is $? 1 "and dump refuses it"
 "$BIN" detach "$pid" >/dev/null 2>detach2.err
 like "$(cat detach2.err)" "no heapprof attached" "a second detach is refused"
+# Attached again: as many entries rewritten as the first time, so detach
+# had put every one back (an entry still heapprof's is not counted).
+"$BIN" attach "$pid" >attach2.out 2>&1
+is "$(sed -n 's/.*: \([0-9]*\) GOT entries in \([0-9]*\) objects.*/\1 \2/p' attach2.out)" \
+	"$(sed -n 's/.*: \([0-9]*\) GOT entries in \([0-9]*\) objects.*/\1 \2/p' attach.out)" \
+	"attached again: the same GOT entries rewritten, so detach had restored them all"
+"$BIN" detach "$pid" >/dev/null 2>&1
 wait $bare
 while [ ! -e att.status ]; do sleep 0.05; done
 is "$(cat att.out)" "$(cat bare.out | sed "s/^ready [0-9]*/ready $pid/")" "the program's output is the bare run's"
