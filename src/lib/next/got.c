@@ -39,6 +39,7 @@ struct slot {
 	uintptr_t old, now;
 	uintptr_t base;          /* its object's load address */
 	const void *phdr;        /* and program headers: the object's identity */
+	int alive;               /* prune's mark */
 };
 
 #define MAX_SLOTS (1u << 16)
@@ -219,7 +220,7 @@ static void route_relocs(struct route *r, const struct dynobj *o, const ElfW(Rel
 			continue;
 		if (!store(o, at, r->to[i]))
 			continue;
-		slots[nslots++] = (struct slot){ at, old, r->to[i], o->base, phdr };
+		slots[nslots++] = (struct slot){ at, old, r->to[i], o->base, phdr, 1 };
 		r->rewritten++;
 	}
 }
@@ -248,6 +249,31 @@ static int route_one(struct dl_phdr_info *info, size_t size, void *arg)
 	route_relocs(r, &o, o.jmprel, o.jmprelsz, info->dlpi_phdr);
 	route_relocs(r, &o, o.rela, o.relasz, info->dlpi_phdr);
 	return 0;
+}
+
+/* Slots of objects unloaded since (dlclose) are no slots any more: forgotten,
+ * so that an object loaded at the same address is routed. */
+static int mark_alive(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	for (unsigned i = 0; i < nslots; i++)
+		if (slots[i].base == info->dlpi_addr && slots[i].phdr == info->dlpi_phdr)
+			slots[i].alive = 1;
+	return 0;
+}
+
+static void prune(void)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < nslots; i++)
+		slots[i].alive = 0;
+	dl_iterate_phdr(mark_alive, NULL);
+	for (unsigned i = 0; i < nslots; i++)
+		if (slots[i].alive)
+			slots[k++] = slots[i];
+	nslots = k;
 }
 
 /* heapprof's own definitions of the routed names. */
@@ -290,6 +316,8 @@ static unsigned route(unsigned *objects, bool first)
 	if (!slots)
 		slots = hp_pages_alloc(MAX_SLOTS * sizeof(*slots));
 	if (slots) {
+		if (nslots)
+			prune();
 		dl_iterate_phdr(find_self, &r);
 		dl_iterate_phdr(route_one, &r);
 		HP_STORE(&seen_adds, r.adds);
