@@ -4,7 +4,7 @@
 # (unknown to heapprof, so a root for the scan) are not leaks; a block
 # allocated after the attach and dropped is.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 11
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 ("$TP/attachleak" go 10 >out 2>err; echo $? >status) &
@@ -36,5 +36,19 @@ like "$(cat err2)" "^<heapprof>: Direct leak of ~555 byte\\(s\\) in ~1 object\\(
 	"the leak from the library loaded after the attach is seen: its malloc calls were routed"
 like "$(cat err2)" "#0 0x[0-9a-f]+ in libleak_make " "and named"
 like "$(cat err2)" "^<heapprof>: Leak approximation summary: ~1332 bytes, ~2 objects," "with the other one, nothing else"
+
+# Loaded, unloaded and loaded again (most likely at the same address,
+# its GOT relocated afresh): routed again.
+rm -f go
+("$TP/attachleak" go 0 "$TP/libleak.so" reload >out3 2>err3; echo $? >status3) &
+n=0
+while ! grep -q '^ready ' out3 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+pid=$(sed -n 's/^ready //p' out3)
+"$BIN" attach "$pid" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
+touch go
+while [ ! -e status3 ]; do sleep 0.05; done
+is "$(cat status3)" 0 "a library unloaded and loaded again: exit status 0"
+like "$(cat err3)" "^<heapprof>: Leak approximation summary: ~1332 bytes, ~2 objects," \
+	"its leak is seen: its new GOT entries were routed too"
 
 done_testing

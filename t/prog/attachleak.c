@@ -9,9 +9,12 @@
  * holder, and one block of 777 bytes whose pointer it drops.  With LIB
  * (build/t/libleak.so), it then loads LIB, waits 1.5 s (heapprof routes
  * an object loaded later within a second) and calls libleak_make(555),
- * a leak from the later object's own malloc call.  Then it exits 0.
+ * a leak from the later object's own malloc call.  With "reload" too,
+ * it first loads LIB, waits 1.5 s and unloads it, then goes on as above
+ * (LIB is most likely loaded at the same address again, relocated
+ * afresh).  Then it exits 0.
  *
- * usage: attachleak GO HELD [LIB]
+ * usage: attachleak GO HELD [LIB [reload]]
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -48,6 +51,13 @@ int main(int argc, char **argv)
 		holder[i] = held_block();
 	leak_after_attach();
 	if (argc > 3) {
+		struct timespec pause = { 1, 500000000 };
+		if (argc > 4) {
+			void *first = dlopen(argv[3], RTLD_NOW);
+			nanosleep(&pause, NULL);
+			if (!first || dlclose(first))
+				return 4;
+		}
 		void *h = dlopen(argv[3], RTLD_NOW);
 		void (*make)(size_t) = h ? (void (*)(size_t))dlsym(h, "libleak_make") : NULL;
 		struct timespec wait = { 1, 500000000 };

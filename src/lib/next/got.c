@@ -179,12 +179,12 @@ static int name_index(const struct route *r, const char *name)
 	return -1;
 }
 
-static bool routed(const uintptr_t *at)
+static struct slot *slot_of(const uintptr_t *at)
 {
 	for (unsigned i = 0; i < nslots; i++)
 		if (slots[i].at == at)
-			return true;
-	return false;
+			return &slots[i];
+	return NULL;
 }
 
 /* Stores v at at, through a writable window when RELRO made it read-only. */
@@ -216,11 +216,20 @@ static void route_relocs(struct route *r, const struct dynobj *o, const ElfW(Rel
 			continue;
 		uintptr_t *at = (uintptr_t *)(o->base + rel[k].r_offset);
 		uintptr_t old = __atomic_load_n(at, __ATOMIC_ACQUIRE);
-		if (old == r->to[i] || routed(at) || nslots >= MAX_SLOTS)
+		if (old == r->to[i])
+			continue;
+		/* A slot in the table that no longer holds heapprof's value:
+		 * its object was unloaded and loaded again at the same place
+		 * (same identity), relocated afresh. */
+		struct slot *known = slot_of(at);
+		if (!known && nslots >= MAX_SLOTS)
 			continue;
 		if (!store(o, at, r->to[i]))
 			continue;
-		slots[nslots++] = (struct slot){ at, old, r->to[i], o->base, phdr, 1 };
+		if (known)
+			known->old = old;
+		else
+			slots[nslots++] = (struct slot){ at, old, r->to[i], o->base, phdr, 1 };
 		r->rewritten++;
 	}
 }
