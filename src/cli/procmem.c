@@ -79,7 +79,15 @@ static bool find_by(pid_t pid, bool (*pick)(const struct maps_line *, const void
 		rewind(f);
 		o->lo = UINTPTR_MAX;
 		while (fgets(line, sizeof(line), f)) {
-			if (!parse_line(line, &m) || m.inode != o->inode || strcmp(m.path, o->path))
+			if (!parse_line(line, &m))
+				continue;
+			/* The anonymous mapping right after the file's last
+			 * one is its .bss (glibc's locks are there). */
+			if (o->hi && m.lo == o->hi && !m.inode && !m.path[0]) {
+				o->hi = m.hi;
+				continue;
+			}
+			if (m.inode != o->inode || strcmp(m.path, o->path))
 				continue;
 			if (m.lo < o->lo)
 				o->lo = m.lo;

@@ -22,7 +22,7 @@
 struct hp_pm_object {
 	char path[PATH_MAX];
 	uintptr_t head;         /* where offset 0 is mapped */
-	uintptr_t lo, hi;       /* every mapping of the file */
+	uintptr_t lo, hi;       /* every mapping of the file, and its .bss */
 	uintptr_t xlo, xhi;     /* its executable mapping */
 	unsigned long inode;
 };
