@@ -628,8 +628,11 @@ enum hp_inject_err hp_inject_call(struct hp_inject *ij, uintptr_t fn, const uint
 			return HP_INJECT_GONE;
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
 			struct user_regs_struct now;
+			/* Ours, not a signal handler of the program's returning
+			 * through the same trampoline meanwhile: the stack
+			 * pointer is just above our frame's return address. */
 			if (ptrace(PTRACE_GETREGS, ij->tid, 0, &now) == 0 && (long)now.orig_rax == SYS_rt_sigreturn &&
-			    now.rip == ij->restorer + 9 && syscall_entry(ij->tid))
+			    now.rip == ij->restorer + 9 && now.rsp == f + 8 && syscall_entry(ij->tid))
 				break;
 		} else if ((st >> 16) == 0) {
 			sig = WSTOPSIG(st);   /* the program's signal: delivered */
