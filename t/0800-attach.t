@@ -5,7 +5,7 @@
 # process is attached; detached, it leaves ps and dump; the program's
 # output and exit status are those of a run without heapprof.
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 32
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -101,6 +101,19 @@ while [ ! -e py.status ]; do sleep 0.05; done
 is "$(cat py.out)" "ready
 python kept True" "python3: its output"
 is "$(cat py.status)" 0 "python3: its exit status"
+
+# A program's own signals (SIGALRM every 300 us, its handler) arriving
+# during the calls made on its only thread: 10 cycles, then it ends as
+# bare.
+("$TP/sigbusy" 4 >s.out 2>s.err; echo $? >s.status) &
+spid=$(wait_ready s.out)
+cycles=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$BIN" attach "$spid" >/dev/null 2>>s.cmd && "$BIN" detach "$spid" >/dev/null 2>>s.cmd && cycles=$((cycles + 1))
+done
+is "$cycles" 10 "a program taking signals throughout: 10 attach and detach cycles"
+while [ ! -e s.status ]; do sleep 0.05; done
+is "$(cat s.status) $(sed 1d s.out)" "5 done signals" "and it ends with its own status and output"
 
 # Every thread in a futex wait (a condition variable, pthread_join): a
 # safe point too, the words being no lock of glibc's.
