@@ -8,7 +8,7 @@
 # after the dlopen, which such a filter may already forbid).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root: another user's process, a mount namespace"; exit 1; }
-plan 47
+plan 49
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -129,6 +129,19 @@ like "$(cat err)" "^heapprof attach: process $spn: no thread reached a safe poin
 	"no safe point: says so"
 unchanged $spn "no safe point"
 kill $spn
+
+# Under a seccomp filter (one that kills on a call outside its list):
+# the load's calls could be its death.
+"$TP/sandboxed" kill linger >sb.out 2>sb.err &
+sb=$!
+n=0
+while ! grep -q '^ready' sb.out 2>/dev/null && [ $n -lt 500 ]; do sleep 0.01; n=$((n + 1)); done
+sleep 0.2
+"$BIN" attach $sb >out 2>err
+like "$(cat err)" "^heapprof attach: process $sb runs under a seccomp filter: .*start it under heapprof run instead\$" \
+	"a seccomp filter: says so"
+wait $sb
+is $? 0 "and the process ends as it would (0)"
 
 # heapprof there already: preloaded, or attached.
 LD_PRELOAD=$LIB HEAPPROF_CONF=prof_prefix:$T_DIR/p "$TP/attachee" 2 30 >pre.out 2>pre.err &

@@ -8,7 +8,8 @@
  *   1. Refusals first, with the target untouched: no such process, a
  *      32-bit or static one, one traced already (TracerPid), one with a
  *      shadow stack (its return addresses cannot be chosen), one whose C
- *      library is not glibc, one with another libheapprof, one whose
+ *      library is not glibc, one under a seccomp filter (the load's
+ *      system calls could kill it), one with another libheapprof, one whose
  *      mount namespace does not show this libheapprof at the same path
  *      (a container: the library must be made visible there first), and
  *      ptrace's own refusal (EPERM: another user's process, Yama's
@@ -219,6 +220,13 @@ static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, s
 		return fail("process %d is already traced by process %s (%s): a process has one tracer; "
 			    "detach that debugger first", (int)pid, buf, who[0] ? who : "?");
 	}
+	/* Under a filter the load's system calls (openat, mmap, mprotect,
+	 * clone for the helper thread) may be refused, or kill it. */
+	status_field(pid, "Seccomp", buf, sizeof(buf));
+	if (atoi(buf) != 0)
+		return fail("process %d runs under a seccomp %s: heapprof attach's load and helper thread "
+			    "would make system calls the filter may refuse or punish with death; start it "
+			    "under heapprof run instead", (int)pid, atoi(buf) == 1 ? "strict mode" : "filter");
 	status_field(pid, "x86_Thread_features", buf, sizeof(buf));
 	if (strstr(buf, "shstk"))
 		return fail("process %d runs with a shadow stack (x86_Thread_features: %s): heapprof attach "
