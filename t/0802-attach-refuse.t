@@ -3,9 +3,8 @@
 # allow it), exit 1, and the process unchanged: alive, not traced, no
 # heapprof mapped.  Not covered here: Yama's ptrace_scope (no Yama on
 # this kernel: its message is the EPERM one with the setting), a shadow
-# stack (no CET), musl (not installed: nolibc stands for an unknown C
-# library), and a process under a seccomp filter (refused by the library
-# after the dlopen, which such a filter may already forbid).
+# stack (no CET) and musl (not installed: nolibc stands for an unknown C
+# library).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "Bail out! needs root: another user's process, a mount namespace"; exit 1; }
 plan 49
