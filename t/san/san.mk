@@ -56,7 +56,7 @@ check-asan:
 
 # ---- TSan ----------------------------------------------------------------
 
-TSAN_LIB_OBJS := $(filter-out $(TSAN_B)/lib/intercept/% $(TSAN_B)/lib/control/lifecycle.o, \
+TSAN_LIB_OBJS := $(filter-out $(TSAN_B)/lib/intercept/% $(TSAN_B)/lib/control/lifecycle.o $(TSAN_B)/lib/control/attach.o, \
                  $(LIB_SRCS:src/lib/%.c=$(TSAN_B)/lib/%.o))
 
 $(TSAN_B)/lib/%.o: src/lib/%.c
