@@ -262,6 +262,7 @@ static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, s
 
 static int stop_failed(struct hp_inject *ij, enum hp_inject_err e, pid_t pid)
 {
+	hp_inject_release(ij);
 	switch (e) {
 	case HP_INJECT_EPERM:
 		return refuse_eperm(pid, ij->why);
@@ -356,9 +357,9 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
-int hp_cmd_attach(int argc, char **argv)
+static int attach(int argc, char **argv, char **confp)
 {
-	char *conf = NULL, lib[PATH_MAX];
+	char lib[PATH_MAX];
 	pid_t pid = 0;
 	struct hp_pm_object libc, have;
 	struct hp_inject ij;
@@ -373,11 +374,11 @@ int hp_cmd_attach(int argc, char **argv)
 		} else if (!strcmp(a, "-c") || !strcmp(a, "--conf")) {
 			if (++i >= argc)
 				return hp_usage_error(cmd_name, "option '%s' needs a value", a);
-			append(&conf, argv[i]);
+			append(confp, argv[i]);
 		} else if (!strncmp(a, "-c", 2) && a[2]) {
-			append(&conf, a + 2);
+			append(confp, a + 2);
 		} else if (!strncmp(a, "--conf=", 7)) {
-			append(&conf, a + 7);
+			append(confp, a + 7);
 		} else if (a[0] == '-') {
 			return hp_usage_error(cmd_name, "unknown option '%s'", a);
 		} else if (pid) {
@@ -388,7 +389,7 @@ int hp_cmd_attach(int argc, char **argv)
 	}
 	if (!pid)
 		return hp_usage_error(cmd_name, "which process? (heapprof attach PID)");
-	if (conf && hp_options_check(cmd_name, conf))
+	if (*confp && hp_options_check(cmd_name, *confp))
 		return 2;
 	if (hp_preload_find_library(lib, sizeof(lib)) != 0)
 		return fail("cannot find libheapprof.so (set HEAPPROF_LIB)");
@@ -407,7 +408,7 @@ int hp_cmd_attach(int argc, char **argv)
 	int rc = load(&ij, lib, &have);
 	double t1 = hp_inject_now_ms();
 	if (!rc)
-		rc = call_entry(&ij, &have, "heapprof_attach", conf ? conf : "", &res);
+		rc = call_entry(&ij, &have, "heapprof_attach", *confp ? *confp : "", &res);
 	double t2 = hp_inject_now_ms();
 	hp_inject_release(&ij);
 	hp_inject_step("released");
@@ -432,6 +433,15 @@ int hp_cmd_attach(int argc, char **argv)
 	default:
 		return fail("process %d: the library did not answer", (int)pid);
 	}
+}
+
+int hp_cmd_attach(int argc, char **argv)
+{
+	char *conf = NULL;
+	int rc = attach(argc, argv, &conf);
+
+	free(conf);
+	return rc;
 }
 
 int hp_cmd_detach(int argc, char **argv)

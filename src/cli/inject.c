@@ -656,8 +656,11 @@ void hp_inject_release(struct hp_inject *ij)
 {
 	int st;
 
-	if (!ij->tid)
+	if (!ij->tid) {
+		free(ij->arch);
+		ij->arch = NULL;
 		return;
+	}
 	if (ptrace(PTRACE_DETACH, ij->tid, 0, 0) != 0 && errno == ESRCH) {
 		/* Running (a call that timed out): stop it to let it go. */
 		if (ptrace(PTRACE_INTERRUPT, ij->tid, 0, 0) == 0 &&
@@ -668,6 +671,8 @@ void hp_inject_release(struct hp_inject *ij)
 	}
 	ij->stopped_ms = hp_inject_now_ms() - ij->t0;
 	ij->tid = 0;
+	free(ij->arch);
+	ij->arch = NULL;
 }
 
 #else   /* not x86_64 */

@@ -58,7 +58,8 @@ uintptr_t hp_inject_data_addr(struct hp_inject *ij, size_t len);
 enum hp_inject_err hp_inject_call(struct hp_inject *ij, uintptr_t fn, const uintptr_t *args, int nargs,
 				  const void *data, size_t len, void *back, size_t backlen, int timeout_ms);
 
-/* Lets the thread go on where it was stopped (PTRACE_DETACH). */
+/* Lets the thread go on where it was stopped (PTRACE_DETACH), and frees
+ * what hp_inject_stop allocated (also after it failed). */
 void hp_inject_release(struct hp_inject *ij);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
