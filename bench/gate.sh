@@ -104,7 +104,8 @@ leaks() {   # leaks WORKLOAD CONFIG: "bytes B in n"
 	heapprof) sed -n 's/.*leaked \([0-9]*\) byte(s) in \([0-9]*\) allocation(s).*/\1 \2/p' "$T/$1.$2.err" | tail -n 1 ;;
 	lsan) sed -n 's/^SUMMARY: LeakSanitizer: \([0-9]*\) byte(s) leaked in \([0-9]*\) allocation(s).*/\1 \2/p' \
 		"$T/$1.$2.err" ;;
-	valgrind) sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' "$T/$1.vg" | tr -d , ;;
+	# LeakSanitizer's and heapprof's figures count indirect leaks too.
+	valgrind) sed -n 's/.*\(definitely\|indirectly\) lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\2 \3/p' "$T/$1.vg" | tr -d , ;;
 	esac | awk 'BEGIN { b = 0; n = 0 } { b += $1; n += $2 } END { printf "%d B in %d\n", b, n }'
 }
 
@@ -170,7 +171,7 @@ done
 echo
 echo "### Peak RSS (MiB, the largest process) and the leaks each found"
 echo
-echo "| workload | bare | heapprof check | LeakSanitizer | valgrind | leaks: heapprof | LeakSanitizer | valgrind (definitely lost) |"
+echo "| workload | bare | heapprof check | LeakSanitizer | valgrind | leaks: heapprof | LeakSanitizer | valgrind (definitely + indirectly lost) |"
 echo "|---|---:|---:|---:|---:|---|---|---|"
 for w in $WORKLOADS; do
 	lh=$(leaks $w heapprof) ll=n/a lv=$(leaks $w valgrind)

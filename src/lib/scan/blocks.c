@@ -410,19 +410,27 @@ static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_
 	return 1;
 }
 
-/* The last big block that starts at or below w, or NULL. */
-static struct hp_blocks_big *big_below(const struct hp_blocks *x, uintptr_t w)
+/* How many big blocks start below a (sorted by start). */
+static uint64_t big_rank(const struct hp_blocks *x, uintptr_t a)
 {
 	uint64_t lo = 0, hi = x->nbig;
 
 	while (lo < hi) {
 		uint64_t m = lo + (hi - lo) / 2;
-		if (x->big[m].start <= w)
+		if (x->big[m].start < a)
 			lo = m + 1;
 		else
 			hi = m;
 	}
-	return lo ? &x->big[lo - 1] : NULL;
+	return lo;
+}
+
+/* The last big block that starts at or below w, or NULL. */
+static struct hp_blocks_big *big_below(const struct hp_blocks *x, uintptr_t w)
+{
+	uint64_t n = w == UINTPTR_MAX ? x->nbig : big_rank(x, w + 1);
+
+	return n ? &x->big[n - 1] : NULL;
 }
 
 static int holds(uintptr_t start, uint64_t size, uintptr_t w)
@@ -499,16 +507,9 @@ static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi
 /* The first big block that starts at or after a, or NULL. */
 static const struct hp_blocks_big *big_from(const struct hp_blocks *x, uintptr_t a)
 {
-	uint64_t lo = 0, hi = x->nbig;
+	uint64_t n = big_rank(x, a);
 
-	while (lo < hi) {
-		uint64_t m = lo + (hi - lo) / 2;
-		if (x->big[m].start < a)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo < x->nbig ? &x->big[lo] : NULL;
+	return n < x->nbig ? &x->big[n] : NULL;
 }
 
 int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr_t *start,
