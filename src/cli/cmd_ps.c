@@ -299,29 +299,46 @@ static int by_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* Reads the options and program names into l; -1 when the command is
+ * done (help, or a usage error in *status). */
+static int parse_ps(int argc, char **argv, struct listing *l, int *status)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			l->quiet = 1;
+		} else if (!strcmp(argv[i], "--json")) {
+			l->json = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(help_text, stdout);
+			*status = 0;
+			return -1;
+		} else if (argv[i][0] == '-') {
+			*status = hp_usage_error("ps", "unknown option '%s'", argv[i]);
+			return -1;
+		} else if (!argv[i][0]) {
+			*status = hp_usage_error("ps", "an empty program name%s", "");
+			return -1;
+		} else {
+			l->names[l->nnames++] = argv[i];
+		}
+	}
+	if (l->quiet && l->json) {
+		*status = hp_usage_error("ps", "choose one of -q and --json");
+		return -1;
+	}
+	return 0;
+}
+
 int hp_cmd_ps(int argc, char **argv)
 {
 	struct listing l = { 0 };
+	int status;
 
 	l.names = calloc((size_t)argc, sizeof(*l.names));
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
-			l.quiet = 1;
-		} else if (!strcmp(argv[i], "--json")) {
-			l.json = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(help_text, stdout);
-			return 0;
-		} else if (argv[i][0] == '-') {
-			return hp_usage_error("ps", "unknown option '%s'", argv[i]);
-		} else if (!argv[i][0]) {
-			return hp_usage_error("ps", "an empty program name%s", "");
-		} else {
-			l.names[l.nnames++] = argv[i];
-		}
+	if (parse_ps(argc, argv, &l, &status)) {
+		free(l.names);
+		return status;
 	}
-	if (l.quiet && l.json)
-		return hp_usage_error("ps", "choose one of -q and --json");
 	hp_proc_each_state(one_state, &l);
 	hp_proc_each_temp(one_temp, NULL);
 	hp_proc_each_bell(one_bell, NULL);
