@@ -357,10 +357,22 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* An argument that is not a known option: the process, once.  0, or the
+ * command's exit status. */
+static int operand(const char *a, pid_t *pid)
+{
+	if (a[0] == '-')
+		return hp_usage_error(cmd_name, "unknown option '%s'", a);
+	if (*pid)
+		return hp_usage_error(cmd_name, "one process at a time, not '%s' too", a);
+	return parse_pid(a, pid) ? 2 : 0;
+}
+
 static int attach(int argc, char **argv, char **confp)
 {
 	char lib[PATH_MAX];
 	pid_t pid = 0;
+	int status;
 	struct hp_pm_object libc, have;
 	struct hp_inject ij;
 	struct hp_attach_result res;
@@ -379,12 +391,8 @@ static int attach(int argc, char **argv, char **confp)
 			append(confp, a + 2);
 		} else if (!strncmp(a, "--conf=", 7)) {
 			append(confp, a + 7);
-		} else if (a[0] == '-') {
-			return hp_usage_error(cmd_name, "unknown option '%s'", a);
-		} else if (pid) {
-			return hp_usage_error(cmd_name, "one process at a time, not '%s' too", a);
-		} else if (parse_pid(a, &pid)) {
-			return 2;
+		} else if ((status = operand(a, &pid)) != 0) {
+			return status;
 		}
 	}
 	if (!pid)
@@ -447,6 +455,7 @@ int hp_cmd_attach(int argc, char **argv)
 int hp_cmd_detach(int argc, char **argv)
 {
 	pid_t pid = 0;
+	int status;
 	struct hp_pm_object libc, have;
 	struct hp_inject ij;
 	struct hp_attach_result res;
@@ -458,12 +467,8 @@ int hp_cmd_detach(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(detach_help, stdout);
 			return 0;
-		} else if (a[0] == '-') {
-			return hp_usage_error(cmd_name, "unknown option '%s'", a);
-		} else if (pid) {
-			return hp_usage_error(cmd_name, "one process at a time, not '%s' too", a);
-		} else if (parse_pid(a, &pid)) {
-			return 2;
+		} else if ((status = operand(a, &pid)) != 0) {
+			return status;
 		}
 	}
 	if (!pid)
