@@ -17,6 +17,9 @@
 # headless Chromium's --dump-dom and --screenshot (70), a program under a
 # seccomp allowlist of its own in eight modes (80).  Each runs bare, at
 # the default rate and in exact mode; 50 to 80 also under heapprof check.
+# heapprof attach and detach (45, 46): redis-server under redis-benchmark
+# and nginx's two workers under a client's requests (nginx-light, curl),
+# each started without heapprof.
 # redis-server (40) runs with HEAPPROF_RUNTIME_DIR set, which its process
 # title writes over.
 # Results must be the bare run's; times are printed as ratios, never
@@ -34,7 +37,7 @@
 # make it, as Debian's build does).  The JVM (default-jdk-headless),
 # rustc, chromium, python3 (which reads the screenshots and check's JSON)
 # and valgrind come with make deps, which deps-real runs first.
-DEB_REAL := python3.11 libpython3.11-testsuite redis-server redis-tools \
+DEB_REAL := python3.11 libpython3.11-testsuite redis-server redis-tools nginx-light curl \
             tcl8.6-dev dpkg-dev coreutils tar grep findutils \
             autoconf automake libtool
 
