@@ -4,7 +4,9 @@
 #   make bench-progs   the workloads and the measuring tool (make check
 #                      builds them: t/0950-bench.t runs the suite once, tiny)
 #   make bench         the whole suite against glibc, jemalloc, tcmalloc and
-#                      heaptrack: bench/RESULTS.md and bench/results.svg
+#                      heaptrack: bench/RESULTS.md and bench/results.svg;
+#                      then the unwinders (bench/unwind) and the leak gate
+#                      (bench/gate.sh), appended to RESULTS.md
 
 BENCH_CFLAGS := -O2 -g -fno-omit-frame-pointer -pthread
 GATE_PROGS   := $(B)/bench/forktests $(B)/bench/bigheap-lsan $(B)/bench/forktests-lsan   # bench/gate.sh
@@ -55,6 +57,9 @@ bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all bench-progs $(B)/bench/sqlite3.i
 	HP_BUILD=$(CURDIR)/$(B) perl bench/run --results bench/RESULTS.md --svg bench/results.svg $(BENCH_ARGS)
+	{ printf '\n## The unwinders: ns per frame (make bench-unwind)\n\n```\n'; $(B)/bench/unwind; \
+	  printf '```\n\n## The leak gate beside LeakSanitizer and valgrind (make bench-gate)\n\n'; \
+	  HP_BUILD=$(CURDIR)/$(B) sh bench/gate.sh; } >>bench/RESULTS.md
 
 # The leak scan's benchmark (bench/leakscan.sh): not part of make bench's
 # hour; make bench-leakscan runs it.
