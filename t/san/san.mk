@@ -48,6 +48,8 @@ check-asan:
 	@$(MAKE) --no-print-directory B=$(ASAN_B) SAN_CFLAGS='$(ASAN_FLAGS)' san-progs
 	@cp -p $(B)/libheapprof.so $(ASAN_B)/
 	@for f in $(B)/t/*; do [ ! -f "$$f" ] || cp -p "$$f" $(ASAN_B)/t/; done
+	@# t/0612's LeakSanitizer builds live in a folder of their own
+	@[ ! -d $(B)/t/lsan ] || { mkdir -p $(ASAN_B)/t/lsan && cp -p $(B)/t/lsan/* $(ASAN_B)/t/lsan/; }
 	@rm -rf $(ASAN_B)/san && mkdir -p $(ASAN_B)/san
 	@st=0; ASAN_OPTIONS=log_path=$(CURDIR)/$(ASAN_B)/san/asan:detect_leaks=1:exitcode=86 \
 	  UBSAN_OPTIONS=log_path=$(CURDIR)/$(ASAN_B)/san/ubsan:print_stacktrace=1:halt_on_error=1:exitcode=86 \
