@@ -65,7 +65,9 @@ unbiased_check() {
 		bytes = type ~ /space/
 		t = bytes ? N * Z : N
 		s = sqrt((bytes ? N * Z * Z : N) * (1 - p) / p)
-		if (e == "") { printf "off %d none", t; exit }
+		# No figure: the estimate is 0 (no block of the site sampled),
+		# judged as any other.
+		if (e == "") e = 0
 		d = e - t; if (d < 0) d = -d
 		printf "%s %d %.2f", (d <= 5 * s ? "ok" : "off"), t, d / s }')
 	set -- $_verdict
@@ -85,6 +87,14 @@ unbiased_site() {
 	unbiased_check "$1" "$2" "$3" inuse_objects $_live "$5"
 	unbiased_check "$1" "$2" "$3" alloc_space "$4" "$5"
 	unbiased_check "$1" "$2" "$3" alloc_objects "$4" "$5"
+}
+
+# unbiased_sites NAME TAG COUNT "FUNCTION:SIZE ...": unbiased_site for
+# each, COUNT blocks of SIZE bytes.
+unbiased_sites() {
+	for _s in $4; do
+		unbiased_site "$1" "$2" "${_s%:*}" "$3" "${_s#*:}"
+	done
 }
 
 # unbiased_zero NAME TAG FUNCTION COUNT: two tests, that FUNCTION's COUNT

@@ -14,8 +14,8 @@
  *   p_aligned_alloc   aligned_alloc(64, 64)
  *   p_strdup          strdup of 47 characters (48 bytes, through malloc)
  *   p_strndup         strndup of 47 of 60 characters (48 bytes)
- *   p_malloc0         malloc(0)
- *   p_calloc0         calloc(0, 16)
+ *   p_malloc0         malloc(0), 8N of them (sampled as one byte, 1 in 16384 at
+ *   p_calloc0         calloc(0, 16), 8N     lg_prof_sample:14: N would give ~6 live samples)
  *   p_valloc          valloc(4096), N/64 of them
  *   p_pvalloc         pvalloc(4096), N/64 of them
  *
@@ -63,10 +63,10 @@ int main(int argc, char **argv)
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 200000;
 	void *(*const sites[])(void) = {
 		p_malloc, p_calloc, p_reallocarray, p_memalign, p_posix_memalign,
-		p_aligned_alloc, p_strdup, p_strndup, p_malloc0, p_calloc0,
+		p_aligned_alloc, p_strdup, p_strndup,
 	};
 	size_t nsites = sizeof(sites) / sizeof(sites[0]);
-	void **keep = calloc((nsites + 2) * n, sizeof(*keep));
+	void **keep = calloc((nsites + 2 + 16) * n, sizeof(*keep));
 
 	if (!keep)
 		return 1;
@@ -75,6 +75,8 @@ int main(int argc, char **argv)
 		run(sites[s], n, keep + s * n);
 	run(p_valloc, n / 64, keep + nsites * n);
 	run(p_pvalloc, n / 64, keep + (nsites + 1) * n);
+	run(p_malloc0, 8 * n, keep + (nsites + 2) * n);
+	run(p_calloc0, 8 * n, keep + (nsites + 10) * n);
 	printf("done %zu\n", n);
 	return 0;
 }
