@@ -24,9 +24,7 @@ for a in $(allocators); do
 	for run in $(seq $RUNS); do
 		unbiased_run cx "$alloc" "$TP/cxxpaths" $N
 		ok $? "$name, run $run: the final dump is written${alloc:+ (over $alloc)}"
-		for s in $SITES; do
-			unbiased_site "$name, run $run" cx "${s%:*}" $N "${s#*:}"
-		done
+		unbiased_sites "$name, run $run" cx $N "$SITES"
 	done
 done
 done_testing
