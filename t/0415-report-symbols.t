@@ -49,32 +49,8 @@ is "$(flat 'fill(double)' <cf)" 4000 "--full-names: fill(double) apart"
 is "$(jeprof_bytes "$TP/rep_cxx" "$cx" store::Pool::make)" 1280 "jeprof names it the same way"
 
 # ---- a shared library, PIE and non-PIE -----------------------------------
-cat >lib.c <<'EOF'
-#include <stdlib.h>
-void *volatile lib_sink;
-__attribute__((noinline)) static void lib_static(int n)
-{
-	for (int i = 0; i < n; i++)
-		lib_sink = malloc(2048);
-}
-__attribute__((noinline)) void lib_entry(int n) { lib_static(n); }
-EOF
-cat >main.c <<'EOF'
-#include <stdlib.h>
-void lib_entry(int n);
-static void *volatile sink;
-__attribute__((noinline)) static void local_leak(void)
-{
-	for (int i = 0; i < 3; i++)
-		sink = malloc(5000);
-}
-int main(void)
-{
-	lib_entry(7);
-	local_leak();
-	return 0;
-}
-EOF
+. "$SRC/t/replib.sh"
+replib_sources
 cc $CFLAGS_T -shared -fPIC -o libreplib.so lib.c &&
 	cc $CFLAGS_T -pie -fPIE -o pie main.c -L. -lreplib -Wl,-rpath,"$T_DIR" &&
 	cc $CFLAGS_T -no-pie -fno-PIE -o nopie main.c -L. -lreplib -Wl,-rpath,"$T_DIR"

@@ -25,32 +25,8 @@ debug() {
 lines() { grep -c . "$1"; }
 CFLAGS_T="-O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls"
 
-cat >lib.c <<'EOF'
-#include <stdlib.h>
-void *volatile lib_sink;
-__attribute__((noinline)) static void lib_static(int n)
-{
-	for (int i = 0; i < n; i++)
-		lib_sink = malloc(2048);
-}
-__attribute__((noinline)) void lib_entry(int n) { lib_static(n); }
-EOF
-cat >main.c <<'EOF'
-#include <stdlib.h>
-void lib_entry(int n);
-static void *volatile sink;
-__attribute__((noinline)) static void local_leak(void)
-{
-	for (int i = 0; i < 3; i++)
-		sink = malloc(5000);
-}
-int main(void)
-{
-	lib_entry(7);
-	local_leak();
-	return 0;
-}
-EOF
+. "$SRC/t/replib.sh"
+replib_sources
 # The next release: more code in front, so the old offsets mean other code.
 filler='void filler(void); void filler(void) { __asm__(".fill 8192,1,0x90"); }'
 (echo "$filler"; cat lib.c) >lib2.c
