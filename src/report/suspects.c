@@ -154,7 +154,7 @@ static double grows(const struct hp_suspect_input *in, size_t from, size_t to, d
 	double b = sum_dx > 0 ? sum_d / sum_dx : 0;
 	*rate = b;
 	if (k == 0 || b <= 0)
-		return b < 0 ? 0 : (k ? 0.5 : 0);
+		return 0;   /* no growth is no evidence of growth */
 	/* The steps' own scatter about the line: all the noise there is in
 	 * exact mode (a cache's entries differ in size), some in sampled. */
 	double ss = 0;
