@@ -122,3 +122,4 @@ cd "$T_DIR" || exit 1
 kill $x $s $srv 2>/dev/null
 wait $x $s $srv 2>/dev/null
 is "$(grep -c 'heapprof' serve.err)" 0 "serve said nothing on stderr"
+done_testing

@@ -40,6 +40,7 @@
 #include "cmds.h"
 #include "httpd.h"
 #include "proc.h"
+#include "push.h"
 
 /* How long converting a dump may take (symbolizing large binaries). */
 #define CONVERT_SECONDS 60
@@ -69,6 +70,11 @@ static const char usage_text[] =
 	"  --client-timeout SECONDS\n"
 	"                       how long a client may take to send its request or\n"
 	"                       to take the answer (default 10)\n"
+	"  --push URL           also send each profiled process's heap profile to\n"
+	"                       Pyroscope at URL (http://HOST:PORT; POST URL/ingest)\n"
+	"  --push-interval SECONDS  how often (default 15)\n"
+	"  --push-app NAME      the application name (default: the program's name)\n"
+	"  --push-label KEY=VALUE  a label of every profile pushed (repeatable)\n"
 	"  -q, --quiet          no log line per request on standard error\n"
 	"  -h, --help           show this help\n"
 	"Stops on SIGINT or SIGTERM.  See heapprof(1).\n";
@@ -1022,7 +1028,8 @@ static int seconds(double *out, const char *opt, const char *arg)
 	return 0;
 }
 
-enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT };
+enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT,
+       SERVE_OPT_PUSH, SERVE_OPT_PUSH_INTERVAL, SERVE_OPT_PUSH_APP, SERVE_OPT_PUSH_LABEL };
 
 int hp_cmd_serve(int argc, char **argv)
 {
@@ -1031,6 +1038,10 @@ int hp_cmd_serve(int argc, char **argv)
 		{ "all-users", no_argument, NULL, SERVE_OPT_ALL_USERS },
 		{ "timeout", required_argument, NULL, SERVE_OPT_TIMEOUT },
 		{ "client-timeout", required_argument, NULL, SERVE_OPT_CLIENT_TIMEOUT },
+		{ "push", required_argument, NULL, SERVE_OPT_PUSH },
+		{ "push-interval", required_argument, NULL, SERVE_OPT_PUSH_INTERVAL },
+		{ "push-app", required_argument, NULL, SERVE_OPT_PUSH_APP },
+		{ "push-label", required_argument, NULL, SERVE_OPT_PUSH_LABEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1039,6 +1050,7 @@ int hp_cmd_serve(int argc, char **argv)
 	struct serve s = { .timeout = 10, .uid = geteuid(), .self = getpid(), .h = &h };
 
 	serve_started = time(NULL);
+	struct hp_push push = { .interval = 15 };
 	const char *listen = "127.0.0.1:6060";
 	char err[512];
 	int c;
@@ -1067,6 +1079,23 @@ int hp_cmd_serve(int argc, char **argv)
 			if (seconds(&h.client_timeout, "--client-timeout", optarg))
 				return 2;
 			break;
+		case SERVE_OPT_PUSH:
+			if (hp_push_url(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		case SERVE_OPT_PUSH_INTERVAL:
+			if (seconds(&push.interval, "--push-interval", optarg))
+				return 2;
+			break;
+		case SERVE_OPT_PUSH_APP:
+			push.app = optarg;
+			if (!*optarg || strpbrk(optarg, "{},= \t\r\n\""))
+				return usage_error("--push-app: '%s' is not an application name", optarg);
+			break;
+		case SERVE_OPT_PUSH_LABEL:
+			if (hp_push_label(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -1077,6 +1106,8 @@ int hp_cmd_serve(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (s.all_users && s.uid != 0)
 		return usage_error("--all-users is for root%s (every user's processes)", "");
+	if (!push.url && (push.app || push.nlabels || push.interval != 15))
+		return usage_error("--push-interval, --push-app and --push-label go with --push URL%s", "");
 	int r = hp_httpd_listen(&h, listen, err, sizeof(err));
 	if (r == 2)
 		return usage_error("%s", err);
@@ -1094,6 +1125,21 @@ int hp_cmd_serve(int argc, char **argv)
 			"has no authentication: whoever reaches it can read the heap profiles of %s\n",
 			h.addr, s.all_users ? "every user's processes" : "your processes");
 	printf("heapprof serve: listening on http://%s/\n", h.addr);
+	if (push.url)
+		printf("heapprof serve: pushing every profiled process's heap profile to %s every %g s\n",
+		       push.endpoint, push.interval);
 	fflush(stdout);
-	return hp_httpd_run(&h);
+	push.quiet = h.quiet;
+	pid_t pusher = push.url ? hp_push_start(&push, h.addr) : 0;
+	if (pusher < 0) {
+		fprintf(stderr, "heapprof serve: cannot start pushing: %s\n", strerror(errno));
+		return 1;
+	}
+	int st = hp_httpd_run(&h);
+	if (pusher > 0) {
+		kill(pusher, SIGTERM);
+		while (waitpid(pusher, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return st;
 }
