@@ -14,7 +14,10 @@
 #                                    unshare's status is CMD's.
 #   container_pid DIR                the host pid of the process container_run
 #                                    started in DIR (waits for it).
-#   CONTAINER_BIND=HOSTDIR:INSIDE    one more read-only bind for container_run.
+#   CONTAINER_BIND=HOSTDIR:INSIDE    one more bind for container_run.
+#   CONTAINER_USER=UID               container_run in a user namespace too,
+#                                    whose root is UID here (and GID UID);
+#                                    the root's path must be open to UID.
 
 if [ "$(id -u)" != 0 ]; then
 	echo "Bail out! $(basename "$0") builds containers: it needs root (unshare, mount, chroot)"
@@ -41,8 +44,8 @@ container_root() {
 container_run() {
 	_r=$1
 	shift
-	# The host's runtime directory is not the container's.
-	env -u HEAPPROF_RUNTIME_DIR unshare --mount --pid --fork --propagation private sh -c '
+	# In the namespaces: the mounts, then CMD chrooted.
+	_setup='
 		r=$1; b=$2; shift 2
 		if [ -d "$r/usr" ]; then
 			mount --bind /usr "$r/usr" && mount -o remount,bind,ro "$r/usr" || exit 99
@@ -53,7 +56,18 @@ container_run() {
 		[ -L "$r/tmp" ] || mount -t tmpfs -o mode=1777 tmpfs "$r/tmp" || exit 99
 		[ -L "$r/dev/shm" ] || [ -L "$r/dev" ] || mount -t tmpfs -o mode=1777 tmpfs "$r/dev/shm" || exit 99
 		mount -t proc proc "$r/proc" || exit 99
-		exec chroot "$r" "$@"' sh "$_r" "${CONTAINER_BIND:-}" "$@"
+		exec chroot "$r" "$@"'
+	# The host's runtime directory is not the container's.
+	if [ -n "${CONTAINER_USER:-}" ]; then
+		# An ordinary user here makes the user namespace, mapped to its
+		# root (no newuidmap needed).
+		env -u HEAPPROF_RUNTIME_DIR setpriv --reuid="$CONTAINER_USER" --regid="$CONTAINER_USER" \
+			--clear-groups unshare --user --map-root-user --mount --pid --fork --propagation private \
+			sh -c "$_setup" sh "$_r" "${CONTAINER_BIND:-}" "$@"
+	else
+		env -u HEAPPROF_RUNTIME_DIR unshare --mount --pid --fork --propagation private \
+			sh -c "$_setup" sh "$_r" "${CONTAINER_BIND:-}" "$@"
+	fi
 }
 
 container_pid() {

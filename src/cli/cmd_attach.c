@@ -286,7 +286,9 @@ static int stop_failed(struct hp_inject *ij, enum hp_inject_err e, pid_t pid)
 	}
 }
 
-/* Whether the process maps the file at path (its own name for it). */
+/* Whether the process maps the file at path (its own name for it; the
+ * kernel may write it from its mount namespace's root, longer: the tail
+ * is compared, the stage directory's name being random). */
 static bool maps_file(pid_t pid, const char *path)
 {
 	char fn[64], line[PATH_MAX + 128];
@@ -296,8 +298,8 @@ static bool maps_file(pid_t pid, const char *path)
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(fn, "re");
 	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-		found = p && !strncmp(p, path, n) && (p[n] == '\n' || p[n] == ' ');
+		size_t len = strcspn(line, "\n");
+		found = len >= n && !strncmp(line + len - n, path, n);
 	}
 	if (f)
 		fclose(f);

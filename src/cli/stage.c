@@ -11,13 +11,16 @@
  * symbolic link planted in the container (its /tmp pointing at the
  * host's /etc) cannot redirect a write of this command's; the directory
  * is made under a fresh random name (never one that exists), mode 0700,
- * and handed to the process's own user with its files (0500).
+ * and everything in it is made as the process's own user (the
+ * filesystem uid and gid set to its: a container in a user namespace may
+ * not hold files of this host's root at all), its files mode 0500.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -38,6 +41,20 @@ static const char *const lib_dirs[] = {
 	"lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "usr/local/lib/x86_64-linux-gnu",
 	"lib64", "usr/lib64", "lib", "usr/lib", "usr/local/lib",
 };
+
+/* Files made from here on are the process's user's, and its permissions
+ * apply; as_self goes back. */
+static void as_owner(const struct hp_stage *s)
+{
+	setfsgid(s->gid);
+	setfsuid(s->uid);
+}
+
+static void as_self(void)
+{
+	setfsuid(geteuid());
+	setfsgid(getegid());
+}
 
 static void why(struct hp_stage *s, const char *fmt, const char *a, int err)
 {
@@ -124,6 +141,7 @@ int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid)
 	}
 	if ((s->parent = pick_home(s, &home)) < 0)
 		return -1;
+	as_owner(s);
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned char r[6];
 		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
@@ -134,20 +152,29 @@ int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid)
 			break;
 		s->name[0] = '\0';
 		if (errno != EEXIST) {
-			why(s, "cannot make a directory in the process's /%s: %s", home, errno);
+			int err = errno;
+			as_self();
+			snprintf(s->why, sizeof(s->why), "cannot make a directory in the process's /%s as its "
+				 "user (uid %u here): %s", home, uid, strerror(err));
+			hp_stage_remove(s);
 			return -1;
 		}
 	}
 	if (!s->name[0]) {
+		as_self();
 		snprintf(s->why, sizeof(s->why), "cannot make a directory of a fresh name in the process's /%s",
 			 home);
+		hp_stage_remove(s);
 		return -1;
 	}
 	s->dir = openat(s->parent, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	/* Ours, just made: a directory of this command's user. */
-	if (s->dir < 0 || fstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    fchmod(s->dir, 0700) != 0 || fchown(s->dir, uid, gid) != 0) {
-		why(s, "cannot take the directory made in the process's /%s: %s", home, errno);
+	/* Ours, just made: a directory of the process's user. */
+	int bad = s->dir < 0 || fstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid ||
+		  fchmod(s->dir, 0700) != 0;
+	int err = errno;
+	as_self();
+	if (bad) {
+		why(s, "cannot take the directory made in the process's /%s: %s", home, err);
 		hp_stage_remove(s);
 		return -1;
 	}
@@ -172,7 +199,9 @@ int hp_stage_copy(struct hp_stage *s, const char *from, const char *name, char *
 		why(s, "cannot read %s: %s", from, errno);
 		return -1;
 	}
+	as_owner(s);
 	int out = openat(s->dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
+	as_self();
 	if (out < 0) {
 		why(s, "cannot stage %s: %s", name, errno);
 		close(in);
@@ -185,7 +214,7 @@ int hp_stage_copy(struct hp_stage *s, const char *from, const char *name, char *
 			break;
 		}
 	int err = errno;
-	if (n == 0 && (fchmod(out, 0500) != 0 || fchown(out, s->uid, s->gid) != 0)) {
+	if (n == 0 && fchmod(out, 0500) != 0) {
 		n = -1;
 		err = errno;
 	}
@@ -209,14 +238,18 @@ int hp_stage_listen(struct hp_stage *s, char *inside, size_t cap)
 
 	/* Bound through our descriptor of the directory, not a path. */
 	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/s", s->dir);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		why(s, "cannot make a socket in %s: %s", s->inside, errno);
+	as_owner(s);
+	int bound = fd >= 0 ? bind(fd, (struct sockaddr *)&a, sizeof(a)) : -1;
+	int err = errno;
+	as_self();
+	if (bound != 0) {
+		why(s, "cannot make a socket in %s: %s", s->inside, err);
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	made(s, "s");
-	if (fchownat(s->dir, "s", s->uid, s->gid, AT_SYMLINK_NOFOLLOW) != 0 || listen(fd, 1) != 0) {
+	if (listen(fd, 1) != 0) {
 		why(s, "cannot set up the socket in %s: %s", s->inside, errno);
 		close(fd);
 		return -1;

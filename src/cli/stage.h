@@ -35,16 +35,16 @@ struct hp_stage {
 /* Makes the directory: in the first of the process's /dev/shm, /tmp and
  * /var/tmp that is a real directory (no symbolic link on the way), not
  * read-only and not noexec; a fresh name .heapprof-attach.XXXXXXXXXXXX,
- * mode 0700, owned by uid:gid.  Returns 0, or -1 with s->why (s is then
+ * mode 0700, made as uid:gid (the process's user: its permissions apply).  Returns 0, or -1 with s->why (s is then
  * clean). */
 int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid);
 
 /* Copies the file from (a path here) into the directory as name, mode
- * 0500, owned by uid:gid; its path in the process's filesystem goes to
+ * 0500, made as uid:gid; its path in the process's filesystem goes to
  * inside.  Returns 0, or -1 with s->why. */
 int hp_stage_copy(struct hp_stage *s, const char *from, const char *name, char *inside, size_t cap);
 
-/* A listening unix stream socket "s" in the directory (owned by uid:gid);
+/* A listening unix stream socket "s" in the directory (made as uid:gid);
  * its path in the process's filesystem goes to inside.  Returns the
  * descriptor, or -1 with s->why. */
 int hp_stage_listen(struct hp_stage *s, char *inside, size_t cap);
