@@ -118,7 +118,7 @@ static int pick_home(struct hp_stage *s, const char **home)
 		if (fd >= 0)
 			close(fd);
 		size_t l = strlen(seen);
-		snprintf(seen + l, sizeof(seen) - l, "%s/%s %s", l ? ";" : "", homes[i], no);
+		snprintf(seen + l, sizeof(seen) - l, "%s/%s %s", l ? "; " : "", homes[i], no);
 	}
 	snprintf(s->why, sizeof(s->why), "no place for heapprof's files in the process's filesystem (%s)",
 		 seen);
