@@ -9,12 +9,24 @@
  *      32-bit or static one, one traced already (TracerPid), one with a
  *      shadow stack (its return addresses cannot be chosen), one whose C
  *      library is not glibc, one under a seccomp filter (the load's
- *      system calls could kill it), one with another libheapprof, one whose
- *      mount namespace does not show this libheapprof at the same path
- *      (a container: the library must be made visible there first), and
+ *      system calls could kill it), one with another libheapprof, one that
+ *      cannot write the host directory its dumps are to go to (a
+ *      container's user), and
  *      ptrace's own refusal (EPERM: another user's process, Yama's
  *      ptrace_scope, a seccomp profile), which names CAP_SYS_PTRACE and
  *      the Yama setting.
+ *   1b. A process in a container (another root, its own mount and pid
+ *      namespaces) that does not see this libheapprof.so at its path
+ *      gets copies of it and of the libraries it lacks (needed.c) in a
+ *      private directory of its own /dev/shm or /tmp (stage.c, through
+ *      /proc/PID/root, never following its symbolic links), loaded in
+ *      step 3 by absolute path, dependencies first, and removed once
+ *      loaded.  The directory of an absolute -c prof_prefix it does not
+ *      see is the host's: opened here and passed over a unix socket in
+ *      that private directory (heapprof_attach_fd, two calls that never
+ *      block), its prefix becoming /proc/self/fd/N/...  The other
+ *      commands find such a process's files through /proc/PID/root and
+ *      its own pid (proc.c).
  *   2. One thread is stopped at a safe point (inject.c): blocked in a
  *      system call of the C library's, neither in the allocator nor in
  *      the loader; the others run on.
@@ -80,6 +92,10 @@ static const char attach_help[] =
 	"takes; the others run on.  It needs ptrace: the same user and, for another\n"
 	"user's process, CAP_SYS_PTRACE; Yama's ptrace_scope 1 also wants\n"
 	"CAP_SYS_PTRACE, and 3 forbids it.\n"
+	"A process in a container (another root) that does not see libheapprof.so\n"
+	"gets a copy, and of the libraries it lacks, in a private directory of its\n"
+	"/dev/shm or /tmp, removed once loaded; an absolute -c prof_prefix is this\n"
+	"host's path, its directory passed to the process.\n"
 	"\n"
 	"  -c, --conf KEY:VALUE[,...]  library options, as in MALLOC_CONF (repeatable;\n"
 	"                              over profiler.ini's)\n"
