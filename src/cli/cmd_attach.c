@@ -519,7 +519,7 @@ static int plan_dump_dir(pid_t pid, const char *conf, struct contained *c, unsig
 	char prefix[PATH_MAX];
 	struct stat here, there;
 
-	if (!conf_prefix(conf, prefix, sizeof(prefix)) || prefix[0] != '/' || !hp_proc_other_root(pid))
+	if (!conf_prefix(conf, prefix, sizeof(prefix)) || prefix[0] != '/' || !hp_proc_other_fs(pid))
 		return 0;   /* the process's own terms: relative, or its root is ours */
 	char *slash = strrchr(prefix, '/');
 	snprintf(c->base, sizeof(c->base), "%s", slash + 1);

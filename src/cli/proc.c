@@ -32,14 +32,22 @@ pid_t hp_proc_nspid(pid_t pid)
 	return n > 0 ? (pid_t)n : pid;
 }
 
-bool hp_proc_other_root(pid_t pid)
+/* Whether the two paths name different files (or one is unreadable). */
+static bool differ(const char *a, const char *b)
 {
-	char path[64];
-	struct stat ours, theirs;
+	struct stat x, y;
 
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	return stat("/", &ours) == 0 && stat(path, &theirs) == 0 &&
-	       (ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino);
+	return stat(a, &x) != 0 || stat(b, &y) != 0 || x.st_dev != y.st_dev || x.st_ino != y.st_ino;
+}
+
+bool hp_proc_other_fs(pid_t pid)
+{
+	char root[64], mnt[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	snprintf(mnt, sizeof(mnt), "/proc/%d/ns/mnt", (int)pid);
+	return (access(mnt, F_OK) == 0 && differ("/proc/self/ns/mnt", mnt)) ||
+	       (access(root, F_OK) == 0 && differ("/", root));
 }
 
 /* "/proc/self/fd/N/rest": the directory pid holds on N, here. */
@@ -71,7 +79,7 @@ void hp_proc_host_path(pid_t pid, const char *in, char *out, size_t cap)
 
 	if (fd_dir_path(pid, in, tmp, sizeof(tmp)))
 		snprintf(out, cap, "%s", tmp);
-	else if (!in[0] || !hp_proc_other_root(pid))
+	else if (!in[0] || !hp_proc_other_fs(pid))
 		snprintf(out, cap, "%s", in);
 	else if (in[0] == '/')
 		snprintf(out, cap, "/proc/%d/root%s", (int)pid, in);
@@ -88,7 +96,7 @@ static void maps_path(pid_t pid, const char *in, char *out, size_t cap)
 	char link[64], root[PATH_MAX];
 
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
-	ssize_t n = hp_proc_other_root(pid) ? readlink(link, root, sizeof(root) - 1) : -1;
+	ssize_t n = hp_proc_other_fs(pid) ? readlink(link, root, sizeof(root) - 1) : -1;
 	if (n > 1) {
 		root[n] = '\0';
 		if (!strncmp(in, root, (size_t)n) && in[n] == '/')
@@ -99,26 +107,33 @@ static void maps_path(pid_t pid, const char *in, char *out, size_t cap)
 
 bool hp_proc_has_heapprof(pid_t pid)
 {
+	static const char tail[] = " (deleted)\n";
 	char path[64], line[4096];
 	bool found = false;
+	long unlinked[8];   /* the pids of the unlinked bells it maps */
+	int nun = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
-	char bell[48];
-	bool inert = false;
-
-	snprintf(bell, sizeof(bell), "/bell.%d (deleted)\n", (int)hp_proc_nspid(pid));
 	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line), bl = strlen(bell);
+		size_t n = strlen(line), tl = sizeof(tail) - 1;
 		found |= strstr(line, "/libheapprof.so") != NULL;
 		/* heapprof detach unlinks the bell and leaves its page: the
 		 * library is there, inert (a running preloaded process never
 		 * unlinks its own). */
-		inert |= n >= bl && !strcmp(line + n - bl, bell);
+		char *b = strstr(line, "/bell.");
+		if (b && n >= tl && !strcmp(line + n - tl, tail) && nun < 8)
+			unlinked[nun++] = atol(b + 6);
 	}
 	fclose(f);
+	/* Its own pid names its bell (a container's pid namespace's): read
+	 * only for a process with heapprof. */
+	pid_t own = found && nun ? hp_proc_nspid(pid) : 0;
+	bool inert = false;
+	for (int i = 0; i < nun; i++)
+		inert |= unlinked[i] == own;
 	errno = 0;
 	return found && !inert;
 }

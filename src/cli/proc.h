@@ -35,11 +35,12 @@ struct hp_proc_state {
 /* pid as the process itself sees it: the last NSpid of /proc/pid/status
  * (its pid namespace's, a container's), or pid. */
 pid_t hp_proc_nspid(pid_t pid);
-/* True if pid's root directory is not ours (a container's, a chroot):
+/* True if pid's filesystem is not ours: another root directory (a
+ * container's, a chroot) or another mount namespace (a private /tmp):
  * the paths it names must be read through /proc/pid/root. */
-bool hp_proc_other_root(pid_t pid);
+bool hp_proc_other_fs(pid_t pid);
 /* A path pid names in its own filesystem, as this command reaches it:
- * unchanged when pid shares our root; else an absolute one under
+ * unchanged when pid shares our filesystem; else an absolute one under
  * /proc/pid/root and a relative one under /proc/pid/cwd.  A path under
  * /proc/self/fd/N/ (the host's dump directory heapprof attach passed a
  * process in a container) becomes that directory's path here. */
