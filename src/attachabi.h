@@ -29,7 +29,10 @@ void heapprof_attach_fd(const char *sock, int conn, struct hp_attach_fd *out);
  * socket (already queued: MSG_DONTWAIT), closes the socket, keeps the
  * directory on a high descriptor (closed by heapprof_detach, or by the
  * next heapprof_attach_fd) and gives its number in out->fd: the command
- * then names it in prof_prefix as /proc/self/fd/N/...
+ * then names it in prof_prefix as /proc/self/fd/N/...  A socket or
+ * directory a command killed between these calls left is closed by the
+ * next heapprof_attach (unless its conf names that directory) or
+ * heapprof_detach.
  */
 #ifndef HEAPPROF_ATTACHABI_H
 #define HEAPPROF_ATTACHABI_H

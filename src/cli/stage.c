@@ -13,10 +13,15 @@
  * is made under a fresh random name (never one that exists), mode 0700,
  * and everything in it is made as the process's own user (the
  * filesystem uid and gid set to its: a container in a user namespace may
- * not hold files of this host's root at all), its files mode 0500.
+ * not hold files of this host's root at all), its files mode 0500.  The
+ * directory is locked (flock) while the attach runs: the next attach
+ * removes the directories of attaches killed (kill -9) before they
+ * removed their own.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +130,52 @@ static int pick_home(struct hp_stage *s, const char **home)
 	return -1;
 }
 
+/* Empties the directory fd (files and sockets only: ours hold nothing
+ * else) and closes it. */
+static void empty(int fd)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+/* Removes the directories of attaches killed before they removed theirs:
+ * a live attach holds a lock on its own (taken right after making it). */
+static void sweep(int parent)
+{
+	int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, ".heapprof-attach.", 17))
+			continue;
+		int old = openat(parent, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (old < 0)
+			continue;
+		if (flock(old, LOCK_EX | LOCK_NB) != 0) {
+			close(old);
+			continue;
+		}
+		empty(old);
+		unlinkat(parent, e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid)
 {
 	const char *home = NULL;
@@ -141,6 +192,7 @@ int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid)
 	}
 	if ((s->parent = pick_home(s, &home)) < 0)
 		return -1;
+	sweep(s->parent);
 	as_owner(s);
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned char r[6];
@@ -169,8 +221,8 @@ int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid)
 	}
 	s->dir = openat(s->parent, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* Ours, just made: a directory of the process's user. */
-	int bad = s->dir < 0 || fstat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid ||
-		  fchmod(s->dir, 0700) != 0;
+	int bad = s->dir < 0 || flock(s->dir, LOCK_EX | LOCK_NB) != 0 || fstat(s->dir, &st) != 0 ||
+		  !S_ISDIR(st.st_mode) || st.st_uid != uid || fchmod(s->dir, 0700) != 0;
 	int err = errno;
 	as_self();
 	if (bad) {

@@ -34,8 +34,10 @@ struct hp_stage {
 
 /* Makes the directory: in the first of the process's /dev/shm, /tmp and
  * /var/tmp that is a real directory (no symbolic link on the way), not
- * read-only and not noexec; a fresh name .heapprof-attach.XXXXXXXXXXXX,
- * mode 0700, made as uid:gid (the process's user: its permissions apply).  Returns 0, or -1 with s->why (s is then
+ * read-only and not noexec, where it first removes the unlocked
+ * directories of attaches that were killed; a fresh name .heapprof-attach.XXXXXXXXXXXX,
+ * mode 0700, made as uid:gid (the process's user: its permissions apply),
+ * locked until hp_stage_remove.  Returns 0, or -1 with s->why (s is then
  * clean). */
 int hp_stage_make(struct hp_stage *s, pid_t pid, unsigned uid, unsigned gid);
 

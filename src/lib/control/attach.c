@@ -14,7 +14,10 @@
  *
  * Also owns the host's dump directory of a process in a container
  * (heapprof_attach_fd): the one descriptor heapprof keeps between tasks,
- * on a high number, from the attach that passed it to the detach.
+ * on a high number, from the attach that passed it to the detach; and
+ * the socket it comes through, between the command's two calls.  What a
+ * command killed between its calls left is closed by the next attach or
+ * detach.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,14 +44,34 @@ static void answer(struct hp_attach_result *out, int status, const char *text)
 }
 
 static int host_dir = -1;   /* heapprof_attach_fd's directory, or -1 */
+static int pending = -1;    /* its socket, connected and not read yet */
+
+/* Closes *fdp unless it is -1. */
+static void drop(int *fdp)
+{
+	int fd = HP_LOAD(fdp);
+
+	if (fd >= 0 && HP_CAS(fdp, &fd, -1))
+		close(fd);
+}
 
 /* Closes the host's dump directory, if one was passed. */
 static void drop_host_dir(void)
 {
+	drop(&host_dir);
+}
+
+/* At an attach: what a command killed between its calls left (a socket
+ * it never sent on; a directory its prefix does not name) is closed. */
+static void drop_leftovers(const char *conf)
+{
+	char want[48];
 	int fd = HP_LOAD(&host_dir);
 
-	if (fd >= 0 && HP_CAS(&host_dir, &fd, -1))
-		close(fd);
+	drop(&pending);
+	hp_fmt(want, sizeof(want), "/proc/self/fd/%d/", fd);
+	if (fd >= 0 && (!conf || !strstr(conf, want)))
+		drop_host_dir();
 }
 
 static void answer_fd(struct hp_attach_fd *out, int status, int fd, const char *text)
@@ -99,11 +122,17 @@ HP_EXPORT void heapprof_attach_fd(const char *sock, int conn, struct hp_attach_f
 			answer_fd(out, HP_ATTACH_FAILED, -1, strerrordesc_np(err));
 			return;
 		}
+		drop(&pending);
+		HP_STORE(&pending, s);
 		answer_fd(out, HP_ATTACH_DONE, s, "");
 		return;
 	}
+	if (conn != HP_LOAD(&pending)) {
+		answer_fd(out, HP_ATTACH_FAILED, -1, "not the socket heapprof connected");
+		return;
+	}
 	int fd = take_fd(conn);
-	close(conn);
+	drop(&pending);
 	if (fd >= 0 && HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON) {
 		/* The running profile's prefix names the descriptor it has. */
 		close(fd);
@@ -139,6 +168,7 @@ HP_EXPORT void heapprof_attach(const char *conf, struct hp_attach_result *out)
 		answer(out, HP_ATTACH_ALREADY, "attached already");
 		return;
 	}
+	drop_leftovers(conf);
 	/* The GOT entries first: until start-up has published its switches,
 	 * heapprof's entries forward every call unrecorded, as before a
 	 * preloaded constructor; and libunwind's validation pipe, opened
@@ -169,6 +199,7 @@ HP_EXPORT void heapprof_detach(struct hp_attach_result *out)
 		return;
 	}
 	if (HP_LOAD(&hp_switches.attached) != HP_ATTACH_ON) {
+		drop_leftovers(NULL);
 		answer(out, HP_ATTACH_ALREADY, "not attached");
 		return;
 	}
