@@ -4,14 +4,14 @@
 # /tmp and /dev/shm, where build/ is not visible (t/container.sh).  The
 # library is staged in the container's /dev/shm, loaded and unlinked; the
 # dumps land in the host's directory that -c prof_prefix names; dump, ps,
-# pause, resume and detach work from the host, by the host's pid; the
+# pause, resume, serve and detach work from the host, by the host's pid; the
 # program's output and exit status are a bare container run's, and nothing
 # of heapprof's is left in the container.  Then a process started in a
 # container under LD_PRELOAD is found and dumped from the host, its dump
 # read through /proc/PID/root.
 . "$(dirname "$0")/lib.sh"
 . "$SRC/t/container.sh"
-plan 27
+plan 30
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
@@ -58,6 +58,18 @@ like "$dump" "^$T_DIR/dumps/c\\.1\\.0\\.s0\\..*\\.heap\$" \
 ok $([ -s "$dump" ]; echo $?) "and the dump is there, on the host"
 like "$("$BIN" report --binary "$root/tp/attachee" "$dump" | sed -n 4p)" ' keep_growing$' \
 	"report (with --binary: the program's path is the container's) names the growing stack"
+timeout --foreground 60 "$BIN" serve --listen 127.0.0.1:0 >serve.out 2>serve.err &
+srv=$!
+n=0
+while ! grep -q listening serve.out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+code=$(curl -s -D served.head -o served.pb.gz -w '%{http_code}' "$url/debug/pprof/heap?pid=$pid")
+is "$code" 200 "serve answers the container's process by its host pid"
+like "$(tr -d '\r' <served.head)" "^X-Heapprof-Dump: $T_DIR/dumps/c\\.1\\.1\\.s1\\..*\\.heap\$" \
+	"with a fresh dump in the host's directory"
+ok $(gzip -t served.pb.gz; echo $?) "a gzipped profile"
+kill $srv
+wait $srv 2>/dev/null
 is "$("$BIN" pause "$pid")" "$pid: sampling paused" "pause works on it"
 is "$("$BIN" resume "$pid")" "$pid: sampling active" "resume too"
 "$BIN" detach "$pid" >detach.out 2>detach.err
