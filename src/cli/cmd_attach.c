@@ -16,9 +16,9 @@
  *      ptrace_scope, a seccomp profile), which names CAP_SYS_PTRACE and
  *      the Yama setting.
  *   1b. A process in a container (another root, its own mount and pid
- *      namespaces) that does not see this libheapprof.so at its path
- *      gets copies of it and of the libraries it lacks (needed.c) in a
- *      private directory of its own /dev/shm or /tmp (stage.c, through
+ *      namespaces; attachct.c) that does not see this libheapprof.so at
+ *      its path gets copies of it and of the libraries it lacks (needed.c)
+ *      in a private directory of its own /dev/shm or /tmp (stage.c, through
  *      /proc/PID/root, never following its symbolic links), loaded in
  *      step 3 by absolute path, dependencies first, and removed once
  *      loaded.  The directory of an absolute -c prof_prefix it does not
@@ -62,20 +62,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dlfcn.h>
-#include <fcntl.h>
 
 #include "attachabi.h"
+#include "attachct.h"
 #include "cmds.h"
 #include "inject.h"
 #include "options.h"
 #include "preload.h"
-#include "proc.h"
 #include "procmem.h"
-#include "stage.h"
 #include "usage.h"
 
 #define SAFE_POINT_MS 3000     /* to find a thread at a safe point */
@@ -322,15 +319,6 @@ static bool maps_file(pid_t pid, const char *path)
 	return found;
 }
 
-/* What heapprof attach put into a container's filesystem (stage.h) for
- * the process to load: the libraries it lacked, in the order to load
- * them, then libheapprof.so; n is 0 when nothing was staged. */
-struct staged {
-	char path[HP_NEEDED_MAX + 1][PATH_MAX];   /* as the process names them */
-	char from[HP_NEEDED_MAX + 1][PATH_MAX];   /* the host's */
-	int n;
-};
-
 /* Makes the stopped process dlopen path. */
 static int dlopen_in(struct hp_inject *ij, uintptr_t fn, const char *path)
 {
@@ -348,7 +336,8 @@ static int dlopen_in(struct hp_inject *ij, uintptr_t fn, const char *path)
 /* Loads lib into the stopped process unless it is there: the staged
  * copies when there are (the libraries it lacked first, by absolute path:
  * the loader then matches libheapprof.so's DT_NEEDED to them by soname). */
-static int load(struct hp_inject *ij, const char *lib, struct hp_pm_object *have, const struct staged *sg)
+static int load(struct hp_inject *ij, const char *lib, struct hp_pm_object *have,
+		const struct hp_attachct *sg)
 {
 	if (have->head)
 		return 0;
@@ -422,187 +411,6 @@ static void append(char **list, const char *s)
 	*list = l;
 }
 
-/* ---- a process in a container ------------------------------------------- */
-
-/* What attach does for a process whose filesystem is not ours (another
- * mount namespace, a chroot): the library staged there when the process
- * cannot see it, and the host's directory of an absolute -c prof_prefix
- * passed as a descriptor when the process cannot see that either. */
-struct contained {
-	bool stage;                  /* the stage directory is made */
-	bool pass_dir;               /* prof_prefix's directory is passed */
-	char hostdir[PATH_MAX];      /* that directory, here */
-	char base[PATH_MAX];         /* prof_prefix after it */
-	int dirfd;                   /* its descriptor, -1 */
-	int listen;                  /* the socket it goes through, -1 */
-	char sock[PATH_MAX];         /* the socket's path in the process */
-	struct hp_stage st;
-	struct staged sg;
-};
-
-/* The process's effective uid and gid, as this host numbers them (a
- * container's user namespace maps them). */
-static void ids_of(pid_t pid, unsigned *uid, unsigned *gid)
-{
-	char v[128];
-
-	*uid = *gid = 0;
-	status_field(pid, "Uid", v, sizeof(v));
-	sscanf(v, "%*u %u", uid);
-	status_field(pid, "Gid", v, sizeof(v));
-	sscanf(v, "%*u %u", gid);
-}
-
-/* Whether the process shares our user namespace. */
-static bool same_userns(pid_t pid)
-{
-	char fn[64];
-	struct stat a, b;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/ns/user", (int)pid);
-	return stat("/proc/self/ns/user", &a) == 0 && stat(fn, &b) == 0 && a.st_ino == b.st_ino &&
-	       a.st_dev == b.st_dev;
-}
-
-/* The last prof_prefix of the -c list, or NULL. */
-static const char *conf_prefix(const char *conf, char *buf, size_t cap)
-{
-	const char *found = NULL;
-
-	for (const char *p = conf; p && *p;) {
-		size_t n = strcspn(p, ",");
-		if (n > 12 && !strncmp(p, "prof_prefix:", 12)) {
-			snprintf(buf, cap, "%.*s", (int)(n - 12), p + 12);
-			found = buf;
-		}
-		p += n + (p[n] == ',');
-	}
-	return found;
-}
-
-/* Makes dir and its missing parents (the last one the process's). */
-static int make_dirs(const char *dir, unsigned uid, unsigned gid)
-{
-	char d[PATH_MAX];
-
-	snprintf(d, sizeof(d), "%s", dir);
-	for (char *p = d + 1;; p++)
-		if (*p == '/' || !*p) {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(d, 0700) == 0 && !c && chown(d, uid, gid) != 0)
-				return -1;
-			if (errno != EEXIST && access(d, F_OK) != 0)
-				return -1;
-			*p = c;
-			if (!c)
-				return 0;
-		}
-}
-
-/* Whether uid:gid may make files in the directory st (root: in our user
- * namespace only; a container's root is an ordinary user here). */
-static bool writable_by(const struct stat *st, unsigned uid, unsigned gid, bool userns)
-{
-	if (uid == 0 && userns)
-		return true;
-	if (st->st_uid == uid)
-		return (st->st_mode & 0300) == 0300;
-	if (st->st_gid == gid)
-		return (st->st_mode & 0030) == 0030;
-	return (st->st_mode & 0003) == 0003;
-}
-
-/* Decides whether the prefix's directory must be passed, and opens it. */
-static int plan_dump_dir(pid_t pid, const char *conf, struct contained *c, unsigned uid, unsigned gid)
-{
-	char prefix[PATH_MAX];
-	struct stat here, there;
-
-	if (!conf_prefix(conf, prefix, sizeof(prefix)) || prefix[0] != '/' || !hp_proc_other_fs(pid))
-		return 0;   /* the process's own terms: relative, or its root is ours */
-	char *slash = strrchr(prefix, '/');
-	snprintf(c->base, sizeof(c->base), "%s", slash + 1);
-	snprintf(c->hostdir, sizeof(c->hostdir), "%.*s", (int)(slash - prefix), prefix);
-	if (!c->hostdir[0])
-		snprintf(c->hostdir, sizeof(c->hostdir), "/");
-	if (strchr(c->hostdir, '%'))
-		return fail("prof_prefix %s: process %d has another root directory (a container): the "
-			    "directory of its prefix is this host's, and cannot hold %% expansions", prefix, (int)pid);
-	if (make_dirs(c->hostdir, uid, gid) != 0 || stat(c->hostdir, &here) != 0)
-		return fail("prof_prefix %s: cannot make %s: %s", prefix, c->hostdir, strerror(errno));
-	if (hp_stage_root_stat(pid, c->hostdir, &there) && here.st_dev == there.st_dev &&
-	    here.st_ino == there.st_ino)
-		return 0;   /* it sees the same directory there */
-	if (!S_ISDIR(here.st_mode))
-		return fail("prof_prefix %s: %s is not a directory", prefix, c->hostdir);
-	if (!writable_by(&here, uid, gid, same_userns(pid)))
-		return fail("prof_prefix %s: process %d (uid %u on this host%s) cannot write in %s: give it "
-			    "that user, or choose another directory", prefix, (int)pid, uid,
-			    same_userns(pid) ? "" : ", in a user namespace", c->hostdir);
-	c->dirfd = open(c->hostdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->dirfd < 0)
-		return fail("prof_prefix %s: cannot open %s: %s", prefix, c->hostdir, strerror(errno));
-	c->pass_dir = true;
-	return 0;
-}
-
-/* Copies the library, and those it needs that the process's filesystem
- * lacks, into the stage directory. */
-static int stage_library(pid_t pid, const char *lib, struct contained *c)
-{
-	static struct hp_needed nd;
-	struct staged *sg = &c->sg;
-
-	if (hp_needed_list(lib, &nd) != 0)
-		return fail("process %d: %s", (int)pid, nd.why);
-	for (int i = 0; i <= nd.n; i++) {
-		const char *from = i < nd.n ? nd.lib[i].path : lib;
-		const char *name = i < nd.n ? nd.lib[i].soname : "libheapprof.so";
-		if (i < nd.n && hp_stage_root_has(pid, name))
-			continue;
-		if (hp_stage_copy(&c->st, from, name, sg->path[sg->n], sizeof(sg->path[0])) != 0)
-			return fail("process %d: %s", (int)pid, c->st.why);
-		snprintf(sg->from[sg->n++], sizeof(sg->from[0]), "%s", from);
-	}
-	return 0;
-}
-
-/* Everything before the process is stopped. */
-static int prepare(pid_t pid, const char *lib, bool hidden, bool loaded, const char *conf,
-		   struct contained *c)
-{
-	unsigned uid, gid;
-
-	c->dirfd = c->listen = -1;
-	c->st.root = c->st.parent = c->st.dir = -1;
-	ids_of(pid, &uid, &gid);
-	if (plan_dump_dir(pid, conf, c, uid, gid))
-		return 1;
-	if (!(hidden && !loaded) && !c->pass_dir)
-		return 0;
-	if (hp_stage_make(&c->st, pid, uid, gid) != 0)
-		return fail("process %d: %s", (int)pid, c->st.why);
-	c->stage = true;
-	if (hidden && !loaded && stage_library(pid, lib, c))
-		return 1;
-	if (c->pass_dir && (c->listen = hp_stage_listen(&c->st, c->sock, sizeof(c->sock))) < 0)
-		return fail("process %d: %s", (int)pid, c->st.why);
-	return 0;
-}
-
-static void contained_release(struct contained *c)
-{
-	if (c->stage)
-		hp_stage_remove(&c->st);
-	if (c->dirfd >= 0)
-		close(c->dirfd);
-	if (c->listen >= 0)
-		close(c->listen);
-	c->dirfd = c->listen = -1;
-	c->stage = false;
-}
-
 /* One heapprof_attach_fd call (attachabi.h). */
 static int call_fd(struct hp_inject *ij, uintptr_t fn, const char *sock, int conn, struct hp_attach_fd *res)
 {
@@ -629,35 +437,9 @@ static int call_fd(struct hp_inject *ij, uintptr_t fn, const char *sock, int con
 	return 0;
 }
 
-/* Sends fd over the connection the listening socket holds. */
-static int send_dir(int listen_fd, int fd)
-{
-	char byte = 'd';
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	int conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-	if (conn < 0)
-		return -1;
-	memset(u.buf, 0, sizeof(u.buf));
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
-	ssize_t n = sendmsg(conn, &m, MSG_NOSIGNAL);
-	close(conn);
-	return n == 1 ? 0 : -1;
-}
-
 /* Gives the stopped process the host's dump directory (attachabi.h), and
  * names it in the -c list's prof_prefix as /proc/self/fd/N/BASE. */
-static int pass_dir(struct hp_inject *ij, struct hp_pm_object *have, struct contained *c, char **confp)
+static int pass_dir(struct hp_inject *ij, struct hp_pm_object *have, struct hp_attachct *c, char **confp)
 {
 	struct hp_attach_fd res;
 	char item[PATH_MAX + 64];
@@ -669,7 +451,7 @@ static int pass_dir(struct hp_inject *ij, struct hp_pm_object *have, struct cont
 	if (call_fd(ij, fn, c->sock, -1, &res))
 		return 1;
 	int conn = res.fd;
-	if (send_dir(c->listen, c->dirfd) != 0) {
+	if (hp_attachct_send_dir(c) != 0) {
 		int err = errno;
 		call_fd(ij, fn, c->sock, conn, &res);   /* closes the process's end */
 		return fail("process %d: cannot send it %s: %s", (int)ij->pid, c->hostdir, strerror(err));
@@ -742,26 +524,27 @@ static int attach(int argc, char **argv, char **confp)
 	bool hidden = false;
 	if (check_target(pid, lib, &libc, &have, &hidden))
 		return 1;
-	struct contained *c = calloc(1, sizeof(*c));
+	struct hp_attachct *c = calloc(1, sizeof(*c));
 	if (!c)
 		abort();
-	int rc = prepare(pid, lib, hidden, have.head != 0, *confp, c);
+	int rc = hp_attachct_prepare(c, pid, lib, hidden, have.head != 0, *confp);
 	if (rc) {
-		contained_release(c);
+		fail("%s", c->why);
+		hp_attachct_release(c);
 		free(c);
-		return rc;
+		return 1;
 	}
 	hp_inject_step("before-stop");
 	enum hp_inject_err e = hp_inject_stop(&ij, pid, &libc, SAFE_POINT_MS);
 	if (e) {
-		contained_release(c);
+		hp_attachct_release(c);
 		free(c);
 		return stop_failed(&ij, e, pid);
 	}
 	hp_inject_step("stopped");
 	pid_t tid = ij.tid;
 	double t0 = hp_inject_now_ms();
-	rc = load(&ij, lib, &have, &c->sg);
+	rc = load(&ij, lib, &have, c);
 	double t1 = hp_inject_now_ms();
 	if (!rc && c->pass_dir)
 		rc = pass_dir(&ij, &have, c, confp);
@@ -771,7 +554,7 @@ static int attach(int argc, char **argv, char **confp)
 	hp_inject_release(&ij);
 	hp_inject_step("released");
 	/* The loaded copies stay mapped; their names go. */
-	contained_release(c);
+	hp_attachct_release(c);
 	free(c);
 	if (rc)
 		return rc;
