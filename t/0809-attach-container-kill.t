@@ -33,11 +33,16 @@ kill_at() {
 	HEAPPROF_ATTACH_PAUSE=$1 "$BIN" attach "$pid" -c prof_prefix:$T_DIR/d/c >"$name.cmd" 2>"$name.cmderr" &
 	cmd=$!
 	n=0
-	while ! grep -q "paused at $1" "$name.cmderr" 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+	while ! grep -q "paused at $1" "$name.cmderr" 2>/dev/null && kill -0 $cmd 2>/dev/null &&
+	      [ $n -lt 3000 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
 	kill -9 $cmd
 	wait $cmd 2>/dev/null
 	is "$(grep -c "paused at $1" "$name.cmderr") $(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$pid/status")" "1 0" \
 		"$2$1: killed there, the process is let go"
+	grep -q "paused at $1" "$name.cmderr" || diag "the command said: '$(cat "$name.cmderr")' after $n waits"
 	# Killed once released, it was attached: detached first.
 	[ "$1" != released ] || "$BIN" detach "$pid" >/dev/null
 	"$BIN" attach "$pid" -c prof_prefix:$T_DIR/d/c >"$name.again" 2>&1 &&
