@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/switches.h"
 #include "record/tls.h"
 #include "record/trigger.h"
 
@@ -84,6 +85,31 @@ static void test_live(void)
 	ok(hp_trigger_take() == 0 && hp_trigger_live() == base, "live: falling below a mark asks nothing");
 	hp_trigger_note_live(&t, 6 * LS);
 	is_int(hp_trigger_take(), HP_REQ_GDUMP, "live: the mark stays armed until crossed");
+}
+
+/* At a sampled rate R a sample moves the estimate by about R: the steps
+ * are 8 R, so that sampled allocations and frees do not each publish. */
+static void test_rate_step(void)
+{
+	struct hp_tls t = { 0 };
+	int64_t live = hp_trigger_live();
+	uint64_t allocated = hp_trigger_allocated();
+	int64_t r = (int64_t)1 << 19;
+
+	hp_switches.lg_sample = 19;
+	hp_trigger_note_live(&t, r);
+	hp_trigger_note_live(&t, -r);
+	hp_trigger_note_live(&t, -7 * r);
+	ok(hp_trigger_live() == live, "rate 2^19: seven samples' worth of live bytes stays with the thread");
+	hp_trigger_note_live(&t, -r);
+	ok(hp_trigger_live() == live - 8 * r && t.live_acc == 0, "rate 2^19: eight are published");
+	hp_trigger_note_alloc(&t, 7 * (uint64_t)r);
+	ok(hp_trigger_allocated() == allocated, "rate 2^19: so are allocated bytes, not seven");
+	hp_trigger_note_alloc(&t, (uint64_t)r);
+	ok(hp_trigger_allocated() == allocated + 8 * (uint64_t)r, "rate 2^19: but eight");
+	hp_switches.lg_sample = 0;
+	hp_trigger_note_live(&t, 8 * r);
+	ok(hp_trigger_live() == live, "exact mode: the fixed steps again");
 }
 
 static void test_requests(void)
@@ -171,9 +197,11 @@ static void test_wake(void)
 
 int main(void)
 {
+	hp_switches.lg_sample = 0;   /* the fixed steps, until test_rate_step */
 	test_publish();
 	test_interval();
 	test_live();
+	test_rate_step();
 	test_requests();
 	test_wake();
 	return done_testing();
