@@ -1,6 +1,8 @@
 /*
  * next-filter.c -- unit tests of next/filter: a counting byte per 4 KiB
- * page, modulo 1 GiB of address space; 255 sticks; pinned ranges.
+ * page, modulo 1 GiB of address space; 255 sticks; pinned ranges; the
+ * second look, which tells a page's one sampled block from its
+ * neighbours.
  *
  * The addresses are never dereferenced: the filter only indexes by them.
  * Nothing else in this program writes the filter.
@@ -92,11 +94,63 @@ static void test_pin(void)
 	   "pin covers every page an unaligned range touches, and no more");
 }
 
+#define ONE_SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_ONE_BITS))   /* 16 MiB */
+
+static void test_second_look(void)
+{
+	uintptr_t p = 0x7f5000003000ULL, q = p + 0x40, r = p + 0x800;
+
+	ok(!hp_filter_second_look((void *)p), "second look: an untouched page is not ours");
+	hp_filter_inc(p);
+	ok(hp_filter_second_look((void *)p), "second look: a page's one block is maybe");
+	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r),
+	   "second look: its neighbours in the page are certainly not sampled");
+	ok(!hp_filter_second_look((void *)(p + SPAN + 0x40)), "second look: nor are its 1 GiB aliases' blocks");
+	hp_filter_inc(q);
+	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: two blocks in the page: maybe for every pointer in it");
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: down to one, which one is not known: maybe still");
+	hp_filter_dec(q);
+	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)p), "second look: none left");
+	hp_filter_inc(r);
+	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
+
+	/* A page 16 MiB on shares r's slot: each byte's one block
+	 * overwrites the other's, and the loser's pointers are maybe. */
+	uintptr_t s = r + ONE_SPAN;
+	hp_filter_inc(s);
+	ok(hp_filter_second_look((void *)s) && !hp_filter_second_look((void *)(s + 16)),
+	   "second look: a page sharing the slot has its own one block");
+	ok(hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
+	   "second look: the page that lost the slot is maybe for every pointer");
+	hp_filter_dec(s);
+	hp_filter_dec(r);
+	ok(!hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)s), "second look: both drained");
+
+	uintptr_t a = 0x7f6000020000ULL;
+	hp_filter_pin((void *)a, PAGE);
+	ok(hp_filter_second_look((void *)a) && hp_filter_second_look((void *)(a + 64)),
+	   "second look: pinned pages are always maybe");
+
+	/* A cleared slot holds 0, whose byte is byte 0: a page of byte 0
+	 * down to one block must still say maybe. */
+	uintptr_t z = 0x7f4000000000ULL;   /* 1 GiB-aligned: byte 0 */
+	hp_filter_inc(z + 0x100);
+	hp_filter_inc(z + 0x200);
+	hp_filter_dec(z + 0x100);
+	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)),
+	   "second look: a cleared slot is not taken for a block of byte 0");
+	hp_filter_dec(z + 0x200);
+}
+
 int main(void)
 {
 	test_counts();
 	test_sticky();
 	test_alias();
 	test_pin();
+	test_second_look();
 	return done_testing();
 }

@@ -3,7 +3,8 @@
  *
  * Owns nothing.  Each function is the fast path and only the fast path:
  * one thread-local countdown test for allocations, one page-filter test for
- * frees, then a tail call to the next allocator (hp_next).  Everything
+ * frees (and, when the page holds a sampled block, the filter's second
+ * look, out of line), then a tail call to the next allocator (hp_next).  Everything
  * else is in record/sampled.c, reached only when an allocation may be
  * sampled or a freed pointer may be a sampled block.  No locks, no system calls, no
  * allocation here.
@@ -27,13 +28,23 @@ HP_EXPORT void *malloc(size_t n)
 	return hp_sampled_malloc(n);
 }
 
+/* Out of line, so that the fast path keeps no value for it. */
+static HP_NOINLINE HP_COLD void free_maybe_sampled(void *p)
+{
+	if (!hp_filter_second_look(p)) {
+		hp_next.free(p);
+		return;
+	}
+	hp_sampled_free(p);
+}
+
 HP_EXPORT void free(void *p)
 {
 	if (HP_LIKELY(!hp_filter_maybe(p))) {
 		hp_next.free(p);
 		return;
 	}
-	hp_sampled_free(p);
+	free_maybe_sampled(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t m)

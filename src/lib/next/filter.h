@@ -12,6 +12,16 @@
  * no lock; a zero byte means "certainly nothing of ours", anything else
  * sends the call to the slow path, where the live table answers exactly.
  *
+ * Most pointers the byte sends on are not sampled: they share a page
+ * with one sampled block (on an allocation loop, about as many frees as
+ * the sampled ones).  A second look tells most of them apart before the
+ * slow path's lock: a small table, indexed by the byte's index modulo
+ * 4096, keeps the address of the one block a byte counts when it counts
+ * exactly one.  A byte of 1 and a slot holding another block of the same
+ * byte mean "certainly not this pointer"; anything else (a slot taken by
+ * a byte that aliases in the table, a slot cleared because the count
+ * came down to one, unknown which) means "maybe" still.
+ *
  * It lives in the next-allocator layer because both the bootstrap pool
  * (here) and the live table (above) write it; the interposed functions
  * (intercept/) read it.
@@ -29,8 +39,10 @@
 
 #define HP_FILTER_BITS 18      /* 2^18 pages of 4 KiB: 1 GiB */
 #define HP_FILTER_PAGE_SHIFT 12
+#define HP_FILTER_ONE_BITS 12   /* the second look's slots: 32 KiB */
 
 extern uint8_t hp_filter[1u << HP_FILTER_BITS];
+extern uintptr_t hp_filter_one[1u << HP_FILTER_ONE_BITS];
 
 HP_INLINE size_t hp_filter_index(uintptr_t p)
 {
@@ -56,26 +68,58 @@ HP_INLINE bool hp_filter_maybe(const void *p)
 #endif
 }
 
+HP_INLINE uintptr_t *hp_filter_one_slot(size_t i)
+{
+	return &hp_filter_one[i & ((1u << HP_FILTER_ONE_BITS) - 1)];
+}
+
+/* The second look, after hp_filter_maybe(p) said maybe: false means
+ * "certainly not sampled" again.  Sound without a lock because the
+ * writers (below) store a byte's slot before the byte, with release,
+ * and a live sampled block p was counted before its free began: a byte
+ * of 1 read now counts p itself, unless p is not sampled, and the
+ * stores since that made it 1 left p's slot either p, or 0, or a block
+ * of another byte, never another block of p's. */
+HP_INLINE bool hp_filter_second_look(const void *p)
+{
+	size_t i = hp_filter_index((uintptr_t)p);
+	uint8_t v = HP_LOAD_ACQ(&hp_filter[i]);
+
+	if (v != 1)
+		return v != 0;
+	uintptr_t one = HP_LOAD(hp_filter_one_slot(i));
+	return one == (uintptr_t)p || one == 0 || hp_filter_index(one) != i;
+}
+
 /* One more, or one fewer, live sampled block starting in p's page.  The
  * caller serialises updates of each byte (record/live.c: under the lock of
  * the shard that owns the page); relaxed stores keep the lock-free readers
- * tear-free.  255 sticks. */
+ * tear-free, and the byte is stored last, with release (the second
+ * look).  255 sticks. */
 HP_INLINE void hp_filter_inc(uintptr_t p)
 {
-	uint8_t *f = &hp_filter[hp_filter_index(p)];
+	size_t i = hp_filter_index(p);
+	uint8_t *f = &hp_filter[i];
 	uint8_t v = HP_LOAD(f);
 
-	if (v != 255)
-		HP_STORE(f, (uint8_t)(v + 1));
+	if (v == 255)
+		return;
+	if (v == 0)
+		HP_STORE(hp_filter_one_slot(i), p);   /* the byte's one block */
+	HP_STORE_REL(f, (uint8_t)(v + 1));
 }
 
 HP_INLINE void hp_filter_dec(uintptr_t p)
 {
-	uint8_t *f = &hp_filter[hp_filter_index(p)];
+	size_t i = hp_filter_index(p);
+	uint8_t *f = &hp_filter[i];
 	uint8_t v = HP_LOAD(f);
 
-	if (v != 255 && v != 0)
-		HP_STORE(f, (uint8_t)(v - 1));
+	if (v == 255 || v == 0)
+		return;
+	if (v == 2)
+		HP_STORE(hp_filter_one_slot(i), 0);   /* one left: which, unknown */
+	HP_STORE_REL(f, (uint8_t)(v - 1));
 }
 
 /* Marks [start, start+len) as "maybe" forever (the bootstrap pool). */
