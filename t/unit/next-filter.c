@@ -1,6 +1,6 @@
 /*
- * next-filter.c -- unit tests of next/filter: a counting byte per 4 KiB
- * page, modulo 1 GiB of address space; 255 sticks; pinned ranges; the
+ * next-filter.c -- unit tests of next/filter: a counting byte per 16 KiB
+ * page, modulo 4 GiB of address space; 255 sticks; pinned ranges; the
  * second look, which tells a page's one sampled block from its
  * neighbours.
  *
@@ -14,16 +14,18 @@
 #include "tap.h"
 
 #define PAGE ((uintptr_t)1 << HP_FILTER_PAGE_SHIFT)
-#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 1 GiB */
+#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 4 GiB */
 
 static unsigned byte_of(uintptr_t p)
 {
 	return hp_filter[hp_filter_index(p)];
 }
 
+/* Each test's addresses have low 32 bits of their own: pages 4 GiB
+ * apart share a byte. */
 static void test_counts(void)
 {
-	uintptr_t p = 0x7f1234567000ULL;
+	uintptr_t p = 0x7f1234564000ULL;   /* a page's first byte */
 
 	ok(!hp_filter_maybe((void *)p) && byte_of(p) == 0, "an untouched page is certainly not ours");
 	hp_filter_inc(p);
@@ -44,7 +46,7 @@ static void test_counts(void)
 
 static void test_sticky(void)
 {
-	uintptr_t p = 0x7f2000000000ULL;
+	uintptr_t p = 0x7f2000300000ULL;
 
 	for (int i = 0; i < 300; i++)
 		hp_filter_inc(p);
@@ -56,10 +58,10 @@ static void test_sticky(void)
 
 static void test_alias(void)
 {
-	uintptr_t p = 0x7f3000005000ULL;
+	uintptr_t p = 0x7f3000204000ULL;
 
 	ok(hp_filter_index(p) == hp_filter_index(p + SPAN) && hp_filter_index(p) == hp_filter_index(p - 3 * SPAN),
-	   "pages 1 GiB apart share a byte");
+	   "pages 4 GiB apart share a byte");
 	hp_filter_inc(p);
 	ok(hp_filter_maybe((void *)(p + SPAN)) && hp_filter_maybe((void *)(p + 7 * SPAN + 123)),
 	   "a block in one page says maybe for its aliases");
@@ -94,18 +96,18 @@ static void test_pin(void)
 	   "pin covers every page an unaligned range touches, and no more");
 }
 
-#define ONE_SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_ONE_BITS))   /* 16 MiB */
+#define ONE_SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_ONE_BITS))   /* 64 MiB */
 
 static void test_second_look(void)
 {
-	uintptr_t p = 0x7f5000003000ULL, q = p + 0x40, r = p + 0x800;
+	uintptr_t p = 0x7f5000403000ULL, q = p + 0x40, r = p + 0x800;
 
 	ok(!hp_filter_second_look((void *)p), "second look: an untouched page is not ours");
 	hp_filter_inc(p);
 	ok(hp_filter_second_look((void *)p), "second look: a page's one block is maybe");
 	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r),
 	   "second look: its neighbours in the page are certainly not sampled");
-	ok(!hp_filter_second_look((void *)(p + SPAN + 0x40)), "second look: nor are its 1 GiB aliases' blocks");
+	ok(!hp_filter_second_look((void *)(p + SPAN + 0x40)), "second look: nor are its 4 GiB aliases' blocks");
 	hp_filter_inc(q);
 	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
 	   "second look: two blocks in the page: maybe for every pointer in it");
@@ -117,7 +119,7 @@ static void test_second_look(void)
 	hp_filter_inc(r);
 	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
 
-	/* A page 16 MiB on shares r's slot: each byte's one block
+	/* A page 64 MiB on shares r's slot: each byte's one block
 	 * overwrites the other's, and the loser's pointers are maybe. */
 	uintptr_t s = r + ONE_SPAN;
 	hp_filter_inc(s);
@@ -129,14 +131,14 @@ static void test_second_look(void)
 	hp_filter_dec(r);
 	ok(!hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)s), "second look: both drained");
 
-	uintptr_t a = 0x7f6000020000ULL;
+	uintptr_t a = 0x7f6000800000ULL;
 	hp_filter_pin((void *)a, PAGE);
 	ok(hp_filter_second_look((void *)a) && hp_filter_second_look((void *)(a + 64)),
 	   "second look: pinned pages are always maybe");
 
 	/* A cleared slot holds 0, whose byte is byte 0: a page of byte 0
 	 * down to one block must still say maybe. */
-	uintptr_t z = 0x7f4000000000ULL;   /* 1 GiB-aligned: byte 0 */
+	uintptr_t z = 0x7f4000000000ULL;   /* 4 GiB-aligned: byte 0 */
 	hp_filter_inc(z + 0x100);
 	hp_filter_inc(z + 0x200);
 	hp_filter_dec(z + 0x100);

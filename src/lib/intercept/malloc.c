@@ -58,11 +58,22 @@ HP_EXPORT void *calloc(size_t n, size_t m)
 	return hp_sampled_calloc(n, m);
 }
 
+/* The filter said maybe, or the countdown ran out.  An old block the
+ * second look clears leaves a plain allocation, which the countdown
+ * decides (a failed hp_tls_fast takes its count back: asking again is
+ * harmless). */
+static HP_NOINLINE HP_COLD void *realloc_maybe_sampled(void *p, size_t n)
+{
+	if (!hp_filter_second_look(p) && hp_tls_fast(n))
+		return hp_next.realloc(p, n);
+	return hp_sampled_realloc(p, n);
+}
+
 HP_EXPORT void *realloc(void *p, size_t n)
 {
 	if (HP_LIKELY(!hp_filter_maybe(p) && hp_tls_fast(n)))
 		return hp_next.realloc(p, n);
-	return hp_sampled_realloc(p, n);
+	return realloc_maybe_sampled(p, n);
 }
 
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)
