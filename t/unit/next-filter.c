@@ -7,6 +7,7 @@
  * The addresses are never dereferenced: the filter only indexes by them.
  * Nothing else in this program writes the filter.
  */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "next/filter.h"
@@ -147,6 +148,50 @@ static void test_second_look(void)
 	hp_filter_dec(z + 0x200);
 }
 
+/* One thread counts blocks in and out of a page, as the live table's
+ * shard lock lets one thread at a time; another, without a lock, must
+ * never be told that the page's block it holds is not sampled. */
+enum { RACE_ROUNDS = 300000 };
+static uintptr_t race_page = 0x7f7000a00000ULL;
+static int race_stop;
+static long race_rounds;
+
+static void *race_writer(void *arg)
+{
+	uintptr_t q = race_page + 0x100, r = race_page + 0x2000;
+
+	while (!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
+		hp_filter_inc(q);
+		hp_filter_inc(r);
+		hp_filter_dec(q);
+		hp_filter_dec(r);
+		hp_filter_inc(r);
+		hp_filter_dec(r);
+		__atomic_add_fetch(&race_rounds, 1, __ATOMIC_RELAXED);
+	}
+	return arg;
+}
+
+static void test_second_look_race(void)
+{
+	uintptr_t held = race_page + 0x1000;
+	pthread_t th;
+	long missed = 0, looks = 0;
+
+	hp_filter_inc(held);   /* a live sampled block, counted before its free */
+	pthread_create(&th, NULL, race_writer, NULL);
+	while (__atomic_load_n(&race_rounds, __ATOMIC_RELAXED) < RACE_ROUNDS) {
+		missed += !hp_filter_second_look((void *)held);
+		looks++;
+	}
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	ok(!missed, "second look under a writer's %d rounds: a live block is never cleared (%ld of %ld looks)",
+	   RACE_ROUNDS, missed, looks);
+	hp_filter_dec(held);
+	ok(!hp_filter_maybe((void *)held), "second look under a writer: the page drains");
+}
+
 int main(void)
 {
 	test_counts();
@@ -154,5 +199,6 @@ int main(void)
 	test_alias();
 	test_pin();
 	test_second_look();
+	test_second_look_race();
 	return done_testing();
 }
