@@ -22,9 +22,12 @@
 #define AS HP_TRIGGER_ALLOC_STEP
 #define LS ((int64_t)HP_TRIGGER_LIVE_STEP)
 
+/* A thread's steps are set by its first publish. */
 static void test_publish(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 
 	hp_trigger_note_alloc(&t, AS - 1);
 	ok(hp_trigger_allocated() == 0 && t.alloc_acc == AS - 1, "allocations below a step stay with the thread");
@@ -46,6 +49,8 @@ static void test_publish(void)
 static void test_interval(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 	uint64_t base = hp_trigger_allocated();
 
 	hp_trigger_arm_interval(base + 3 * AS);
@@ -64,6 +69,8 @@ static void test_interval(void)
 static void test_live(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 	int64_t base = hp_trigger_live();
 
 	hp_trigger_arm_gdump(base + LS);
@@ -97,6 +104,7 @@ static void test_rate_step(void)
 	int64_t r = (int64_t)1 << 19;
 
 	hp_switches.lg_sample = 19;
+	hp_trigger_publish(&t);   /* the thread's first: its steps at this rate */
 	hp_trigger_note_live(&t, r);
 	hp_trigger_note_live(&t, -r);
 	hp_trigger_note_live(&t, -7 * r);
@@ -109,7 +117,20 @@ static void test_rate_step(void)
 	ok(hp_trigger_allocated() == allocated + 8 * (uint64_t)r, "rate 2^19: but eight");
 	hp_switches.lg_sample = 0;
 	hp_trigger_note_live(&t, 8 * r);
-	ok(hp_trigger_live() == live, "exact mode: the fixed steps again");
+	ok(hp_trigger_live() == live, "back in exact mode, the next publish comes at the old step");
+	hp_trigger_note_live(&t, LS);
+	ok(hp_trigger_live() == live + LS, "and sets the fixed steps again");
+	hp_trigger_note_live(&t, -LS);
+}
+
+static void test_first_note(void)
+{
+	struct hp_tls t = { 0 };
+	uint64_t allocated = hp_trigger_allocated();
+
+	hp_trigger_note_alloc(&t, 1);
+	ok(hp_trigger_allocated() == allocated + 1 && t.alloc_step == AS,
+	   "a thread's first note publishes, and sets its steps");
 }
 
 static void test_requests(void)
@@ -202,6 +223,7 @@ int main(void)
 	test_interval();
 	test_live();
 	test_rate_step();
+	test_first_note();
 	test_requests();
 	test_wake();
 	return done_testing();

@@ -92,8 +92,10 @@ HP_INLINE bool hp_filter_second_look(const void *p)
 	size_t i = hp_filter_index((uintptr_t)p);
 	uint8_t v = HP_LOAD_ACQ(&hp_filter[i]);
 
-	if (v != 1)
-		return v != 0;
+	if (v > 1)
+		return true;   /* first: in exact mode nearly every byte */
+	if (v == 0)
+		return false;
 	uintptr_t one = HP_LOAD(hp_filter_one_slot(i));
 	return one == (uintptr_t)p || one == 0 || hp_filter_index(one) != i;
 }

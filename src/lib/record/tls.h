@@ -45,6 +45,8 @@ struct hp_tls {
 	/* Trigger accounting, published to trigger.c past a threshold. */
 	uint64_t alloc_acc;         /* bytes allocated, not yet published */
 	int64_t live_acc;           /* estimated live bytes, not yet published */
+	uint64_t alloc_step;        /* published past these (record/trigger.h); */
+	int64_t live_step;          /* 0: at the thread's first note */
 	struct hp_thread *thread;   /* created on the first sample */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation

@@ -107,7 +107,10 @@ void hp_trigger_note_toggle(void);
 void hp_trigger_publish(struct hp_tls *t);
 
 /* A publishing step: base, or 8 sample intervals at the current rate
- * (lg_sample is at most HP_LG_SAMPLE_MAX, 40: no overflow). */
+ * (lg_sample is at most HP_LG_SAMPLE_MAX, 40: no overflow).  Each publish
+ * sets the thread's next steps, so that the notes below compare with a
+ * field of the thread's (at a new rate, from the thread's next publish
+ * on). */
 HP_INLINE uint64_t hp_trigger_step(uint64_t base)
 {
 	uint64_t per_rate = (uint64_t)8 << HP_LOAD(&hp_switches.lg_sample);
@@ -118,15 +121,14 @@ HP_INLINE uint64_t hp_trigger_step(uint64_t base)
 HP_INLINE void hp_trigger_note_alloc(struct hp_tls *t, uint64_t bytes)
 {
 	t->alloc_acc += bytes;
-	if (HP_UNLIKELY(t->alloc_acc >= hp_trigger_step(HP_TRIGGER_ALLOC_STEP)))
+	if (HP_UNLIKELY(t->alloc_acc >= t->alloc_step))
 		hp_trigger_publish(t);
 }
 
 HP_INLINE void hp_trigger_note_live(struct hp_tls *t, int64_t bytes)
 {
 	t->live_acc += bytes;
-	uint64_t mag = t->live_acc < 0 ? -(uint64_t)t->live_acc : (uint64_t)t->live_acc;
-	if (HP_UNLIKELY(mag >= hp_trigger_step(HP_TRIGGER_LIVE_STEP)))
+	if (HP_UNLIKELY(t->live_acc >= t->live_step || t->live_acc <= -t->live_step))
 		hp_trigger_publish(t);
 }
 
