@@ -4,7 +4,8 @@
  * /debug/pprof/heap?pid=N, a fresh dump converted to profile.proto, which
  * go tool pprof and Parca's pprof scraping read; / and /debug/pprof/ list
  * the processes (HTML, or JSON with ?format=json) and /targets lists them
- * for Prometheus-style HTTP service discovery (Parca's http_sd_configs).
+ * for Prometheus-style HTTP service discovery (Parca's http_sd_configs);
+ * /metrics gives their figures in Prometheus' text format.
  *
  * Owns the routes and the policy: the server's own user's processes only,
  * every user's when root asks with --all-users (each request then runs as
@@ -39,6 +40,7 @@
 #include "cmds.h"
 #include "httpd.h"
 #include "proc.h"
+#include "push.h"
 
 /* How long converting a dump may take (symbolizing large binaries). */
 #define CONVERT_SECONDS 60
@@ -57,6 +59,8 @@ static const char usage_text[] =
 	"  /, /debug/pprof/          the processes (HTML; ?format=json for JSON)\n"
 	"  /targets                  the processes for Prometheus HTTP service\n"
 	"                            discovery (Parca's http_sd_configs)\n"
+	"  /metrics                  the processes' live heap, RSS, dumps and\n"
+	"                            sampling for Prometheus (its text format)\n"
 	"\n"
 	"  --listen ADDR:PORT   where to listen (default 127.0.0.1:6060; port 0 picks\n"
 	"                       a free one); an address that is not loopback is\n"
@@ -66,6 +70,11 @@ static const char usage_text[] =
 	"  --client-timeout SECONDS\n"
 	"                       how long a client may take to send its request or\n"
 	"                       to take the answer (default 10)\n"
+	"  --push URL           also send each profiled process's heap profile to\n"
+	"                       Pyroscope at URL (http://HOST:PORT; POST URL/ingest)\n"
+	"  --push-interval SECONDS  how often (default 15)\n"
+	"  --push-app NAME      the application name (default: the program's name)\n"
+	"  --push-label KEY=VALUE  a label of every profile pushed (repeatable)\n"
 	"  -q, --quiet          no log line per request on standard error\n"
 	"  -h, --help           show this help\n"
 	"Stops on SIGINT or SIGTERM.  See heapprof(1).\n";
@@ -398,6 +407,143 @@ static void index_json(const struct serve *s, const struct serve_list *l, struct
 	}
 	add(&b, "]}\n");
 	give(resp, &b, "application/json");
+}
+
+/* ---- Prometheus --------------------------------------------------------- */
+
+/* Counts of the requests served, by route, for serve's own metrics. */
+enum route { R_INDEX, R_TARGETS, R_HEAP, R_METRICS, R_OTHER, R_COUNT };
+static const char *const route_names[R_COUNT] = { "index", "targets", "heap", "metrics", "other" };
+static unsigned long long route_hits[R_COUNT];
+static time_t serve_started;
+
+/* A label value: backslash, double quote and newline escaped. */
+static void add_label(struct serve_str *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			add(b, "\\%c", *s);
+		else if (*s == '\n')
+			add(b, "\\n");
+		else
+			add(b, "%c", *s);
+	}
+}
+
+/* VmRSS of pid in bytes, -1 when it cannot be read. */
+static long long rss_of(pid_t pid)
+{
+	char path[64], line[256];
+	long long kb = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6) && sscanf(line + 6, "%lld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb >= 0 ? kb * 1024 : -1;
+}
+
+/* The started= of a state file (YYYYMMDDTHHMMSSZ) as Unix time; 0 if none. */
+static time_t started_of(const char *s)
+{
+	struct tm tm = { 0 };
+
+	if (strlen(s) != 16 || sscanf(s, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+				      &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return timegm(&tm);
+}
+
+static void metric_head(struct serve_str *b, const char *name, const char *type, const char *help)
+{
+	add(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One sample of a per-process metric. */
+static void metric_proc(struct serve_str *b, const char *name, const struct serve_proc *e,
+			long long v)
+{
+	const char *slash = strrchr(e->prog, '/');
+
+	add(b, "%s{pid=\"%d\",program=\"", name, (int)e->pid);
+	add_label(b, slash ? slash + 1 : e->prog);
+	add(b, "\"} %lld\n", v);
+}
+
+/* Prometheus' text exposition format (0.0.4): each profiled process's
+ * figures, labelled pid and program, then serve's own. */
+static void metrics_text(const struct serve *s, struct serve_list *l, struct serve_str *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} m[] = {
+		{ "heapprof_live_bytes", "gauge", "Heap live in the process, estimated from heapprof's "
+		  "samples (exact with lg_prof_sample:0); since its start, or its heapprof attach." },
+		{ "heapprof_rss_bytes", "gauge", "The process's resident set (VmRSS), beside its heap." },
+		{ "heapprof_dumps_total", "counter", "Heap profiles the process wrote." },
+		{ "heapprof_sampling_active", "gauge", "1 while heapprof samples, 0 while paused "
+		  "(heapprof pause, SIGUSR2)." },
+		{ "heapprof_sample_period_bytes", "gauge", "Mean bytes between samples "
+		  "(2^lg_prof_sample; 1: every allocation)." },
+		{ "heapprof_attached", "gauge", "1 when heapprof was attached to the running process "
+		  "(heapprof attach): its figures start then." },
+		{ "heapprof_start_time_seconds", "gauge", "When heapprof started in the process, "
+		  "Unix time." },
+	};
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].has_state)
+			hp_proc_fresh_live(&l->e[i].st);
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		metric_head(b, m[k].name, m[k].type, m[k].help);
+		for (size_t i = 0; i < l->n; i++) {
+			const struct serve_proc *e = &l->e[i];
+			const struct hp_proc_state *st = &e->st;
+			long long v;
+			switch (k) {
+			case 0: if (!e->has_state) continue; v = st->live_bytes; break;
+			case 1: if ((v = rss_of(e->pid)) < 0) continue; break;
+			case 2: if (!e->has_state) continue; v = st->dumps; break;
+			case 3: if (!e->has_state) continue; v = st->active ? 1 : 0; break;
+			case 4: if (!e->has_state) continue; v = 1LL << (st->lg_prof_sample & 63); break;
+			case 5: if (!e->has_state) continue; v = st->attached ? 1 : 0; break;
+			default: if (!e->has_state || !(v = started_of(st->started))) continue; break;
+			}
+			metric_proc(b, m[k].name, e, v);
+		}
+	}
+	metric_head(b, "heapprof_serve_processes", "gauge", "Profiled processes heapprof serve sees.");
+	add(b, "heapprof_serve_processes %zu\n", l->n);
+	metric_head(b, "heapprof_serve_requests_total", "counter", "Requests heapprof serve "
+		    "answered, by route.");
+	for (int r = 0; r < R_COUNT; r++)
+		add(b, "heapprof_serve_requests_total{route=\"%s\"} %llu\n", route_names[r],
+		    __atomic_load_n(&route_hits[r], __ATOMIC_RELAXED));
+	metric_head(b, "heapprof_serve_start_time_seconds", "gauge", "When heapprof serve started, "
+		    "Unix time.");
+	add(b, "heapprof_serve_start_time_seconds %lld\n", (long long)serve_started);
+	(void)s;
+}
+
+static void work_metrics(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			 volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	struct serve_list l;
+	struct serve_str b = { 0 };
+
+	(void)req;
+	(void)stop;
+	list_processes(s, &l);
+	metrics_text(s, &l, &b);
+	give(resp, &b, "text/plain; version=0.0.4; charset=utf-8");
+	free(l.e);
 }
 
 /* ---- the routes -------------------------------------------------------- */
@@ -791,7 +937,14 @@ static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, v
 	const char *p = req->path;
 	char v[64];
 
-	if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
+	enum route route = !strcmp(p, "/") || !strcmp(p, "/debug/pprof/") ||
+			   !strcmp(p, "/debug/pprof") ? R_INDEX : !strcmp(p, "/targets") ? R_TARGETS :
+			   !strcmp(p, "/debug/pprof/heap") ? R_HEAP : !strcmp(p, "/metrics") ? R_METRICS :
+			   R_OTHER;
+	__atomic_add_fetch(&route_hits[route], 1, __ATOMIC_RELAXED);
+	if (route == R_METRICS) {
+		resp->work = work_metrics;
+	} else if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
 		int r = hp_httpd_query(req->query, "format", v, sizeof(v));
 		if (r < 0 || (r == 1 && strcmp(v, "json") && strcmp(v, "html"))) {
 			hp_httpd_text(resp, 400, "format: html (the default) or json");
@@ -875,7 +1028,8 @@ static int seconds(double *out, const char *opt, const char *arg)
 	return 0;
 }
 
-enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT };
+enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT,
+       SERVE_OPT_PUSH, SERVE_OPT_PUSH_INTERVAL, SERVE_OPT_PUSH_APP, SERVE_OPT_PUSH_LABEL };
 
 int hp_cmd_serve(int argc, char **argv)
 {
@@ -884,12 +1038,19 @@ int hp_cmd_serve(int argc, char **argv)
 		{ "all-users", no_argument, NULL, SERVE_OPT_ALL_USERS },
 		{ "timeout", required_argument, NULL, SERVE_OPT_TIMEOUT },
 		{ "client-timeout", required_argument, NULL, SERVE_OPT_CLIENT_TIMEOUT },
+		{ "push", required_argument, NULL, SERVE_OPT_PUSH },
+		{ "push-interval", required_argument, NULL, SERVE_OPT_PUSH_INTERVAL },
+		{ "push-app", required_argument, NULL, SERVE_OPT_PUSH_APP },
+		{ "push-label", required_argument, NULL, SERVE_OPT_PUSH_LABEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hp_httpd h = { .fd = -1, .client_timeout = 10 };
 	struct serve s = { .timeout = 10, .uid = geteuid(), .self = getpid(), .h = &h };
+
+	serve_started = time(NULL);
+	struct hp_push push = { .interval = 15 };
 	const char *listen = "127.0.0.1:6060";
 	char err[512];
 	int c;
@@ -918,6 +1079,23 @@ int hp_cmd_serve(int argc, char **argv)
 			if (seconds(&h.client_timeout, "--client-timeout", optarg))
 				return 2;
 			break;
+		case SERVE_OPT_PUSH:
+			if (hp_push_url(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		case SERVE_OPT_PUSH_INTERVAL:
+			if (seconds(&push.interval, "--push-interval", optarg))
+				return 2;
+			break;
+		case SERVE_OPT_PUSH_APP:
+			push.app = optarg;
+			if (!*optarg || strpbrk(optarg, "{},= \t\r\n\""))
+				return usage_error("--push-app: '%s' is not an application name", optarg);
+			break;
+		case SERVE_OPT_PUSH_LABEL:
+			if (hp_push_label(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -928,6 +1106,8 @@ int hp_cmd_serve(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (s.all_users && s.uid != 0)
 		return usage_error("--all-users is for root%s (every user's processes)", "");
+	if (!push.url && (push.app || push.nlabels || push.interval != 15))
+		return usage_error("--push-interval, --push-app and --push-label go with --push URL%s", "");
 	int r = hp_httpd_listen(&h, listen, err, sizeof(err));
 	if (r == 2)
 		return usage_error("%s", err);
@@ -945,6 +1125,21 @@ int hp_cmd_serve(int argc, char **argv)
 			"has no authentication: whoever reaches it can read the heap profiles of %s\n",
 			h.addr, s.all_users ? "every user's processes" : "your processes");
 	printf("heapprof serve: listening on http://%s/\n", h.addr);
+	if (push.url)
+		printf("heapprof serve: pushing every profiled process's heap profile to %s every %g s\n",
+		       push.endpoint, push.interval);
 	fflush(stdout);
-	return hp_httpd_run(&h);
+	push.quiet = h.quiet;
+	pid_t pusher = push.url ? hp_push_start(&push, h.addr) : 0;
+	if (pusher < 0) {
+		fprintf(stderr, "heapprof serve: cannot start pushing: %s\n", strerror(errno));
+		return 1;
+	}
+	int st = hp_httpd_run(&h);
+	if (pusher > 0) {
+		kill(pusher, SIGTERM);
+		while (waitpid(pusher, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return st;
 }
