@@ -28,23 +28,17 @@ HP_EXPORT void *malloc(size_t n)
 	return hp_sampled_malloc(n);
 }
 
-/* Out of line, so that the fast path keeps no value for it. */
-static HP_NOINLINE HP_COLD void free_maybe_sampled(void *p)
-{
-	if (!hp_filter_second_look(p)) {
-		hp_next.free(p);
-		return;
-	}
-	hp_sampled_free(p);
-}
-
 HP_EXPORT void free(void *p)
 {
 	if (HP_LIKELY(!hp_filter_maybe(p))) {
 		hp_next.free(p);
 		return;
 	}
-	free_maybe_sampled(p);
+	if (!hp_filter_second_look(p)) {
+		hp_next.free(p);
+		return;
+	}
+	hp_sampled_free(p);
 }
 
 HP_EXPORT void *calloc(size_t n, size_t m)
