@@ -110,6 +110,7 @@ HP_INLINE bool hp_filter_second_look(const void *p)
  * look).  255 sticks. */
 HP_INLINE void hp_filter_inc(uintptr_t p)
 {
+	__asm__("" : "+r"(p));   /* the index afresh: kept from the caller's, it spills */
 	size_t i = hp_filter_index(p);
 	uint8_t *f = &hp_filter[i];
 	uint8_t v = HP_LOAD(f);
@@ -123,6 +124,7 @@ HP_INLINE void hp_filter_inc(uintptr_t p)
 
 HP_INLINE void hp_filter_dec(uintptr_t p)
 {
+	__asm__("" : "+r"(p));
 	size_t i = hp_filter_index(p);
 	uint8_t *f = &hp_filter[i];
 	uint8_t v = HP_LOAD(f);
