@@ -90,13 +90,15 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 {
 	_Bool carry;
 
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(HP_TLS_GENERIC)
 	__asm__("stc\n\tadcq %2, %0" : "+m"(hp_tls.ahead), "=@ccc"(carry) : "r"(n));
 #else
-	uint64_t a = hp_tls.ahead, b;
-	carry = __builtin_add_overflow(a, n, &b);
-	carry |= __builtin_add_overflow(b, 1, &b);
-	hp_tls.ahead = b;
+	/* a + n + 1 carries exactly when n >= ~a (the countdown): one
+	 * compare instead of two overflow tests (aarch64: mvn, add, add,
+	 * cmp). */
+	uint64_t a = hp_tls.ahead;
+	hp_tls.ahead = a + n + 1;
+	carry = n >= ~a;
 #endif
 	if (HP_LIKELY(!carry))
 		return 1;
