@@ -28,6 +28,7 @@
 #include "record/peak.h"
 #include "record/stale.h"
 #include "record/sampled.h"
+#include "record/probes.h"
 #include "record/switches.h"
 #include "next/next.h"
 #include "record/sample.h"
@@ -188,6 +189,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	}
 	hp_peak_grow((int64_t)bytes, key);
 	hp_trigger_note_live(t, (int64_t)bytes);
+	HP_PROBE_ALLOC(p, size, bytes);
 	/* The countdown as the next free will find it if this thread
 	 * allocates nothing before: the one the guard gives back.  Set
 	 * inside the guard, so that what a signal handler allocates after
@@ -218,7 +220,7 @@ HP_INLINE void forget_on_free(struct hp_tls *t)
 
 /* Subtracts a removed record's weight from its context; tmp: it was the
  * thread's last block (temporary(), taken before the guard). */
-HP_INLINE void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool tmp)
+HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint32_t cid, bool tmp)
 {
 	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
@@ -226,6 +228,7 @@ HP_INLINE void account_free(struct hp_tls *t, uint64_t size, uint32_t cid, bool 
 	if (!c)
 		return;
 	weight(size, c->lg, &cnt, &bytes);
+	HP_PROBE_FREE(p, size, bytes);
 	int own = t->thread && t->thread->uid == c->thread;
 	/* Contexts of an older reset generation are out of the peak. */
 	bool current = c->gen == HP_LOAD(&hp_switches.gen);
@@ -342,7 +345,7 @@ void hp_sampled_free(void *p)
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
-		account_free(t, size, cid, tmp);
+		account_free(t, p, size, cid, tmp);
 	hp_sampled_leave(t);
 	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
@@ -416,9 +419,9 @@ void *hp_sampled_realloc(void *p, size_t n)
 	if (r == HP_LIVE_REMOVED) {
 		hp_tls_guard_enter(t);
 		if (q || n == 0)
-			account_free(t, old_size, old_cid, tmp);   /* moved, or freed */
+			account_free(t, p, old_size, old_cid, tmp);   /* moved, or freed */
 		else if (!hp_live_insert(p, old_size, old_cid))
-			account_free(t, old_size, old_cid, false);   /* failed: p stays */
+			account_free(t, p, old_size, old_cid, false);   /* failed: p stays */
 		hp_sampled_leave(t);
 	}
 	if (sample && q) {
@@ -493,7 +496,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
-		account_free(t, size, cid, tmp);
+		account_free(t, p, size, cid, tmp);
 	hp_sampled_leave(t);
 	errno = saved_errno;
 	if (r == HP_LIVE_BUSY) {
