@@ -25,6 +25,7 @@
  * indexes are taken from the hash by a multiply, not a mask, so a table can have any number of slots.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "record/live.h"
 #include "base/pages.h"
@@ -170,12 +171,24 @@ static unsigned small_class(uint32_t n)
 	return c;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 static struct slot *table_alloc(uint32_t n)
 {
 	size_t bytes = (size_t)n * sizeof(struct slot);
 
-	if (n >= PAGE_SLOTS)
-		return hp_pages_alloc(bytes);
+	if (n >= PAGE_SLOTS) {
+		/* Faulted in by one call: the rehash that follows reads
+		 * every page before it writes it, which took two faults a
+		 * page (the zero page, then its copy), a tenth of recording
+		 * a 1 GiB heap.  Before Linux 5.14 this fails, harmlessly. */
+		struct slot *t = hp_pages_alloc(bytes);
+		if (t)
+			madvise(t, bytes, MADV_POPULATE_WRITE);
+		return t;
+	}
 	unsigned c = small_class(n);
 	void *t = NULL;
 	hp_spin_lock(&small.lock);
@@ -255,9 +268,8 @@ static bool grow(struct shard *s)
 	return true;
 }
 
-void hp_live_prefetch(const void *p)
+static void prefetch_slot(uintptr_t key, int lines)
 {
-	uintptr_t key = (uintptr_t)p;
 	const struct shard *s = shard_of(key);
 	uint32_t n = HP_LOAD(&s->n);
 	struct slot *slots = HP_LOAD(&s->slots);
@@ -265,8 +277,41 @@ void hp_live_prefetch(const void *p)
 	/* Without the lock: a table being replaced may be unmapped under
 	 * us, which a prefetch does not mind; n and slots may be of two
 	 * tables, which only makes the prefetch useless. */
-	if (n && slots)
-		__builtin_prefetch(&slots[(uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64)], 1);
+	if (n && slots) {
+		const char *at = (const char *)&slots[(uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64)];
+		__builtin_prefetch(at, 1);
+		if (lines > 1)
+			__builtin_prefetch(at + HP_CACHELINE, 1);
+	}
+}
+
+void hp_live_prefetch(const void *p)
+{
+	prefetch_slot((uintptr_t)p, 1);
+}
+
+/* The stride between the thread's last inserted addresses: an allocator
+ * that hands out consecutive blocks (glibc from its top chunk, any
+ * allocator filling a fresh run) makes the next addresses predictable,
+ * and the slots of the one four strides ahead, a cache miss in a large
+ * table, are fetched early: the insert's probe, two lines at 75% load,
+ * was most of recording a 1 GiB heap in 10 M blocks (1, 2 and 4 strides
+ * ahead, one line: 2.23, 2.08 and 2.00 s; 4 ahead, two lines: 1.92 s).
+ * Where the stride changes, one compare. */
+static __thread struct {
+	uintptr_t last_inv;   /* inverted: the leak scan reads thread-local
+			       * memory, and must not take it for a pointer */
+	uintptr_t stride;
+} seq;
+
+HP_INLINE void prefetch_next(uintptr_t key)
+{
+	uintptr_t stride = key - ~seq.last_inv;
+
+	seq.last_inv = ~key;
+	if (stride == seq.stride)
+		prefetch_slot(key + 4 * stride, 2);
+	seq.stride = stride;
 }
 
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
@@ -294,6 +339,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 	}
 out:
 	shard_unlock(s);
+	prefetch_next(key);
 	return ok;
 }
 
