@@ -882,13 +882,7 @@ HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintpt
 HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, uintptr_t hi,
 			 uintptr_t ip, uintptr_t sp, uintptr_t bp)
 {
-	if (!m->last_ok || m->max != (uint32_t)max || m->lo != lo || m->hi != hi)
-		return -1;
-	const struct hp_unwind_frame *f = &m->f[m->n - 1];   /* last_ok: n >= 1 */
-	if (f->sp != sp || f->ip != ip || (f->bp != bp && f->bp_used))
-		return -1;
-	int n = replay(m, (int)m->n - 1, NULL, 0, max);
-	return n >= 0 ? n : -1;
+	return hp_unwind_again(m, max, lo, hi, ip, sp, bp);
 }
 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
@@ -1000,6 +994,12 @@ void hp_unwind_count_libunwind(void)
 	HP_ADD(&n_libunwind, 1);
 }
 
+void hp_unwind_count_memo(void)
+{
+	HP_ADD(&n_memo, 1);
+	HP_ADD(&n_fast, 1);
+}
+
 void hp_unwind_stats(struct hp_unwind_stats *out)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
@@ -1040,6 +1040,10 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 void hp_unwind_count_libunwind(void)
 {
 	HP_ADD(&n_libunwind, 1);
+}
+
+void hp_unwind_count_memo(void)
+{
 }
 
 void hp_unwind_stats(struct hp_unwind_stats *out)
