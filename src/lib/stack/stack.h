@@ -125,7 +125,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 				hp_unwind_count_memo();
 		} else {
-			n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
+			n = hp_unwind_walk(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
 					   (uintptr_t)fp + 16, fp[0], memo, same);
 		}
 	} else

@@ -888,20 +888,27 @@ HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
+	if (same) {
+		int n = memo_again(m, max, lo, hi, ip, sp, bp);
+		if (n >= 0) {
+			*same = true;
+			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+				hp_unwind_count_memo();
+			return n;
+		}
+	}
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+}
+
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
 	struct cache *c = HP_LOAD_ACQ(&cache);
 	int n = 0, j = -1, limit = -1, top = -1;
 	bool was_ok = false, ended = false;
 
-	if (same) {
+	if (same)
 		*same = false;
-		if ((n = memo_again(m, max, lo, hi, ip, sp, bp)) >= 0) {
-			*same = true;
-			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
-				HP_ADD(&n_memo, 1);
-			goto walked;
-		}
-		n = 0;
-	}
 	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
 	 * which the range check turns away. */
 	if (sp < lo || sp >= hi)
@@ -1020,6 +1027,12 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 }
 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+}
+
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
 	(void)m;

@@ -109,6 +109,10 @@ HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i,
  * is always filled). */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
+/* hp_unwind_fast for a caller that tried hp_unwind_again first, which
+ * it does not try again. */
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
 
 /* hp_unwind_fast's first test, inlined into the capture (stack/stack.h)
  * so that the common case, a loop allocating in one place, pays no call
