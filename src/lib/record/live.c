@@ -94,14 +94,17 @@ static struct shard *shard_of(uintptr_t p)
 	return &shards[(region * HASH_MUL) >> 56];
 }
 
-static uint32_t home(const struct shard *s, uintptr_t key)
+/* Slot arithmetic on a table of n slots.  The loops below keep the
+ * table's slots and n in locals: read through the shard, the compiler
+ * reloaded both at every step, since a slot's store might change them. */
+static uint32_t home(uint32_t n, uintptr_t key)
 {
-	return (uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * s->n) >> 64);
+	return (uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64);
 }
 
-static uint32_t next(const struct shard *s, uint32_t i)
+static uint32_t next(uint32_t n, uint32_t i)
 {
-	return i + 1 == s->n ? 0 : i + 1;
+	return i + 1 == n ? 0 : i + 1;
 }
 
 
@@ -129,10 +132,11 @@ HP_INLINE void shard_unlock(struct shard *s)
 /* The slot holding key, or the empty slot ending its probe sequence. */
 static uint32_t probe(const struct shard *s, uintptr_t key, bool *found)
 {
-	uint32_t i = home(s, key);
+	const struct slot *slots = s->slots;
+	uint32_t n = s->n, i = home(n, key);
 
-	for (;; i = next(s, i)) {
-		uintptr_t k = s->slots[i].key;
+	for (;; i = next(n, i)) {
+		uintptr_t k = slots[i].key;
 		if (k == key || k == SLOT_EMPTY) {
 			*found = k == key;
 			return i;
@@ -157,10 +161,16 @@ static struct {
 /* Bytes of all shards' tables, now and at most, for the debug log. */
 static uint64_t table_bytes, table_bytes_peak;
 
+#define TABLES_BIG (1u << 20)
+bool hp_live_tables_big;
+
 static void note_table_bytes(int64_t delta)
 {
 	uint64_t now = HP_ADD(&table_bytes, (uint64_t)delta) + (uint64_t)delta;
 	uint64_t peak = HP_LOAD(&table_bytes_peak);
+
+	if (now >= TABLES_BIG && !HP_LOAD(&hp_live_tables_big))
+		HP_STORE(&hp_live_tables_big, true);
 	while (now > peak && !__atomic_compare_exchange_n(&table_bytes_peak, &peak, now, false,
 							  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
@@ -297,7 +307,7 @@ HP_INLINE void prefetch_slot(uintptr_t key, int lines)
 	}
 }
 
-void hp_live_prefetch(const void *p)
+void hp_live_prefetch_slot(const void *p)
 {
 	prefetch_slot((uintptr_t)p, 1);
 }
@@ -351,7 +361,8 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 	}
 out:
 	shard_unlock(s);
-	prefetch_next(key);
+	if (HP_LOAD(&hp_live_tables_big))
+		prefetch_next(key);
 	return ok;
 }
 
@@ -359,20 +370,23 @@ out:
  * cluster that would no longer be reachable from its home slot. */
 static void delete_at(struct shard *s, uint32_t i)
 {
-	for (uint32_t j = next(s, i);; j = next(s, j)) {
-		uintptr_t k = s->slots[j].key;
+	struct slot *slots = s->slots;
+	uint32_t n = s->n;
+
+	for (uint32_t j = next(n, i);; j = next(n, j)) {
+		uintptr_t k = slots[j].key;
 		if (k == SLOT_EMPTY)
 			break;
-		uint32_t h = home(s, k);
+		uint32_t h = home(n, k);
 		/* Entry j may move to i unless its home lies cyclically in
 		 * (i, j]. */
 		int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
 		if (!stays) {
-			s->slots[i] = s->slots[j];
+			slots[i] = slots[j];
 			i = j;
 		}
 	}
-	s->slots[i].key = SLOT_EMPTY;
+	slots[i].key = SLOT_EMPTY;
 }
 
 enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx)
