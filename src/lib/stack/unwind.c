@@ -824,14 +824,21 @@ HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int 
 	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
 	int low = last == first ? 0 : last;
 
-	for (int k = j; k > low; k--)
-		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
-			return -1 - k;
-	if (!buf)
+	if (!buf) {
+		for (int k = j; k > low; k--)
+			if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+			    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
+				return -1 - k;
 		return n + j - last + 1;
-	for (int k = j; k >= last; k--)
+	}
+	/* Checked and copied in one pass (last >= low): a failed check
+	 * leaves frames past n in buf, which the walk then writes over. */
+	for (int k = j; k >= last; k--) {
 		buf[n++] = f[k].ip;
+		if (k > low && (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+				(f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp)))
+			return -1 - k;
+	}
 	return n;
 }
 
