@@ -913,6 +913,7 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 	struct cache *c = HP_LOAD_ACQ(&cache);
 	int n = 0, j = -1, limit = -1, top = -1;
 	bool was_ok = false, ended = false;
+	uintptr_t span = hi - lo - 8;   /* an RBP slot is in [lo, hi - 8] */
 
 	if (same)
 		*same = false;
@@ -969,17 +970,22 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		if (r.f.rbp_how == REG_OFFSET) {
 			/* Within [lo, hi - 8]: one unsigned comparison. */
 			bp_at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
-			if (HP_UNLIKELY(bp_at - lo > hi - lo - 8))
+			if (HP_UNLIKELY(bp_at - lo > span))
 				goto give_up;
 			next_bp = *(const uintptr_t *)bp_at;
 		} else if (r.f.rbp_how == REG_UNKNOWN) {
 			next_bp = 0;
 		}
-		if (m && n < HP_UNWIND_MEMO_MAX)
-			m->fresh[n] = (struct hp_unwind_frame){
-				.sp = sp, .ip = ip, .bp = bp, .bp_check = bp_at,
-				.how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
-						 (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) };
+		if (m && n < HP_UNWIND_MEMO_MAX) {
+			/* Field by field: memo_keep sets h and bp_used. */
+			struct hp_unwind_frame *fr = &m->fresh[n];
+			fr->sp = sp;
+			fr->ip = ip;
+			fr->bp = bp;
+			fr->bp_check = bp_at;
+			fr->how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+					    (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0));
+		}
 		n++;
 		ip = next_ip;
 		bp = next_bp;
