@@ -326,9 +326,11 @@ void hp_live_prefetch_slot(const void *p)
  * 1.68 s; 8 ahead, three lines, 1.50 s, and as good 16 ahead or four
  * lines).  Where the stride changes, one compare. */
 static __thread struct {
-	uintptr_t last_inv;   /* inverted: the leak scan reads thread-local
-			       * memory, and must not take it for a pointer */
-	uintptr_t stride;
+	/* Both inverted: the leak scan reads thread-local memory, and must
+	 * take neither for a pointer (a thread's first stride is its first
+	 * block's address plus one). */
+	uintptr_t last_inv;
+	uintptr_t stride_inv;
 } seq;
 
 HP_INLINE void prefetch_next(uintptr_t key)
@@ -336,9 +338,9 @@ HP_INLINE void prefetch_next(uintptr_t key)
 	uintptr_t stride = key - ~seq.last_inv;
 
 	seq.last_inv = ~key;
-	if (stride == seq.stride)
+	if (stride == ~seq.stride_inv)
 		prefetch_slot(key + 8 * stride, 3);
-	seq.stride = stride;
+	seq.stride_inv = ~stride;
 }
 
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
