@@ -32,11 +32,22 @@
 #define HP_LIVE_COUNTERS_MAX ((((uint32_t)1) << 24) - 1)
 
 
+/* Whether the tables together outgrew the caches (1 MiB), which makes
+ * the prefetches worth their instructions.  Set once, never cleared: the
+ * tables never shrink. */
+extern bool hp_live_tables_big;
+void hp_live_prefetch_slot(const void *p);
+
 /* Starts loading the slot where p's record will go, without a lock, so
  * that the cache miss overlaps the work done before hp_live_insert (the
  * stack's capture): in exact mode with a large heap, that miss was half
- * of the insert's time.  Any thread, inside the guard. */
-void hp_live_prefetch(const void *p);
+ * of the insert's time.  Any thread, inside the guard.  One load while
+ * the tables are small (churn exact: 22 instructions fewer a malloc). */
+HP_INLINE void hp_live_prefetch(const void *p)
+{
+	if (HP_LOAD(&hp_live_tables_big))
+		hp_live_prefetch_slot(p);
+}
 
 /* Records a live sampled block.  False if the table could not grow. */
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx);

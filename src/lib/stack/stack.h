@@ -117,10 +117,18 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	 * and the program's stack pointer is just above them.  Our own
 	 * frames are then never walked. */
 	const uintptr_t *fp = __builtin_frame_address(0);
-	if (HP_LIKELY((how == HP_UNWIND_FAST || hp_sandbox_on()) && stack_hi))
-		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
-				   (uintptr_t)fp + 16, fp[0], memo, same);
-	else
+	if (HP_LIKELY((how == HP_UNWIND_FAST || hp_sandbox_on()) && stack_hi)) {
+		n = hp_unwind_again(memo, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
+				    (uintptr_t)fp + 16, fp[0]);
+		if (HP_LIKELY(n >= 0)) {
+			*same = true;
+			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+				hp_unwind_count_memo();
+		} else {
+			n = hp_unwind_walk(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
+					   (uintptr_t)fp + 16, fp[0], memo, same);
+		}
+	} else
 		memo->last_ok = false;   /* this stack is not the memo's */
 	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
 	if (*same && memo->ranges == ranges)

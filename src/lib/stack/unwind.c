@@ -824,14 +824,21 @@ HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int 
 	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
 	int low = last == first ? 0 : last;
 
-	for (int k = j; k > low; k--)
-		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
-			return -1 - k;
-	if (!buf)
+	if (!buf) {
+		for (int k = j; k > low; k--)
+			if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+			    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
+				return -1 - k;
 		return n + j - last + 1;
-	for (int k = j; k >= last; k--)
+	}
+	/* Checked and copied in one pass (last >= low): a failed check
+	 * leaves frames past n in buf, which the walk then writes over. */
+	for (int k = j; k >= last; k--) {
 		buf[n++] = f[k].ip;
+		if (k > low && (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+				(f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp)))
+			return -1 - k;
+	}
 	return n;
 }
 
@@ -882,32 +889,34 @@ HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintpt
 HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, uintptr_t hi,
 			 uintptr_t ip, uintptr_t sp, uintptr_t bp)
 {
-	if (!m->last_ok || m->max != (uint32_t)max || m->lo != lo || m->hi != hi)
-		return -1;
-	const struct hp_unwind_frame *f = &m->f[m->n - 1];   /* last_ok: n >= 1 */
-	if (f->sp != sp || f->ip != ip || (f->bp != bp && f->bp_used))
-		return -1;
-	int n = replay(m, (int)m->n - 1, NULL, 0, max);
-	return n >= 0 ? n : -1;
+	return hp_unwind_again(m, max, lo, hi, ip, sp, bp);
 }
 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
+	if (same) {
+		int n = memo_again(m, max, lo, hi, ip, sp, bp);
+		if (n >= 0) {
+			*same = true;
+			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+				hp_unwind_count_memo();
+			return n;
+		}
+	}
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+}
+
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
 	struct cache *c = HP_LOAD_ACQ(&cache);
 	int n = 0, j = -1, limit = -1, top = -1;
 	bool was_ok = false, ended = false;
+	uintptr_t span = hi - lo - 8;   /* an RBP slot is in [lo, hi - 8] */
 
-	if (same) {
+	if (same)
 		*same = false;
-		if ((n = memo_again(m, max, lo, hi, ip, sp, bp)) >= 0) {
-			*same = true;
-			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
-				HP_ADD(&n_memo, 1);
-			goto walked;
-		}
-		n = 0;
-	}
 	/* An unknown RBP is kept as 0: a CFA computed from it lands below sp,
 	 * which the range check turns away. */
 	if (sp < lo || sp >= hi)
@@ -961,17 +970,22 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		if (r.f.rbp_how == REG_OFFSET) {
 			/* Within [lo, hi - 8]: one unsigned comparison. */
 			bp_at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
-			if (HP_UNLIKELY(bp_at - lo > hi - lo - 8))
+			if (HP_UNLIKELY(bp_at - lo > span))
 				goto give_up;
 			next_bp = *(const uintptr_t *)bp_at;
 		} else if (r.f.rbp_how == REG_UNKNOWN) {
 			next_bp = 0;
 		}
-		if (m && n < HP_UNWIND_MEMO_MAX)
-			m->fresh[n] = (struct hp_unwind_frame){
-				.sp = sp, .ip = ip, .bp = bp, .bp_check = bp_at,
-				.how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
-						 (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) };
+		if (m && n < HP_UNWIND_MEMO_MAX) {
+			/* Field by field: memo_keep sets h and bp_used. */
+			struct hp_unwind_frame *fr = &m->fresh[n];
+			fr->sp = sp;
+			fr->ip = ip;
+			fr->bp = bp;
+			fr->bp_check = bp_at;
+			fr->how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+					    (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0));
+		}
 		n++;
 		ip = next_ip;
 		bp = next_bp;
@@ -1000,6 +1014,12 @@ void hp_unwind_count_libunwind(void)
 	HP_ADD(&n_libunwind, 1);
 }
 
+void hp_unwind_count_memo(void)
+{
+	HP_ADD(&n_memo, 1);
+	HP_ADD(&n_fast, 1);
+}
+
 void hp_unwind_stats(struct hp_unwind_stats *out)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
@@ -1022,6 +1042,12 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+}
+
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+{
 	(void)m;
 	if (same)
 		*same = false;
@@ -1040,6 +1066,10 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 void hp_unwind_count_libunwind(void)
 {
 	HP_ADD(&n_libunwind, 1);
+}
+
+void hp_unwind_count_memo(void)
+{
 }
 
 void hp_unwind_stats(struct hp_unwind_stats *out)

@@ -109,6 +109,39 @@ HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i,
  * is always filled). */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
+/* hp_unwind_fast for a caller that tried hp_unwind_again first, which
+ * it does not try again. */
+int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
+
+/* hp_unwind_fast's first test, inlined into the capture (stack/stack.h)
+ * so that the common case, a loop allocating in one place, pays no call
+ * with nine arguments and no saved registers: the memo's last walk
+ * again, starting at the same state, with every word its steps read
+ * checked (as hp_unwind_fast checks them).  The frame count of that walk
+ * (the caller's buffer still holds its frames), or -1: then
+ * hp_unwind_fast walks.  Count it with hp_unwind_count_memo. */
+HP_INLINE int hp_unwind_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, uintptr_t hi,
+			      uintptr_t ip, uintptr_t sp, uintptr_t bp)
+{
+	if (!m->last_ok || m->max != (uint32_t)max || m->lo != lo || m->hi != hi)
+		return -1;
+	const struct hp_unwind_frame *f = m->f;
+	int j = (int)m->n - 1;   /* last_ok: n >= 1 */
+	if (f[j].sp != sp || f[j].ip != ip || (f[j].bp != bp && f[j].bp_used))
+		return -1;
+	/* f[0] is the outermost frame, or a sentinel of return address 0
+	 * (also checked); a walk cut at max checks no step past its last
+	 * frame. */
+	int first = f[0].ip ? 0 : 1;
+	int last = j - first + 1 > max ? j + 1 - max : first;
+	int low = last == first ? 0 : last;
+	for (int k = j; k > low; k--)
+		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
+		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
+			return -1;
+	return j - last + 1;
+}
 
 /* Statistics, for the debug log and prof_unwinder:check.  Counted only
  * while hp_unwind_counting is set (log_level:debug or prof_unwinder:check):
@@ -124,6 +157,8 @@ struct hp_unwind_stats {
 };
 void hp_unwind_stats(struct hp_unwind_stats *out);
 void hp_unwind_count_libunwind(void);
+/* A stack hp_unwind_again gave (as a fast walk finished from the memo). */
+void hp_unwind_count_memo(void);
 
 /* fork(): the rule cache's lock is taken before (first: its holder takes
  * no other lock of ours but the pages'), released after; the child resets
