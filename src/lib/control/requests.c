@@ -1,7 +1,8 @@
 /*
  * requests.c -- what the signals and the heapprof command ask for, done
  * (see requests.h): signal_dump's dump, signal_toggle's flip, the bell's
- * dump, pause and resume, the control files of an older command.
+ * dump, pause, resume and leak check, the control files of an older
+ * command.
  *
  * Owns the answering of these requests, on heapprof's helper thread when
  * the process has one, and otherwise on the program's own thread that
@@ -19,6 +20,7 @@
 #include "control/requests.h"
 #include "control/settings.h"
 #include "control/signals.h"
+#include "leak/livecheck.h"
 #include "output/bell.h"
 #include "output/dump.h"
 #include "output/statefile.h"
@@ -33,6 +35,21 @@ static void dump_asked(unsigned by_signal, unsigned by_command)
 	unsigned flags = by_command ? HP_DUMP_ASKED | (by_signal ? HP_DUMP_SIGNAL : 0) : 0;
 
 	(void)hp_dump_auto('s', flags, path, sizeof(path), NULL);
+}
+
+/* heapprof leaks: a leak check now; its verdict file, or why not, on the
+ * bell. */
+static void leaks_asked(void)
+{
+	struct hp_livecheck c;
+	const char *why;
+
+	if (hp_livecheck_run(&c, HP_LIVECHECK_COMMAND, NULL, &why))
+		hp_bell_note_leaks(why);
+	else if (!c.path[0])
+		hp_bell_note_leaks("no verdict file: no runtime directory");
+	else
+		hp_bell_note_leaks(NULL);
 }
 
 unsigned hp_requests_do(unsigned req)
@@ -65,7 +82,9 @@ unsigned hp_requests_do(unsigned req)
 	}
 	if ((req | asked) & HP_REQ_SIGNAL_DUMP)
 		dump_asked(req & HP_REQ_SIGNAL_DUMP, asked);
-	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE))
+	if (req & HP_BELL_LEAKS)
+		leaks_asked();
+	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS))
 		hp_bell_note_answered();
 	/* Last: the process dies by the final signal soon after. */
 	if (req & HP_REQ_FINAL)
@@ -86,7 +105,11 @@ static void answer_here(void)
 		return;
 	hp_tls_guard_enter(t);
 	for (int round = 0; round < 8; round++) {
-		unsigned req = hp_trigger_take_some(HP_REQ_ANSWERABLE);
+		/* A leak check is not answered in a signal handler: the
+		 * thread's next sample point takes it. */
+		unsigned req = hp_trigger_take_some(hp_signals_in_handler() ?
+						    HP_REQ_ANSWERABLE & ~(unsigned)HP_BELL_LEAKS :
+						    HP_REQ_ANSWERABLE);
 		if (!req)
 			break;
 		/* What the helper's once-a-second look would have said: a
