@@ -86,7 +86,6 @@ static void keep_confirmed(struct hp_check_proc *p, const struct hp_check_block 
 				l->blocks[kept++] = l->blocks[i];
 			}
 		}
-		p->unconfirmed_blocks += l->nblocks - kept;
 		if (!kept) {
 			free(l->frames);
 			free(l->blocks);
@@ -157,6 +156,8 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 		snprintf(msg, cap, "%s", a.msg);
 		return -1;
 	}
+	struct hp_check_block *all = NULL;   /* every check's leaked blocks */
+	size_t nall = 0, capall = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (i) {
 			/* The interval, in steps that notice a stop. */
@@ -166,6 +167,14 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 		}
 		if (one_check(o, &a, &p, &strs, msg, cap, st))
 			goto out;
+		if (n > 1) {
+			struct hp_check_block *mine;
+			size_t m = blocks_of(&p, &mine);
+			hp_util_grow(&all, &capall, nall + m, sizeof(*all));
+			memcpy(all + nall, mine, m * sizeof(*mine));
+			nall += m;
+			free(mine);
+		}
 		if (i == 0 && n > 1) {
 			nset = blocks_of(&p, &set);
 		} else if (i + 1 < n) {
@@ -174,6 +183,16 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 	}
 	if (n > 1) {
 		keep_confirmed(&p, set, nset);
+		/* Blocks unreachable in some check but not in all: in flight,
+		 * or freed since. */
+		qsort(all, nall, sizeof(*all), by_block);
+		size_t distinct = 0;
+		for (size_t k = 0; k < nall; k++)
+			distinct += !k || by_block(&all[k - 1], &all[k]);
+		size_t confirmed = 0;
+		for (size_t j = 0; j < p.nleaks; j++)
+			confirmed += p.leaks[j].nblocks;
+		p.unconfirmed_blocks = distinct - confirmed;
 		p.confirm_checks = n;
 		p.confirm_interval = o->interval;
 	}
@@ -184,6 +203,7 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 		hp_check_leaks_text(out, &p);
 	ret = hp_check_objects(&p) || hp_check_bytes(&p) ? 1 : 0;
 out:
+	free(all);
 	free(set);
 	release_proc(&p);
 	hp_strtab_release(&strs);

@@ -80,8 +80,8 @@ void hp_check_leaks_text(struct hp_buf *b, const struct hp_check_proc *p)
 	}
 	if (p->confirm_checks > 1)
 		hp_buf_printf(b, "confirmed: only the blocks unreachable in each of %u checks %g s apart are "
-			      "reported (%" PRIu64 " block%s unreachable in the last check but reached in an "
-			      "earlier one left out)\n", p->confirm_checks, p->confirm_interval,
+			      "reported (%" PRIu64 " block%s unreachable in some but not all left out: in flight, "
+			      "or freed since)\n", p->confirm_checks, p->confirm_interval,
 			      p->unconfirmed_blocks, plural(p->unconfirmed_blocks));
 	hp_buf_char(b, '\n');
 	const char *conf = p->confirm_checks > 1 ? " (confirmed)" : "";
