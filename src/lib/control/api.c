@@ -31,6 +31,8 @@
 #include "record/switches.h"
 #include "scan/reach.h"
 #include "leak/livecheck.h"
+#include "control/requests.h"
+#include "record/trigger.h"
 #include "stack/entry.h"
 #include "base/banned.h"
 
@@ -98,9 +100,14 @@ static int ctl_leak_check(void *oldp, size_t *oldlenp)
 	if (!oldp || !oldlenp || *oldlenp != sizeof(out))
 		return EINVAL;
 	hp_tls_guard_enter(t);
-	if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
-		e.sp = 0;
-	int err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, &why);
+	/* The helper thread checks, when there is one; else this thread,
+	 * its stack from the program's call up. */
+	int err = HP_LOAD(&hp_trigger_answer_mask) ? -1 : hp_requests_leak_check(&c, &why);
+	if (err == -1) {
+		if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
+			e.sp = 0;
+		err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, &why);
+	}
 	hp_tls_guard_leave(t);
 	if (err)
 		return err;

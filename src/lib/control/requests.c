@@ -12,9 +12,13 @@
  * taken goes on with its own.
  */
 #include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #include "base/fmt.h"
 #include "base/log.h"
+#include "base/sys.h"
 #include "conf/conf.h"
 #include "control/remote.h"
 #include "control/requests.h"
@@ -52,6 +56,52 @@ static void leaks_asked(void)
 		hp_bell_note_leaks(NULL);
 }
 
+/* heapprof_leak_check() handed to the helper thread: its result, and a
+ * count of those given (a futex the caller waits on).  One caller at a
+ * time (api_lock). */
+static struct hp_livecheck api_check;
+static const char *api_why;
+static int api_err;
+static unsigned api_done;
+static int api_lock;
+
+static long futex(unsigned *w, int op, unsigned val, const struct timespec *ts)
+{
+	return hp_syscall(SYS_futex, w, op, val, ts, NULL, 0);
+}
+
+static void api_checked(void)
+{
+	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, NULL, &api_why);
+	__atomic_add_fetch(&api_done, 1, __ATOMIC_RELEASE);
+	futex(&api_done, FUTEX_WAKE_PRIVATE, 1 << 30, NULL);
+}
+
+int hp_requests_leak_check(struct hp_livecheck *out, const char **why)
+{
+	struct timespec second = { 1, 0 };
+	int err = -1;
+
+	while (HP_XCHG(&api_lock, 1))
+		futex((unsigned *)&api_lock, FUTEX_WAIT_PRIVATE, 1, &second);
+	unsigned seen = HP_LOAD_ACQ(&api_done);
+	hp_trigger_request(HP_REQ_LEAKCHECK);
+	while (HP_LOAD_ACQ(&api_done) == seen) {
+		/* No helper thread any more (heapprof detach): taken back. */
+		if (HP_LOAD(&hp_trigger_answer_mask) && hp_trigger_take_some(HP_REQ_LEAKCHECK))
+			break;
+		futex(&api_done, FUTEX_WAIT_PRIVATE, seen, &second);
+	}
+	if (HP_LOAD_ACQ(&api_done) != seen) {
+		*out = api_check;
+		*why = api_why;
+		err = api_err;
+	}
+	HP_STORE_REL(&api_lock, 0);
+	futex((unsigned *)&api_lock, FUTEX_WAKE_PRIVATE, 1, NULL);
+	return err;
+}
+
 unsigned hp_requests_do(unsigned req)
 {
 	unsigned asked = 0;
@@ -84,6 +134,8 @@ unsigned hp_requests_do(unsigned req)
 		dump_asked(req & HP_REQ_SIGNAL_DUMP, asked);
 	if (req & HP_BELL_LEAKS)
 		leaks_asked();
+	if (req & HP_REQ_LEAKCHECK)
+		api_checked();
 	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS))
 		hp_bell_note_answered();
 	/* Last: the process dies by the final signal soon after. */

@@ -36,6 +36,7 @@ enum hp_request {
 	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
 	HP_REQ_CONTROL     = 1u << 7,   /* the control signal: read the control files */
 	HP_REQ_FINAL       = 1u << 8,   /* SIGTERM or SIGINT: the final dump, then die by it */
+	HP_REQ_LEAKCHECK   = 1u << 9,   /* heapprof_leak_check(): the helper checks */
 	/* Bits 16 and up are the heapprof command's, rung through the bell
 	 * (src/bellpage.h): HP_BELL_DUMP, HP_BELL_ACTIVE, HP_BELL_LEAKS. */
 };
