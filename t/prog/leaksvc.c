@@ -16,6 +16,8 @@
  *         appears; then half come back and half are freed
  *   -A    call heapprof_leak_check() once ready, and print what it says
  *         to stderr
+ *   -L N  when ./lose appears while waiting, lose N more sessions, then
+ *         make ./lost (heapprof attach: the sessions lost after it)
  */
 #include <heapprof.h>
 #include <pthread.h>
@@ -127,12 +129,12 @@ static void pause_ms(int ms)
 int main(int argc, char **argv)
 {
 	int lost = 100, cached = 1000, opt, want_blocked = 0, want_busy = 0, want_unstoppable = 0, api = 0;
-	int flight = 0;
+	int flight = 0, later = 0;
 	size_t size = 48;
 	pthread_t tb, ty, tu;
 	char verdict[4096];
 
-	while ((opt = getopt(argc, argv, "n:s:c:byut:A")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:c:byut:AL:")) != -1) {
 		switch (opt) {
 		case 'n': lost = atoi(optarg); break;
 		case 's': size = (size_t)atol(optarg); break;
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 		case 'u': want_unstoppable = 1; break;
 		case 't': flight = atoi(optarg); break;
 		case 'A': api = 1; break;
+		case 'L': later = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -175,6 +178,13 @@ int main(int argc, char **argv)
 	const char *rd = getenv("HEAPPROF_RUNTIME_DIR");
 	snprintf(verdict, sizeof(verdict), "%s/leaks.%d", rd ? rd : ".", (int)getpid());
 	while (access("go", F_OK) != 0) {
+		if (later && access("lose", F_OK) == 0) {
+			for (int i = 0; i < later; i++)
+				lose_session(size, (unsigned long)i);
+			later = 0;
+			scrub();
+			fclose(fopen("lost", "w"));
+		}
 		if (nflight && access(verdict, F_OK) == 0) {
 			land_in_flight();
 			nflight = 0;
