@@ -6,7 +6,7 @@
 # its output unchanged; 23 on leaks, 0 without; --confirm, --json, the
 # threads that do not stop, the API, the interval trigger, bad arguments.
 . "$(dirname "$0")/lib.sh"
-plan 53
+plan 56
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run
@@ -79,6 +79,16 @@ stop_svc
 is "$(cat s/status)" 0 "the exit status stays the program's"
 like "$(cat s/err)" "^<heapprof>: SUMMARY: heapprof: 4800 byte\\(s\\) leaked in 100 allocation\\(s\\)\\.$" \
 	"and the exit's own leak check agrees"
+
+# ---- leak_suppressions ------------------------------------------------------
+printf 'leak:lose_session\nnot a rule\n' >supp
+start_svc lg_prof_sample:0,leak_suppressions:$T_DIR/supp -b
+"$BIN" leaks --json "$pid" >supp.json
+is $? 0 "a leak that leak_suppressions covers: exit 0"
+is "$(python3 -c 'import json; d = json.load(open("supp.json")); print(d["leaked_bytes"], d["suppressed_bytes"], d["suppressed_objects"])')" \
+	"0 4800 100" "and counted as suppressed"
+stop_svc
+is "$(cat s/err)" "" "the file's bad line is not warned about in the process (the check prints nothing)"
 
 # ---- threads: blocked in a system call, busy, one that cannot stop ---------
 start_svc lg_prof_sample:0 -b -y -u

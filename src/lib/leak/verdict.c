@@ -380,14 +380,16 @@ out:
 /* leak_suppressions, and the built-in ones.  A file that cannot be read
  * (it said why) leaves the gate unconfigured: what it would have hidden
  * is unknown, so prof_leak_error fails closed (leak.c). */
-static void load_suppressions(struct hp_suppress *set)
+static void load_suppressions(struct hp_suppress *set, int live)
 {
 	char what[HP_CONF_FAULT_MAX];
 
 	hp_suppress_init(set);
-	/* heapprof check said what is wrong with the file, once. */
-	set->quiet = !hp_conf.leak_suppressions_warn;
-	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions)) {
+	/* heapprof check said what is wrong with the file, once; a check of
+	 * the running process prints nothing, and leaves the exit's gate to
+	 * the exit (the file may be readable again by then). */
+	set->quiet = !hp_conf.leak_suppressions_warn || live;
+	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions) && !live) {
 		hp_fmt(what, sizeof(what), "leak_suppressions:%s (the file cannot be read)",
 		       hp_conf.leak_suppressions);
 		hp_conf_gate_mark(&hp_conf_table[HP_CONF_O_leak_suppressions], what);
@@ -654,7 +656,7 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 	v->sampled_lg = r.exact ? 0 : HP_LOAD(&hp_switches.lg_sample);
 	struct hp_dumpsyms_names *names = r.direct_objects ? hp_dumpsyms_names_open() : NULL;
 	struct hp_suppress set;
-	load_suppressions(&set);
+	load_suppressions(&set, live != NULL);
 	/* Source files and inlined functions, for the suppressions and for
 	 * the printed report (heapprof check symbolizes the verdict file
 	 * itself). */
