@@ -170,9 +170,11 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 		if (n > 1) {
 			struct hp_check_block *mine;
 			size_t m = blocks_of(&p, &mine);
-			hp_util_grow(&all, &capall, nall + m, sizeof(*all));
-			memcpy(all + nall, mine, m * sizeof(*mine));
-			nall += m;
+			if (m) {
+				hp_util_grow(&all, &capall, nall + m, sizeof(*all));
+				memcpy(all + nall, mine, m * sizeof(*mine));
+				nall += m;
+			}
 			free(mine);
 		}
 		if (i == 0 && n > 1) {
@@ -185,7 +187,8 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 		keep_confirmed(&p, set, nset);
 		/* Blocks unreachable in some check but not in all: in flight,
 		 * or freed since. */
-		qsort(all, nall, sizeof(*all), by_block);
+		if (nall)
+			qsort(all, nall, sizeof(*all), by_block);
 		size_t distinct = 0;
 		for (size_t k = 0; k < nall; k++)
 			distinct += !k || by_block(&all[k - 1], &all[k]);
