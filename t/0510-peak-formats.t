@@ -89,14 +89,14 @@ for bad in "--peak --temporary" "--temporary --pprof" "--temporary --inuse-space
 	ok $([ $st -eq 2 ] && [ ! -s out ] && grep -q '^heapprof report: ' e; echo $?) "report $bad: a usage error (status 2)"
 done
 
-# dump_peak:false: the process's two lines, no stack's; the dump is the
-# one without the lines plus those two, and --peak and --temporary say why
+# dump_peak:false: the process's three lines, no stack's; the dump is the
+# one without the lines plus those three, and --peak and --temporary say why
 # they have nothing to show.
 tprof lg_prof_sample:0,prof_final:true,prof_prefix:np,dump_peak:false basic 200 1024 >/dev/null 2>err
 n=$(ls np.*.f.*.heap)
 is "$(grep '^ *#' "$n" | grep -v '^# heapprof build-id:' | sed 's/:.*//' | tr '\n' ' ')" \
-	"# heapprof peak # heapprof temporary " \
-	"dump_peak:false: only the process's peak and temporary lines"
+	"# heapprof peak # heapprof temporary # heapprof time " \
+	"dump_peak:false: only the process's peak, temporary and time lines"
 "$BIN" report --peak "$n" >out 2>e
 is "$?:$(cat e)" "1:heapprof: '$n' has the process's peak but not its stacks' (written with dump_peak:false)" \
 	"--peak on it: status 1, one line that names the option"

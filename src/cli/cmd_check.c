@@ -60,6 +60,7 @@
 #include "report/supfile.h"
 #include "report/util.h"
 #include "binary.h"
+#include "budget.h"
 #include "cmds.h"
 #include "preload.h"
 #include "usage.h"
@@ -81,6 +82,7 @@ struct check_opts {
 	char *config;		/* --config, absolute */
 	int exit_code;
 	const char *json, *junit;
+	struct hp_budgets budgets;	/* --max-peak, --max-allocs, --max-live-at-exit */
 };
 
 static void check_usage(FILE *out)
@@ -88,6 +90,8 @@ static void check_usage(FILE *out)
 	fputs("usage: heapprof check [--programs GLOB[,GLOB...] | --all] [--suppressions FILE]\n"
 	      "                      [--config FILE] [--exit-code N] [--allow-missing]\n"
 	      "                      [--json FILE] [--junit FILE] [--verbose]\n"
+	      "                      [--max-peak [GLOB=]SIZE] [--max-allocs [GLOB=]N]\n"
+	      "                      [--max-live-at-exit [GLOB=]SIZE]\n"
 	      "                      [--] COMMAND [ARG]...\n"
 	      "\n"
 	      "Runs COMMAND and every process it starts under the leak check (every\n"
@@ -105,6 +109,12 @@ static void check_usage(FILE *out)
 	      "  --suppressions FILE  LeakSanitizer-format suppressions (leak:PATTERN)\n"
 	      "  --config FILE        the profiler.ini every process reads (HEAPPROF_CONFIG)\n"
 	      "  --exit-code N        the status when a counted process leaked (1-255)\n"
+	      "  --max-peak [GLOB=]SIZE          heap budgets: a counted process (or, with\n"
+	      "  --max-allocs [GLOB=]N           GLOB, one whose program matches) whose peak\n"
+	      "  --max-live-at-exit [GLOB=]SIZE  heap, number of allocations or heap live\n"
+	      "                       at exit is over the limit fails the run as a leak\n"
+	      "                       does, named with its stacks (exact figures; SIZE\n"
+	      "                       in bytes or with K, M, G; repeatable)\n"
 	      "  --allow-missing      a counted process that left no verdict is named,\n"
 	      "                       and passes\n"
 	      "  --json FILE          every process's verdict as JSON ('-': stdout)\n"
@@ -164,8 +174,10 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		}
 		if (a[0] != '-')
 			break;
+		int budget = !strncmp(a, "--max-", 6);
 		if (strcmp(a, "--programs") && strcmp(a, "--suppressions") && strcmp(a, "--exit-code") &&
-		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config")) {
+		    strcmp(a, "--json") && strcmp(a, "--junit") && strcmp(a, "--config") &&
+		    (!budget || !strcmp(a, "--max-"))) {
 			hp_usage_error("check", "unknown option '%s'", a);
 			return -1;
 		}
@@ -174,7 +186,14 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 			return -1;
 		}
 		i++;
-		if (!strcmp(a, "--programs")) {
+		if (budget) {
+			int r = hp_budget_option(&o->budgets, a, val);
+			if (r <= 0) {
+				if (!r)
+					hp_usage_error("check", "unknown option '%s'", a);
+				return -1;
+			}
+		} else if (!strcmp(a, "--programs")) {
 			add_globs(o, val);
 		} else if (!strcmp(a, "--suppressions")) {
 			o->suppressions = val;
@@ -237,6 +256,7 @@ static char *library_conf(const char *dir, const struct check_opts *o)
 		      dir, dir);
 	if (o->suppressions_abs)
 		hp_buf_printf(&b, ",leak_suppressions:%s,leak_suppressions_warn:false", o->suppressions_abs);
+	hp_buf_str(&b, hp_budget_conf(&o->budgets));
 	return b.p;
 }
 
@@ -570,6 +590,9 @@ static void free_proc(struct hp_check_proc *p)
 		free(p->leaks[j].frames);
 	free(p->leaks);
 	free(p->supps);
+	for (size_t j = 0; j < p->nover; j++)
+		free(p->over[j].stacks);
+	free(p->over);
 }
 
 static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab *strs)
@@ -969,8 +992,31 @@ static void why_none_counts(struct hp_buf *b, const struct verdicts *v, const st
  * was checked and the command is a program heapprof cannot enter.
  * status is the command's; kind and why, hp_binary_unpreloadable's for
  * the command. */
+/* The processes over a budget, and those a budget applied to that have
+ * no figures (failing unless --allow-missing); said in *b. */
+static size_t report_budgets(struct hp_buf *b, const struct verdicts *v,
+			     const struct check_opts *o)
+{
+	size_t over = 0, unmeasured = 0;
+
+	if (!o->budgets.n)
+		return 0;
+	hp_budget_text(b, v->p, v->n);
+	for (size_t k = 0; k < v->n; k++) {
+		over += v->p[k].nover > 0;
+		unmeasured += v->p[k].unmeasured != NULL;
+	}
+	if (over)
+		hp_buf_printf(b, "heapprof check: %zu process%s over budget\n", over, es(over));
+	if (unmeasured && o->allow_missing)
+		hp_buf_printf(b, "heapprof check: %zu process%s without budget figures: not judged "
+			      "(--allow-missing)\n", unmeasured, es(unmeasured));
+	return over + (o->allow_missing ? 0 : unmeasured);
+}
+
 static size_t report(const struct verdicts *v, const char *command, int status,
-		     const struct check_opts *o, int kind, const char *why, size_t *missing)
+		     const struct check_opts *o, int kind, const char *why, size_t *missing,
+		     size_t *over)
 {
 	struct hp_buf b = { 0 };
 	size_t checked = 0, counted = 0, leaking = 0, nmissing = 0;
@@ -1029,6 +1075,7 @@ static size_t report(const struct verdicts *v, const char *command, int status,
 			      es(nmissing), o->allow_missing ? "not checked (--allow-missing)" :
 			      "a leak there cannot be ruled out, so the run fails (--allow-missing passes it)");
 	*missing = nmissing + (size_t)blind;
+	*over = report_budgets(&b, v, o);
 	if (b.len)   /* b.p is NULL when nothing was said */
 		fwrite(b.p, 1, b.len, stderr);
 	fflush(stderr);
@@ -1072,11 +1119,13 @@ static int check(struct check_opts *o, int argc, char **argv)
 	read_verdicts(dir, &v, &strs);
 	struct hp_buf log = { 0 };
 	read_log(dir, &log);
-	remove_run_dir(dir);
 	hp_util_sort(v.p, v.n, sizeof(*v.p), by_pid);
 	pair_registrations(&v, &strs);
 	for (size_t k = 0; k < v.n; k++)
 		v.p[k].counted = counts(o, &v.p[k]);
+	/* From the final dumps, before the run directory goes. */
+	hp_budget_judge(&o->budgets, dir, v.p, v.n, &strs);
+	remove_run_dir(dir);
 	/* The JSON has every process's frames; the rest only counted ones. */
 	hp_check_symbolize(v.p, v.n, o->json != NULL, &strs, NULL, 0);
 	/* The counted processes only: the others' frames are symbolized
@@ -1086,10 +1135,10 @@ static int check(struct check_opts *o, int argc, char **argv)
 			suppress_by_frames(&v.p[k], &sup);
 	report_log(&log, &v);
 	hp_buf_release(&log);
-	size_t missing;
-	size_t leaking = report(&v, argv[first], status, o, kind, why, &missing);
+	size_t missing, over;
+	size_t leaking = report(&v, argv[first], status, o, kind, why, &missing, &over);
 
-	int fails = leaking || (missing && !o->allow_missing);
+	int fails = leaking || over || (missing && !o->allow_missing);
 	int exit_status = status ? status : fails ? o->exit_code : 0;
 	struct hp_check_run run = { argv + first, status, exit_status, v.p, v.n, o->allow_missing };
 	if (o->json) {
@@ -1125,5 +1174,6 @@ int hp_cmd_check(int argc, char **argv)
 	free(o.globs);
 	free(o.config);
 	free(o.suppressions_abs);
+	hp_budget_release(&o.budgets);
 	return st;
 }

@@ -6,10 +6,13 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/ropts.h"
 #include "report/trend.h"
+#include "report/suspects.h"
+#include "report/input.h"
 #include "cmds.h"
 #include "procdumps.h"
 #include "usage.h"
@@ -23,6 +26,11 @@ static const char usage_text[] =
 	"\n"
 	"  --svg              a line chart of the total and the top stacks over time\n"
 	"  --json             the ranking and every value, as JSON, for scripts\n"
+	"  --suspects         only the leak suspects: stacks that grow beyond the\n"
+	"                     noise of sampling to the end of the series (a cache\n"
+	"                     that filled and levelled off is not one), each with\n"
+	"                     its confidence; needs at least 6 dumps\n"
+	"  --confidence PCT   the confidence a suspect needs (default 99)\n"
 	"  --functions        rank functions (flat values) instead of stacks\n"
 	"  --merge            one series of dumps of different processes (e.g. the\n"
 	"                     final dumps of successive runs), ordered as above\n"
@@ -49,6 +57,8 @@ static const struct option longopts[] = {
 	{ "functions", no_argument, NULL, HP_ROPTS_OPT_FUNCTIONS },
 	{ "json", no_argument, NULL, HP_ROPTS_OPT_JSON },
 	{ "merge", no_argument, NULL, 'M' },
+	{ "suspects", no_argument, NULL, 'S' },
+	{ "confidence", required_argument, NULL, 'C' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
 };
@@ -63,6 +73,20 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 static int trend(struct hp_ropts *o, int argc, char **argv);
+
+_Static_assert(HP_SUSPECTS_MIN_DUMPS == 6, "the message below says 6");
+
+/* "99", "99.9" or "95%": a fraction in (0.5, 1). */
+static int parse_confidence(struct hp_ropts *o, const char *arg)
+{
+	char *end;
+	double pct = strtod(arg, &end);
+
+	if (end == arg || (*end && strcmp(end, "%")) || !(pct > 50 && pct < 100))
+		return -1;
+	o->confidence = pct / 100;
+	return 0;
+}
 
 int hp_cmd_trend(int argc, char **argv)
 {
@@ -93,6 +117,16 @@ static int trend(struct hp_ropts *o, int argc, char **argv)
 			o->merge = 1;
 			continue;
 		}
+		if (c == 'S') {
+			o->suspects = 1;
+			continue;
+		}
+		if (c == 'C') {
+			if (parse_confidence(o, optarg))
+				return usage_error("--confidence takes a percentage above 50 and below "
+						   "100, not '%s'", optarg);
+			continue;
+		}
 		if (c == HP_ROPTS_OPT_FUNCTIONS) {
 			o->functions = 1;
 			continue;
@@ -107,6 +141,14 @@ static int trend(struct hp_ropts *o, int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		return usage_error("needs at least two dumps%s", "");
+	if (o->suspects && argc - optind < HP_SUSPECTS_MIN_DUMPS)
+		return usage_error("--suspects needs at least 6 dumps (three in each half of the "
+				   "series)%s", "");
+	if (o->suspects && o->value != HP_V_INUSE_SPACE && o->value != HP_V_INUSE_OBJECTS)
+		return usage_error("--suspects judges live memory (--inuse-space or --inuse-objects): "
+				   "allocated totals only ever grow%s", "");
+	if (o->suspects && o->format == HP_ROPTS_FMT_SVG)
+		return usage_error("--suspects is text or --json, not --svg%s", "");
 	/* A series interleaving two processes' dumps reads as a heap that
 	 * jumps up and down: refused, as report refuses to sum them. */
 	if (!o->merge && hp_procdumps_one_process("trend", argv + optind, (size_t)(argc - optind), "dumps",

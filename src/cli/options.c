@@ -108,7 +108,7 @@ static int is_choice(const char *choices, const char *v)
 }
 
 /* 0 when v is a size the library takes, with its value in *out. */
-static int parse_size(const char *v, long long *out)
+int hp_options_parse_size(const char *v, long long *out)
 {
 	char *end;
 	unsigned shift = 0;
@@ -185,7 +185,7 @@ static const char *wrong(const struct hp_option_row *o, const char *v, char *buf
 	}
 	if (!strcmp(t, "SIZE")) {
 		long long hi = bound(o->max, 0x7fffffffffffffffLL);
-		return !parse_size(v, &x) && x <= hi ? NULL : "a size such as 512, 64k, 10M or 2G";
+		return !hp_options_parse_size(v, &x) && x <= hi ? NULL : "a size such as 512, 64k, 10M or 2G";
 	}
 	if (!strcmp(t, "SIGNAL"))
 		return is_signal(v) ? NULL : "USR1, USR2, RTMIN+n, or none";

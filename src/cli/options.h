@@ -25,4 +25,8 @@ extern const size_t hp_option_count;
  * would switch the gate off: here it is the caller's to fix. */
 int hp_options_check(const char *cmd, const char *list);
 
+/* 0 when v is a size (bytes, or with K, M, G, T: binary multiples, with
+ * an optional B or iB), its value in *out; -1 when it is not one. */
+int hp_options_parse_size(const char *v, long long *out);
+
 #endif

@@ -56,6 +56,15 @@ struct hp_check_supp {
 	const char *templ;	/* interned */
 };
 
+/* A budget a process went over (heapprof check --max-peak and the like). */
+struct hp_check_over {
+	const char *option;	/* "--max-peak", "--max-allocs", "--max-live-at-exit" */
+	const char *rule;	/* as typed: "10M" or "prog*=10M" */
+	uint64_t limit, value;
+	int bytes;		/* limit and value are bytes, not a count */
+	char *stacks;		/* the stacks that hold most of it, lines of text */
+};
+
 /* One process's verdict. */
 struct hp_check_proc {
 	const char *path;	/* of its verdict file */
@@ -89,6 +98,12 @@ struct hp_check_proc {
 	unsigned confirm_checks;
 	double confirm_interval;
 	uint64_t unconfirmed_blocks;	/* left out: reached in some check */
+	/* Budgets: the figures of its final dump (exact), and what went over. */
+	int measured;		/* a budget applied and its figures are below */
+	const char *unmeasured;	/* a budget applied, no figures: why (fails) */
+	uint64_t peak_bytes, allocations, live_bytes;
+	struct hp_check_over *over;
+	size_t nover;
 	int counted;		/* its leaks decide heapprof check's status */
 	int missing;		/* it registered and left no verdict: error says why */
 };

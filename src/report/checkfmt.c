@@ -142,6 +142,37 @@ static void json_frame(struct hp_buf *b, const struct hp_check_frame *f)
 	hp_buf_printf(b, ", \"inlined\": %s}", f->inlined ? "true" : "false");
 }
 
+/* null when no budget applied; else the figures and what went over. */
+static void json_budget(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	if (!p->measured && !p->unmeasured) {
+		hp_buf_str(b, "null");
+		return;
+	}
+	if (p->measured)
+		hp_buf_printf(b, "{\"peak_bytes\": %" PRIu64 ", \"allocations\": %" PRIu64
+			      ", \"live_bytes_at_exit\": %" PRIu64 ", \"error\": null, \"over\": [",
+			      p->peak_bytes, p->allocations, p->live_bytes);
+	else {
+		hp_buf_str(b, "{\"peak_bytes\": null, \"allocations\": null, \"live_bytes_at_exit\": null, "
+			      "\"error\": ");
+		jstr(b, p->unmeasured);
+		hp_buf_str(b, ", \"over\": [");
+	}
+	for (size_t j = 0; j < p->nover; j++) {
+		const struct hp_check_over *o = &p->over[j];
+		hp_buf_str(b, j ? ", {\"option\": " : "{\"option\": ");
+		jstr(b, o->option);
+		hp_buf_str(b, ", \"rule\": ");
+		jstr(b, o->rule);
+		hp_buf_printf(b, ", \"limit\": %" PRIu64 ", \"value\": %" PRIu64 ", \"stacks\": ", o->limit,
+			      o->value);
+		jstr(b, o->stacks);
+		hp_buf_char(b, '}');
+	}
+	hp_buf_str(b, "]}");
+}
+
 static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 {
 	hp_buf_printf(b, "    {\"pid\": %ld, \"program\": ", p->pid);
@@ -171,7 +202,9 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 		hp_buf_printf(b, ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", p->supps[j].count,
 			      p->supps[j].bytes);
 	}
-	hp_buf_str(b, "],\n     \"leaks\": [");
+	hp_buf_str(b, "],\n     \"budget\": ");
+	json_budget(b, p);
+	hp_buf_str(b, ",\n     \"leaks\": [");
 	for (size_t j = 0; j < p->nleaks; j++) {
 		const struct hp_check_leak *l = &p->leaks[j];
 		hp_buf_printf(b, "%s\n      {\"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"objects\": %" PRIu64
@@ -188,7 +221,7 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 
 void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 {
-	size_t counted = 0, leaking = 0, missing = 0;
+	size_t counted = 0, leaking = 0, missing = 0, over = 0;
 	uint64_t bytes = 0, objects = 0;
 
 	hp_buf_str(b, "{\n  \"command\": [");
@@ -205,6 +238,7 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 		const struct hp_check_proc *p = &run->procs[k];
 		json_proc(b, p);
 		hp_buf_str(b, k + 1 < run->nprocs ? ",\n" : "\n");
+		over += p->nover > 0;
 		if (!p->counted)
 			continue;
 		counted++;
@@ -217,9 +251,9 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
 	}
 	hp_buf_printf(b, "  ],\n  \"summary\": {\"processes\": %zu, \"counted\": %zu, \"leaking\": %zu, "
 		      "\"missing\": %zu, \"missing_allowed\": %s, "
-		      "\"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64 "}\n}\n",
+		      "\"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64 ", \"over_budget\": %zu}\n}\n",
 		      run->nprocs, counted, leaking, missing, run->allow_missing ? "true" : "false",
-		      bytes, objects);
+		      bytes, objects, over);
 }
 
 /* ---- JUnit XML ------------------------------------------------------------ */
@@ -233,6 +267,15 @@ void hp_check_json(struct hp_buf *b, const struct hp_check_run *run)
  * an error, with the reason, or skipped under --allow-missing; one the
  * library could give no verdict (a seccomp filter) is skipped.
  */
+/* The budgets a process went over, as the failure's text. */
+static void junit_over_text(struct hp_buf *t, const struct hp_check_proc *p)
+{
+	for (size_t j = 0; j < p->nover; j++)
+		hp_buf_printf(t, "over %s %s: %" PRIu64 "%s; its stacks:\n%s", p->over[j].option,
+			      p->over[j].rule, p->over[j].value, p->over[j].bytes ? " bytes" : "",
+			      p->over[j].stacks);
+}
+
 void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 {
 	size_t tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -240,10 +283,10 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 	for (size_t k = 0; k < run->nprocs; k++) {
 		const struct hp_check_proc *p = &run->procs[k];
 		int error = p->missing && !run->allow_missing;
-		if (!p->counted)
+		if (!p->counted && !p->nover)
 			continue;
 		tests++;
-		failures += !p->error && hp_check_objects(p);
+		failures += (!p->error && hp_check_objects(p)) || p->nover;
 		errors += error;
 		skipped += p->error && !error;
 	}
@@ -254,7 +297,7 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 		      "skipped=\"%zu\">\n", tests, failures, errors, skipped);
 	for (size_t k = 0; k < run->nprocs; k++) {
 		const struct hp_check_proc *p = &run->procs[k];
-		if (!p->counted)
+		if (!p->counted && !p->nover)
 			continue;
 		hp_buf_str(b, "    <testcase classname=\"");
 		hp_buf_xml_str(b, p->name);
@@ -278,6 +321,18 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 			hp_buf_str(b, "\">");
 			hp_buf_reset(&text);
 			hp_check_text(&text, p);
+			hp_buf_xml_str(b, text.p);
+			junit_over_text(&text, p);
+			hp_buf_str(b, "</failure>\n");
+			hp_buf_release(&text);
+		} else if (p->nover) {
+			struct hp_buf text = { 0 };
+			hp_buf_printf(&text, "over %s %s", p->over[0].option, p->over[0].rule);
+			hp_buf_str(b, "      <failure type=\"budget\" message=\"");
+			hp_buf_xml_str(b, text.p);
+			hp_buf_str(b, "\">");
+			hp_buf_reset(&text);
+			junit_over_text(&text, p);
 			hp_buf_xml_str(b, text.p);
 			hp_buf_str(b, "</failure>\n");
 			hp_buf_release(&text);

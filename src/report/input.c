@@ -274,6 +274,25 @@ static int64_t clamp_count(uint64_t v)
 	return v > (uint64_t)HP_VALUE_MAX ? HP_VALUE_MAX : (int64_t)v;
 }
 
+/* "# heapprof time: <seconds>.<nanoseconds>" (Unix time), after the word. */
+static void taken_line(struct reader *r, const char *p, const char *end)
+{
+	struct hp_input *in = r->in;
+	uint64_t sec = 0, ns = 0;
+	int digits = 0;
+
+	if (number(r, &p, end, &sec) || lit(&p, end, '.'))
+		bad(r, "expected '# heapprof time: <seconds>.<nanoseconds>'");
+	for (; p < end && *p >= '0' && *p <= '9'; p++, digits++)
+		ns = ns * 10 + (uint64_t)(*p - '0');
+	skip_spaces(&p, end);
+	if (digits != 9 || p < end || sec > (uint64_t)INT64_MAX / 2)
+		bad(r, "expected '# heapprof time: <seconds>.<nanoseconds>'");
+	in->has_taken = 1;
+	in->taken.tv_sec = (time_t)sec;
+	in->taken.tv_nsec = (long)ns;
+}
+
 /* The longest build-id we take, in bytes (--build-id=0x... allows any). */
 #define BUILDID_MAX 64
 
@@ -346,6 +365,10 @@ static int comment_line(struct reader *r)
 		in->has_temporary = 1;
 		in->temporary = clamp_count(a[0]);
 		in->allocations = clamp_count(a[1]);
+		return 0;
+	}
+	if (word(&p, end, "heapprof time:")) {
+		taken_line(r, p, end);
 		return 0;
 	}
 	if (word(&p, end, "heapprof attached:")) {

@@ -124,6 +124,8 @@ struct hp_input {
 	const char *binary;	/* "binary=" of the symbol section, or NULL */
 	struct hp_input_name name;
 	struct timespec written;	/* when the dump was written, at the latest */
+	int has_taken;			/* "# heapprof time:" was present */
+	struct timespec taken;		/* ... when the dump was taken, to the ns */
 };
 
 /*

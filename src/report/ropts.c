@@ -25,6 +25,7 @@ void hp_ropts_init(struct hp_ropts *o, const char *who)
 	o->node_fraction = 0.005;
 	o->edge_fraction = 0.001;
 	o->node_count = 80;
+	o->confidence = 0.99;
 }
 
 void hp_ropts_release(struct hp_ropts *o)

@@ -114,6 +114,8 @@ struct hp_ropts {
 	int temporary;		/* report --temporary */
 	int functions;		/* trend --functions */
 	int merge;		/* --merge: dumps of several processes (report, trend) */
+	int suspects;		/* trend --suspects */
+	double confidence;	/* trend --confidence, as a fraction */
 	/* The pprof profile's time and duration (ns; 0: none written): set
 	 * by heapprof serve for a delta profile, from when it took the dumps. */
 	long long time_ns, duration_ns;

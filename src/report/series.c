@@ -23,6 +23,7 @@
 #include "report.h"
 #include "ropts.h"
 #include "series.h"
+#include "suspects.h"
 #include "util.h"
 
 /* Frames shown in a stack's label, leaf first. */
@@ -172,6 +173,9 @@ static size_t key_add(struct keys *k, const struct pathkey *pk, uint64_t h, char
 	memset(&s->keys[id], 0, sizeof(s->keys[id]));
 	s->keys[id].label = label;
 	s->keys[id].v = hp_util_xcalloc(s->n, sizeof(int64_t));
+	s->keys[id].bytes = hp_util_xcalloc(s->n, sizeof(int64_t));
+	s->keys[id].objects = hp_util_xcalloc(s->n, sizeof(int64_t));
+	s->keys[id].alloc = hp_util_xcalloc(s->n, sizeof(int64_t));
 	k->paths[id] = pk ? hp_util_xcalloc(pk->n + 1, 4) : NULL;
 	k->npath[id] = pk ? pk->n : 0;
 	if (pk) {
@@ -179,6 +183,18 @@ static size_t key_add(struct keys *k, const struct pathkey *pk, uint64_t h, char
 		hp_index_add(&k->ix, h, (uint32_t)id);
 	}
 	return id;
+}
+
+/* Adds one stack of one dump to a key's point at that dump. */
+static void add_point(struct hp_series_key *key, const struct hp_profile_stack *st, int vi)
+{
+	uint32_t t = st->slot;
+
+	key->v[t] = hp_util_sat_add(key->v[t], st->v[vi]);
+	key->bytes[t] = hp_util_sat_add(key->bytes[t], st->v[HP_V_INUSE_SPACE]);
+	key->objects[t] = hp_util_sat_add(key->objects[t], st->v[HP_V_INUSE_OBJECTS]);
+	int ai = vi == HP_V_INUSE_OBJECTS ? HP_V_ALLOC_OBJECTS : HP_V_ALLOC_SPACE;
+	key->alloc[t] = hp_util_sat_add(key->alloc[t], st->v[ai]);
 }
 
 /* One key per distinct call path (by names), values per dump. */
@@ -200,8 +216,7 @@ static void stack_keys(struct keys *k)
 		int64_t id = hp_index_find(&k->ix, h, key_eq, k, &pk);
 		if (id < 0)
 			id = (int64_t)key_add(k, &pk, h, stack_label(p, nodes, n));
-		int64_t *v = &k->s->keys[id].v[st->slot];
-		*v = hp_util_sat_add(*v, st->v[k->s->vi]);
+		add_point(&k->s->keys[id], st, k->s->vi);
 	}
 }
 
@@ -222,8 +237,7 @@ static void function_keys(struct keys *k)
 		if (!key_of[leaf])
 			key_of[leaf] = (int64_t)key_add(k, NULL, 0,
 							hp_util_xstrdup(p->nodes[leaf])) + 1;
-		int64_t *v = &s->keys[key_of[leaf] - 1].v[st->slot];
-		*v = hp_util_sat_add(*v, st->v[s->vi]);
+		add_point(&s->keys[key_of[leaf] - 1], st, s->vi);
 	}
 	free(key_of);
 }
@@ -232,9 +246,31 @@ static int rank_cmp(const void *a, const void *b)
 {
 	const struct hp_series_key *x = a, *y = b;
 
+	/* With --suspects, the suspects come first (verdicts are 0 without). */
+	if ((x->verdict == HP_SUSPECT) != (y->verdict == HP_SUSPECT))
+		return x->verdict == HP_SUSPECT ? -1 : 1;
 	if (x->slope != y->slope)
 		return x->slope > y->slope ? -1 : 1;
 	return strcmp(x->label, y->label);
+}
+
+/* --suspects: the key's verdict at the series' level. */
+static void judge(struct hp_series *s, struct hp_series_key *key)
+{
+	struct hp_suspect_input in = {
+		.n = s->n, .x = s->x, .v = key->v, .bytes = key->bytes, .objects = key->objects,
+		.rate = s->rate, .v_is_bytes = s->vi == HP_V_INUSE_SPACE,
+		.alloc = s->accum ? key->alloc : NULL,
+	};
+	struct hp_suspect_result r;
+
+	hp_suspects_judge(&in, s->level, &r);
+	key->verdict = r.verdict;
+	key->confidence = r.confidence;
+	key->slope_tail = r.slope_tail;
+	key->slope = r.slope_all;   /* the test's: first to last, as the steps sum */
+	s->nsuspects += r.verdict == HP_SUSPECT;
+	s->ngrowing += r.verdict != HP_SUSPECT_NOT_GROWING;
 }
 
 static void rank(struct hp_series *s)
@@ -248,6 +284,8 @@ static void rank(struct hp_series *s)
 		}
 		key->slope = hp_series_slope(s->x, key->v, s->n);
 		key->mono = (double)(rises - falls) / (double)(s->n - 1);
+		if (s->suspects)
+			judge(s, key);
 	}
 	hp_util_sort(s->keys, s->nkeys, sizeof(*s->keys), rank_cmp);
 	s->total = hp_util_xcalloc(s->n, sizeof(*s->total));
@@ -267,8 +305,13 @@ void hp_series_build(struct hp_series *s, const struct hp_ropts *o, char *const 
 	struct keys k = { .s = s, .p = &p };
 
 	*s = (struct hp_series){ .vi = o->value, .show_bytes = o->show_bytes,
-				 .functions = o->functions };
+				 .functions = o->functions, .suspects = o->suspects,
+				 .level = o->confidence };
 	order(s, dumps, n);
+	s->rate = hp_util_xcalloc(n, sizeof(*s->rate));
+	s->accum = 1;
+	int all_taken = 1;
+	struct timespec *taken = hp_util_xcalloc(n, sizeof(*taken));
 	hp_report_shape(o, &shape);
 	shape.series = 1;
 	hp_profile_init(&p, &shape);
@@ -276,10 +319,25 @@ void hp_series_build(struct hp_series *s, const struct hp_ropts *o, char *const 
 		struct hp_input in = { 0 };
 		hp_input_read(&in, s->paths[t], &p.strs);
 		hp_report_need_accum(o, &in);
+		s->rate[t] = in.scaling == HP_SCALE_NONE ? 1 : in.rate;
+		s->accum &= in.has_accum;
+		/* The line must agree with the name (a renamed dump keeps its
+		 * line but its name is what the user gave). */
+		all_taken &= in.has_taken && in.name.has_time &&
+			     llabs((long long)(in.taken.tv_sec - in.name.time)) <= 2;
+		taken[t] = in.taken;
 		hp_profile_add(&p, &in, 1, (uint32_t)t);
 		hp_input_release(&in);
 	}
 	hp_profile_finish(&p);
+	/* Dumps that say when they were taken, to the nanosecond, have x to
+	 * the nanosecond: names have the second, and dumps a second apart
+	 * would be steps of 0 or 2 seconds. */
+	if (s->timed && all_taken)
+		for (size_t t = 0; t < n; t++)
+			s->x[t] = (double)(taken[t].tv_sec - taken[0].tv_sec) +
+				  (double)(taken[t].tv_nsec - taken[0].tv_nsec) / 1e9;
+	free(taken);
 	if (o->functions)
 		function_keys(&k);
 	else
@@ -299,7 +357,11 @@ void hp_series_release(struct hp_series *s)
 	for (size_t i = 0; i < s->nkeys; i++) {
 		free(s->keys[i].label);
 		free(s->keys[i].v);
+		free(s->keys[i].bytes);
+		free(s->keys[i].objects);
+		free(s->keys[i].alloc);
 	}
+	free(s->rate);
 	free(s->keys);
 	free(s->total);
 	free(s->paths);

@@ -15,6 +15,12 @@ struct hp_series_key {
 	int64_t *v;		/* one value per point */
 	double slope;		/* least squares, per unit of x */
 	double mono;		/* (rises - falls) / steps, in [-1, 1] */
+	int64_t *bytes;		/* live bytes and objects per point (--suspects) */
+	int64_t *objects;
+	int64_t *alloc;		/* allocated since start, as v (--suspects) */
+	int verdict;		/* enum hp_suspect_verdict (--suspects) */
+	double confidence;	/* that it grows to the end (--suspects) */
+	double slope_tail;	/* over the later half (--suspects) */
 };
 
 struct hp_series {
@@ -30,6 +36,12 @@ struct hp_series {
 	int vi;			/* enum hp_value */
 	int show_bytes;
 	int functions;		/* keys are functions, not stacks */
+	double *rate;		/* each dump's sampling period, bytes (<= 1: exact) */
+	int suspects;		/* judged (trend --suspects) */
+	int accum;		/* every dump had cumulative counts (prof_accum) */
+	double level;		/* the confidence a suspect needs */
+	size_t nsuspects;	/* keys[0 .. nsuspects) are the suspects */
+	size_t ngrowing;	/* keys that grew over the series, suspects included */
 };
 
 /*

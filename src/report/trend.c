@@ -13,6 +13,7 @@
 #include "render.h"
 #include "ropts.h"
 #include "series.h"
+#include "suspects.h"
 #include "trend.h"
 #include "trendsvg.h"
 #include "util.h"
@@ -72,6 +73,106 @@ static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
 	}
 }
 
+/* ---- suspects -------------------------------------------------------- */
+
+/* "99.2%", or ">99.99%" for what rounds to certainty. */
+static void fmt_conf(double c, char *buf, size_t n)
+{
+	if (c >= 0.99995)
+		snprintf(buf, n, ">99.99%%");
+	else
+		snprintf(buf, n, "%.2f%%", c * 100);
+}
+
+static const char *verdict_name(int v)
+{
+	switch (v) {
+	case HP_SUSPECT: return "suspect";
+	case HP_SUSPECT_WEAK: return "weak";
+	case HP_SUSPECT_LEVELLED: return "levelled";
+	default: return "not-growing";
+	}
+}
+
+static void suspect_row(const struct hp_series *s, const struct hp_series_key *k, const char *lead,
+			struct hp_buf *b)
+{
+	char conf[16], slope[48], tail[48], first[32], last[32];
+
+	fmt_conf(k->confidence, conf, sizeof(conf));
+	hp_series_fmt_slope(s, k->slope, slope, sizeof(slope));
+	hp_series_fmt_slope(s, k->slope_tail, tail, sizeof(tail));
+	hp_render_value(first, sizeof(first), k->v[0], s->vi, s->show_bytes);
+	hp_render_value(last, sizeof(last), k->v[s->n - 1], s->vi, s->show_bytes);
+	hp_buf_printf(b, "%-4s %8s %14s %14s %9s %9s  %s\n", lead, conf, slope, tail, first, last,
+		      k->label);
+}
+
+static void suspect_head(struct hp_buf *b, const char *title)
+{
+	if (*title)
+		hp_buf_printf(b, "%s\n", title);
+	hp_buf_printf(b, "%-4s %8s %14s %14s %9s %9s  %s\n", "", "conf", "slope", "later half",
+		      "first", "last", "stack (leaf <- callers)");
+}
+
+/* The rest of the growing keys, of one verdict. */
+static void others(const struct hp_series *s, size_t top, int verdict, const char *title,
+		   struct hp_buf *b)
+{
+	size_t shown = 0;
+
+	for (size_t i = s->nsuspects; i < s->nkeys && shown < top; i++) {
+		const struct hp_series_key *k = &s->keys[i];
+		if (k->verdict != verdict)
+			continue;
+		if (!shown++)
+			suspect_head(b, title);
+		suspect_row(s, k, "", b);
+	}
+}
+
+static void text_suspects(const struct hp_series *s, size_t top, struct hp_buf *b)
+{
+	char level[16];
+
+	snprintf(level, sizeof(level), "%g%%", s->level * 100);
+	hp_buf_printf(b, "Leak suspects in %s over %zu dumps", hp_render_value_name(s->vi), s->n);
+	if (s->timed) {
+		char t0[32], t1[32];
+		fmt_time(s->t0, t0, sizeof(t0));
+		fmt_time(s->t0 + (time_t)s->x[s->n - 1], t1, sizeof(t1));
+		hp_buf_printf(b, " from %s to %s", t0, t1);
+	}
+	hp_buf_printf(b, "\nA suspect grew beyond the noise of sampling over the whole series and "
+			 "still grows over its later half, each at %s confidence.\n", level);
+	if (!s->accum && s->rate[0] > 1)
+		hp_buf_str(b, "These dumps have no cumulative counts, so frees are not told apart from "
+			      "allocations and the test allows for unseen turnover: profile with "
+			      "prof_accum:true for a test that needs several times less evidence.\n");
+	if (!s->nsuspects)
+		hp_buf_printf(b, "No suspects among %zu growing %s.\n", s->ngrowing,
+			      s->functions ? "functions" : "stacks");
+	else
+		hp_buf_printf(b, "%zu suspect%s among %zu growing %s:\n", s->nsuspects,
+			      s->nsuspects == 1 ? "" : "s", s->ngrowing,
+			      s->functions ? "functions" : "stacks");
+	for (size_t i = 0; i < s->nsuspects && i < top; i++) {
+		char lead[24];
+		snprintf(lead, sizeof(lead), "%zu", i + 1);
+		if (!i)
+			suspect_head(b, "");
+		suspect_row(s, &s->keys[i], lead, b);
+	}
+	if (s->nsuspects > top)
+		hp_buf_printf(b, "(%zu more suspects: --top)\n", s->nsuspects - top);
+	others(s, top, HP_SUSPECT_LEVELLED,
+	       "Grew, then levelled off (not suspects: a cache or pool that filled):", b);
+	others(s, top, HP_SUSPECT_WEAK,
+	       "Growing, not beyond the noise yet (not suspects: more dumps, a longer series or a "
+	       "lower lg_prof_sample give the evidence):", b);
+}
+
 /* ---- JSON ------------------------------------------------------------ */
 
 static void json_time(const struct hp_series *s, size_t t, struct hp_buf *b)
@@ -117,6 +218,10 @@ static void json(const struct hp_series *s, size_t top, struct hp_buf *b)
 	hp_buf_printf(b, "\n  ],\n  \"total\": {\"first\": %" PRId64 ", \"last\": %" PRId64
 			 ", \"delta\": %" PRId64 ", \"slope\": %.15g},\n", s->total[0], s->total[last],
 		      s->total[last] - s->total[0], s->total_slope);
+	if (s->suspects)
+		hp_buf_printf(b, "  \"suspects\": {\"confidence_level\": %.6g, \"suspects\": %zu, "
+				 "\"growing\": %zu, \"cumulative_counts\": %s},\n", s->level,
+			      s->nsuspects, s->ngrowing, s->accum ? "true" : "false");
 	hp_buf_str(b, "  \"ranked\": [");
 	size_t k;
 	for (k = 0; k < s->nkeys && k < top; k++) {
@@ -127,6 +232,10 @@ static void json(const struct hp_series *s, size_t top, struct hp_buf *b)
 				 ", \"last\": %" PRId64 ", \"delta\": %" PRId64 ", \"values\": ",
 			      key->slope, key->mono, key->v[0], key->v[last], key->v[last] - key->v[0]);
 		json_values(key->v, s->n, b);
+		if (s->suspects)
+			hp_buf_printf(b, ", \"verdict\": \"%s\", \"confidence\": %.6g, "
+					 "\"slope_later_half\": %.15g",
+				      verdict_name(key->verdict), key->confidence, key->slope_tail);
 		hp_buf_char(b, '}');
 	}
 	hp_buf_str(b, k ? "\n  ]\n}\n" : "]\n}\n");
@@ -143,6 +252,8 @@ int hp_trend_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		hp_trendsvg_render(&s, top, &out);
 	else if (o->format == HP_ROPTS_FMT_JSON)
 		json(&s, top, &out);
+	else if (o->suspects)
+		text_suspects(&s, top, &out);
 	else
 		text(&s, top, &out);
 	hp_util_write_output(o->output, out.p, out.len);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf/conf.h"
@@ -147,6 +148,23 @@ static uint64_t objs_of(int64_t cnt_fp)
 	return cnt_fp > 0 ? ((uint64_t)cnt_fp + HP_CNT_ONE / 2) >> HP_CNT_SHIFT : 0;
 }
 
+/* When the dump was taken, to the nanosecond (the name has the second):
+ * `heapprof trend` measures growth between dumps a second apart. */
+static void put_time(struct hp_out *o)
+{
+	struct timespec now;
+	char frac[10];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	hp_out_str(o, "# heapprof time: ");
+	hp_out_u64(o, (uint64_t)now.tv_sec);
+	for (int i = 8, ns = (int)now.tv_nsec; i >= 0; i--, ns /= 10)
+		frac[i] = (char)('0' + ns % 10);
+	frac[9] = '\n';
+	hp_out_char(o, '.');
+	hp_out_write(o, frac, sizeof(frac));
+}
+
 /* After the header: the process's peak and temporary allocations. */
 static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 {
@@ -161,6 +179,7 @@ static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 	hp_out_str(o, ": ");
 	hp_out_u64(o, objs_of((int64_t)s->total.accum_cnt));
 	hp_out_char(o, '\n');
+	put_time(o);
 	/* heapprof attach: what was allocated before is not in any figure. */
 	if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON) {
 		char when[40];
