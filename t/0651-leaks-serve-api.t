@@ -3,7 +3,7 @@
 # (/debug/leaks?pid=N) and from the program itself, on several threads at
 # once (heapprof_leak_check(): one check at a time, each complete).
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run s
@@ -28,6 +28,7 @@ is "$(python3 -c 'import json; d = json.load(open("body.json")); print(d["leaked
 	"4800 lose_session" "format=json: the JSON of heapprof leaks --json"
 curl -s -o conf.txt "$url/debug/leaks?pid=$pid&confirm=2&interval=0.2"
 like "$(cat conf.txt)" '^confirmed: only the blocks unreachable in each of 2 checks 0.2 s apart' "confirm=2&interval=0.2"
+like "$(curl -s "$url/")" "<a href=\"/debug/leaks\\?pid=$pid\">leaks</a>" "the list at / links each process's leak check"
 code=$(curl -s -o bad.txt -w '%{http_code}' "$url/debug/leaks?pid=x")
 is "$code:$(cat bad.txt)" "400:pid: want a process ID, as in /debug/leaks?pid=4242" "a bad pid: 400, one line"
 code=$(curl -s -o bad.txt -w '%{http_code}' "$url/debug/leaks?pid=$pid&interval=3")

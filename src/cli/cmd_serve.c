@@ -362,8 +362,8 @@ static void index_html(const struct serve *s, const struct hp_httpd_req *req, co
 				add(&b, "<td class=\"n\">?</td><td class=\"n\">?</td>");
 			add(&b, "<td>");
 			add_html(&b, e->prog);
-			add(&b, "</td><td><a href=\"/debug/pprof/heap?pid=%d\">heap</a></td></tr>\n",
-			    (int)e->pid);
+			add(&b, "</td><td><a href=\"/debug/pprof/heap?pid=%d\">heap</a> "
+			    "<a href=\"/debug/leaks?pid=%d\">leaks</a></td></tr>\n", (int)e->pid, (int)e->pid);
 		}
 		add(&b, "</table>\n<p>From a shell: <code>go tool pprof http://");
 		add_html(&b, host_of(s, req));
