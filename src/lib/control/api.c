@@ -87,8 +87,12 @@ struct api_leaks {
 	int reserved[5];
 };
 
-/* A leak check now, on the caller's thread, its stack taken from where
- * the program called (heapprof's frames below hold stale pointers). */
+_Static_assert(sizeof(struct api_leaks) == 72, "struct heapprof_leaks, as include/heapprof.h has it");
+
+/* A leak check now: on the helper thread when there is one (the caller
+ * waits, stopped and scanned as the other threads); else on the caller's
+ * thread, its stack taken from where the program called (heapprof's
+ * frames below hold stale pointers). */
 static int ctl_leak_check(void *oldp, size_t *oldlenp)
 {
 	struct hp_tls *t = &hp_tls;

@@ -102,6 +102,11 @@ int hp_requests_leak_check(struct hp_livecheck *out, const char **why)
 	return err;
 }
 
+void hp_requests_postfork_child(void)
+{
+	HP_STORE(&api_lock, 0);
+}
+
 unsigned hp_requests_do(unsigned req)
 {
 	unsigned asked = 0;

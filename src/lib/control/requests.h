@@ -22,6 +22,9 @@ struct hp_livecheck;
  * helper, not from a signal handler. */
 int hp_requests_leak_check(struct hp_livecheck *out, const char **why);
 
+/* In a fork child: no caller waits here. */
+void hp_requests_postfork_child(void);
+
 /* Who answers: the program's threads (no helper thread), or the helper. */
 void hp_requests_answer_here(void);
 void hp_requests_answer_in_helper(void);

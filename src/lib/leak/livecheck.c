@@ -120,3 +120,9 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 	return err;
 }
 
+
+void hp_livecheck_postfork_child(void)
+{
+	HP_STORE(&lock_word, 0);
+	HP_STORE(&checks, 0);
+}

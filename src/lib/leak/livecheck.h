@@ -47,6 +47,10 @@ struct hp_livecheck {
 int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 		     const struct hp_stack_entry *entry, const char **why);
 
+/* In a fork child: a check the parent ran holds no lock here, and the
+ * child's checks count from 1. */
+void hp_livecheck_postfork_child(void);
+
 #pragma GCC visibility pop
 
 #endif
