@@ -3,7 +3,7 @@
 # (/debug/leaks?pid=N) and from the program itself, on several threads at
 # once (heapprof_leak_check(): one check at a time, each complete).
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run s
@@ -114,5 +114,50 @@ is $? 0 "heapprof_leak_check() from 4 threads at once"
 is "$(grep -c '^rc=0 bytes=1110 objects=10$' api.out)" 4 "each gets the whole verdict: 1110 bytes in 10 objects"
 is "$(tail -n 1 api.out)" "checks 1-4" "the checks ran one after another, numbered 1 to 4"
 is "$(cat api.err)" "" "and the program's output is its own"
+
+# ---- fork while a check runs: the child's own checks do not wait -------------
+cat >forkcheck.c <<'C'
+#include <heapprof.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile int done;
+static void *checker(void *arg)
+{
+	struct heapprof_leaks l;
+	while (!done)
+		heapprof_leak_check(&l);
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	int ok = 0;
+	for (int i = 0; i < 1000; i++)
+		free(malloc(100 + i));   /* a heap to scan */
+	pthread_create(&t, NULL, checker, NULL);
+	for (int i = 0; i < 40; i++) {
+		pid_t p = fork();
+		if (p == 0) {
+			struct heapprof_leaks l;
+			alarm(10);   /* a child that waits for ever dies of SIGALRM */
+			_exit(heapprof_leak_check(&l) == 0 && l.check == 1 ? 0 : 1);
+		}
+		int st;
+		waitpid(p, &st, 0);
+		ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	done = 1;
+	pthread_join(t, NULL);
+	printf("%d children checked\n", ok);
+	return 0;
+}
+C
+cc -O2 -I"$SRC/include" -o forkcheck forkcheck.c -lpthread
+LD_PRELOAD=$LIB HEAPPROF_CONF=lg_prof_sample:0 timeout 120 ./forkcheck >fork.out 2>fork.err
+is "$?:$(cat fork.out)" "0:40 children checked" \
+	"40 children forked while a thread checks again and again: each child's own check runs (its first), none waits for ever"
 
 done_testing
