@@ -57,7 +57,9 @@ struct hp_bell {
 				 * (fresh to within 1 MiB a thread) */
 	uint32_t leak_checks;   /* leak checks whose verdict file is written */
 	uint32_t leak_failures; /* requested leak checks that failed: last_error */
-	uint32_t reserved[2];
+	uint32_t leak_blocks;   /* set by heapprof leaks --confirm, never cleared:
+				 * the verdicts list each leak's blocks */
+	uint32_t reserved[1];
 	char last_dump[2048];
 	char last_error[1024];
 };

@@ -6,7 +6,7 @@
 # its output unchanged; 23 on leaks, 0 without; --confirm, --json, the
 # threads that do not stop, the API, the interval trigger, bad arguments.
 . "$(dirname "$0")/lib.sh"
-plan 56
+plan 58
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run
@@ -75,6 +75,7 @@ for k in 1 2 3; do "$BIN" leaks "$pid" >multi.out; done
 is $? 23 "a third check of the same process"
 like "$(sed -n 2p multi.out)" "^leak check 3 " "is numbered 3"
 like "$(cat multi.out)" "^SUMMARY: heapprof: 4800 byte\\(s\\) leaked in 100 allocation\\(s\\)\\.$" "and finds the same"
+is "$(grep -c '^block ' "run/leaks.$pid")" 0 "a plain check's verdict lists no blocks"
 stop_svc
 is "$(cat s/status)" 0 "the exit status stays the program's"
 like "$(cat s/err)" "^<heapprof>: SUMMARY: heapprof: 4800 byte\\(s\\) leaked in 100 allocation\\(s\\)\\.$" \
@@ -115,6 +116,7 @@ like "$(cat conf.out)" "^confirmed: only the blocks unreachable in each of 3 che
 like "$(cat conf.out)" "^Direct leak of 4800 byte\\(s\\) in 100 object\\(s\\) \\(confirmed\\) allocated from:$" \
 	"the lost sessions, confirmed"
 unlike "$(cat conf.out)" "hide_in_flight" "the blocks in flight at the first check (then reached, or freed) are not reported"
+is "$(grep -c '^block ' "run/leaks.$pid")" 100 "--confirm's verdicts list each leak's blocks"
 stop_svc
 start_svc lg_prof_sample:0 -b -t 10
 "$BIN" leaks "$pid" >flight.out

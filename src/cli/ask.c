@@ -353,7 +353,7 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 #define HP_ASK_LEAKS_NO_HELPER_S 2.0
 
 enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
-				char *path, size_t cap)
+				bool blocks, char *path, size_t cap)
 {
 	char bell[PATH_MAX];
 	unsigned long inode;
@@ -366,6 +366,8 @@ enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_a
 	}
 	char *slash = strrchr(bell, '/');
 	snprintf(path, cap, "%.*s/leaks.%d", slash ? (int)(slash - bell) : 1, slash ? bell : ".", (int)a->pid);
+	if (blocks)
+		__atomic_store_n(&a->bell->leak_blocks, 1u, __ATOMIC_RELEASE);
 	enum hp_ask_status r = ring(a, "leaks");
 	if (r != HP_ASK_OK)
 		return r;

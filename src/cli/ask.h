@@ -94,13 +94,14 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 /*
  * A leak check of the checked process now (heapprof leaks): rings its
  * bell (a process without one cannot be asked: HP_ASK_CANNOT) and waits
- * until it says the verdict is written, at most timeout seconds, or until
+ * until it says the verdict is written (blocks: asks that verdicts list
+ * each leak's blocks from now on, for --confirm), at most timeout seconds, or until
  * *stop.  The verdict's path (<runtime dir>/leaks.<pid>) goes to path.
  * Returns HP_ASK_OK, HP_ASK_CANNOT, HP_ASK_FAILED (the library's reason in
  * a->msg), HP_ASK_EXITED, HP_ASK_TIMEOUT or HP_ASK_STOPPED.
  */
 enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
-				char *path, size_t cap);
+				bool blocks, char *path, size_t cap);
 
 /* Seconds on the monotonic clock, and a pause of ms milliseconds. */
 double hp_ask_now(void);

@@ -119,7 +119,7 @@ static int one_check(const struct hp_leakcheck_opts *o, struct hp_ask *a, struct
 {
 	char path[PATH_MAX];
 
-	*st = hp_ask_leaks(a, o->timeout, o->stop, path, sizeof(path));
+	*st = hp_ask_leaks(a, o->timeout, o->stop, o->confirm > 1, path, sizeof(path));
 	if (*st != HP_ASK_OK) {
 		snprintf(msg, cap, "%s", a->msg);
 		return -1;
@@ -135,6 +135,11 @@ static int one_check(const struct hp_leakcheck_opts *o, struct hp_ask *a, struct
 	}
 	if (!p->live) {
 		snprintf(msg, cap, "%s is not a leak check's verdict", path);
+		return -1;
+	}
+	if (o->confirm > 1 && !p->live_blocks) {
+		snprintf(msg, cap, "process %d's verdict lists no blocks to follow from check to check "
+			 "(--confirm)", (int)o->pid);
 		return -1;
 	}
 	return 0;

@@ -89,6 +89,7 @@ struct hp_check_proc {
 	/* A leak check of the running process (heapprof leaks): live is its
 	 * number in the process, 0 for a verdict at exit. */
 	unsigned live;
+	int live_blocks;	/* its leaks list their blocks */
 	uint64_t pause_us;	/* how long its threads were stopped */
 	int64_t attached_at;	/* heapprof attach's UTC seconds, 0: preloaded */
 	struct hp_check_thread *unstopped;

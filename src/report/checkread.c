@@ -162,12 +162,13 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			return NULL;
 		}
 		if (!strncmp(line, "live=", 5) && !p->live) {
-			uint64_t seq, pause, at;
-			if (parse_counts(line, (const char *const[]){ "live", "pause_us", "attached_at" },
-					 (uint64_t *const[]){ &seq, &pause, &at }, 3) || !seq || seq > UINT32_MAX ||
-			    at > INT64_MAX)
-				return fail(r, "expected live=N pause_us=N attached_at=N");
+			uint64_t seq, pause, at, blocks;
+			if (parse_counts(line, (const char *const[]){ "live", "pause_us", "attached_at", "blocks" },
+					 (uint64_t *const[]){ &seq, &pause, &at, &blocks }, 4) || !seq ||
+			    seq > UINT32_MAX || at > INT64_MAX || blocks > 1)
+				return fail(r, "expected live=N pause_us=N attached_at=N blocks=0|1");
 			p->live = (unsigned)seq;
+			p->live_blocks = (int)blocks;
 			p->pause_us = pause;
 			p->attached_at = (int64_t)at;
 			return NULL;
@@ -261,7 +262,7 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 		}
 		if (!strncmp(line, "frame ", 6) && !(*cur)->nblocks)
 			return parse_frame(r, line + 6, *cur);
-		if (!strncmp(line, "block ", 6) && p->live) {
+		if (!strncmp(line, "block ", 6) && p->live_blocks) {
 			struct hp_check_leak *l = *cur;
 			struct hp_check_block b;
 			const char *e;

@@ -110,7 +110,7 @@ static int ctl_leak_check(void *oldp, size_t *oldlenp)
 	if (err == -1) {
 		if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
 			e.sp = 0;
-		err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, &why);
+		err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, 0, &why);
 	}
 	hp_tls_guard_leave(t);
 	if (err)

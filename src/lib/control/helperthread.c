@@ -201,7 +201,7 @@ static void leak_check(void)
 	struct hp_livecheck c;
 	const char *why;
 
-	(void)hp_livecheck_run(&c, HP_LIVECHECK_INTERVAL, NULL, &why);
+	(void)hp_livecheck_run(&c, HP_LIVECHECK_INTERVAL, NULL, 0, &why);
 }
 
 static void on_interval(struct helper *h)

@@ -48,7 +48,10 @@ static void leaks_asked(void)
 	struct hp_livecheck c;
 	const char *why;
 
-	if (hp_livecheck_run(&c, HP_LIVECHECK_COMMAND, NULL, &why))
+	struct hp_bell *b = hp_bell_page();
+	int blocks = b && HP_LOAD_ACQ(&b->leak_blocks);
+
+	if (hp_livecheck_run(&c, HP_LIVECHECK_COMMAND, NULL, blocks, &why))
 		hp_bell_note_leaks(why);
 	else if (!c.path[0])
 		hp_bell_note_leaks("no verdict file: no runtime directory");
@@ -72,7 +75,7 @@ static long futex(unsigned *w, int op, unsigned val, const struct timespec *ts)
 
 static void api_checked(void)
 {
-	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, NULL, &api_why);
+	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, NULL, 0, &api_why);
 	__atomic_add_fetch(&api_done, 1, __ATOMIC_RELEASE);
 	futex(&api_done, FUTEX_WAKE_PRIVATE, 1 << 30, NULL);
 }

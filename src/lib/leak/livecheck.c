@@ -80,7 +80,7 @@ static void log_verdict(const struct hp_livecheck *c)
 }
 
 int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
-		     const struct hp_stack_entry *entry, const char **why)
+		     const struct hp_stack_entry *entry, int with_blocks, const char **why)
 {
 	struct hp_tls *t = &hp_tls;
 
@@ -101,6 +101,7 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 	struct hp_verdict_live live = {
 		.path = out->path[0] ? out->path : NULL,
 		.seq = out->seq,
+		.blocks = with_blocks,
 		.attached_at = HP_LOAD(&hp_switches.attached) ? HP_LOAD(&hp_switches.attached_at) : 0,
 	};
 	int err = hp_verdict_live(&out->v, HP_LIVECHECK_WAIT_MS, entry, &live);

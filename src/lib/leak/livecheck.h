@@ -40,12 +40,13 @@ struct hp_livecheck {
 };
 
 /* Runs a check (entry: where the program's call entered heapprof, for an
- * API caller; NULL on heapprof's helper thread).  Returns 0 or an errno
+ * API caller; NULL on heapprof's helper thread); with_blocks: the verdict
+ * file lists each leak's blocks (heapprof leaks --confirm follows them).  Returns 0 or an errno
  * value (ENOENT: leak_check is not reachable, or no scan is possible
  * under a seccomp filter; else the scan's failure); *why then says why.
  * Any thread but from a signal handler; enters the guard itself. */
 int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
-		     const struct hp_stack_entry *entry, const char **why);
+		     const struct hp_stack_entry *entry, int with_blocks, const char **why);
 
 /* In a fork child: a check the parent ran holds no lock here, and the
  * child's checks count from 1. */

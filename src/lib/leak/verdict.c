@@ -631,7 +631,7 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 			hp_verdictfile_error(status, why);
 		} else if (live->path) {
 			struct hp_verdictfile *vf = hp_verdictfile_begin_live(live->path, live->seq, 0,
-									      live->attached_at);
+									      live->attached_at, live->blocks);
 			if (vf) {
 				hp_verdictfile_error_line(vf, why);
 				hp_verdictfile_commit(vf);
@@ -667,7 +667,7 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 		v->sampled_blocks = 0;
 	struct leak_group *g = NULL;
 	size_t mem = 0;
-	int64_t n = group_leaks(&r, &g, &mem, live && live->path ? &gb : NULL);
+	int64_t n = group_leaks(&r, &g, &mem, live && live->path && live->blocks ? &gb : NULL);
 	if (!r.exact && n > 0) {
 		/* The totals too: the leak dump's rows as read (one per stack,
 		 * direct and indirect together when a stack has both). */
@@ -691,7 +691,7 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 	if (!live)
 		vf = hp_verdictfile_begin(status);
 	else if (live->path)
-		vf = hp_verdictfile_begin_live(live->path, live->seq, r.us_paused, live->attached_at);
+		vf = hp_verdictfile_begin_live(live->path, live->seq, r.us_paused, live->attached_at, live->blocks);
 	if (vf) {
 		hp_verdictfile_counts(vf, v);
 		for (int i = -1; (i = hp_suppress_next_used(&set, i)) >= 0;)

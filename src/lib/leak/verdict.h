@@ -56,13 +56,14 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 /* A leak check of the running process (leak/livecheck.c): nothing is
  * printed, no leak dump is written, and the verdict goes to path
  * (verdictfile.h's hp_verdictfile_begin_live, with the leaked blocks'
- * addresses), or nowhere when path is NULL.  Otherwise as
+ * addresses when live->blocks), or nowhere when path is NULL.  Otherwise as
  * hp_verdict_run; any thread inside the guard, heapprof's helper thread
  * included, never two at once. */
 struct hp_verdict_live {
 	const char *path;
 	uint32_t seq;          /* the process's check number */
 	int64_t attached_at;   /* heapprof attach's time (UTC seconds), 0 */
+	int blocks;            /* list each leak's blocks */
 };
 int hp_verdict_live(struct hp_verdict *v, int wait_ms, const struct hp_stack_entry *entry,
 		    const struct hp_verdict_live *live);

@@ -379,7 +379,7 @@ void hp_verdictfile_error(int status, const char *why)
 /* ---- the verdict of a leak check of the running process -------------- */
 
 struct hp_verdictfile *hp_verdictfile_begin_live(const char *path, uint32_t seq, uint64_t pause_us,
-						 int64_t attached_at)
+						 int64_t attached_at, int blocks)
 {
 	struct hp_verdictfile *vf = hp_pages_alloc(sizeof(*vf));
 	int err = vf ? hp_file_create(&vf->f, path) : ENOMEM;
@@ -396,8 +396,8 @@ struct hp_verdictfile *hp_verdictfile_begin_live(const char *path, uint32_t seq,
 	hp_out_str(&vf->o, "heapprof-verdict 1\n");
 	put_process(&vf->o);
 	hp_out_str(&vf->o, "status=0\n");
-	hp_out_printf(&vf->o, "live=%u pause_us=%llu attached_at=%lld\n", (unsigned)seq,
-		      (unsigned long long)pause_us, (long long)attached_at);
+	hp_out_printf(&vf->o, "live=%u pause_us=%llu attached_at=%lld blocks=%d\n", (unsigned)seq,
+		      (unsigned long long)pause_us, (long long)attached_at, blocks ? 1 : 0);
 	return vf;
 }
 
