@@ -109,7 +109,7 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 	if (err) {
 		*why = out->v.error ? out->v.error : "the scan failed";
 		hp_log(origin == HP_LIVECHECK_INTERVAL ? HP_LOG_INFO : HP_LOG_DEBUG, "leak check %u: no verdict: %s",
-		       (unsigned)out->seq, strerrordesc_np(err));
+		       (unsigned)out->seq, *why);
 	} else if (origin == HP_LIVECHECK_INTERVAL) {
 		log_verdict(out);
 	} else {
@@ -120,7 +120,6 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 	hp_sampled_leave(t);
 	return err;
 }
-
 
 void hp_livecheck_postfork_child(void)
 {
