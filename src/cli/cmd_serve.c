@@ -4,7 +4,9 @@
  * /debug/pprof/heap?pid=N, a fresh dump converted to profile.proto, which
  * go tool pprof and Parca's pprof scraping read; / and /debug/pprof/ list
  * the processes (HTML, or JSON with ?format=json) and /targets lists them
- * for Prometheus-style HTTP service discovery (Parca's http_sd_configs).
+ * for Prometheus-style HTTP service discovery (Parca's http_sd_configs);
+ * /metrics gives their figures in Prometheus' text format; /ui?pid=N is
+ * the explorer page (explore.html), which calls /api/....
  *
  * Owns the routes and the policy: the server's own user's processes only,
  * every user's when root asks with --all-users (each request then runs as
@@ -21,6 +23,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,11 +38,13 @@
 #include "report/buf.h"
 #include "report/report.h"
 #include "report/ropts.h"
+#include "report/input.h"
 #include "ask.h"
 #include "leakcheck.h"
 #include "cmds.h"
 #include "httpd.h"
 #include "proc.h"
+#include "push.h"
 
 /* How long converting a dump may take (symbolizing large binaries). */
 #define CONVERT_SECONDS 60
@@ -60,6 +65,10 @@ static const char usage_text[] =
 	"  /, /debug/pprof/          the processes (HTML; ?format=json for JSON)\n"
 	"  /targets                  the processes for Prometheus HTTP service\n"
 	"                            discovery (Parca's http_sd_configs)\n"
+	"  /metrics                  the processes' live heap, RSS, dumps and\n"
+	"                            sampling for Prometheus (its text format)\n"
+	"  /ui?pid=N                 the explorer: process N's heap over time, its\n"
+	"                            dumps as tables, flame graphs and source\n"
 	"\n"
 	"  --listen ADDR:PORT   where to listen (default 127.0.0.1:6060; port 0 picks\n"
 	"                       a free one); an address that is not loopback is\n"
@@ -69,6 +78,11 @@ static const char usage_text[] =
 	"  --client-timeout SECONDS\n"
 	"                       how long a client may take to send its request or\n"
 	"                       to take the answer (default 10)\n"
+	"  --push URL           also send each profiled process's heap profile to\n"
+	"                       Pyroscope at URL (http://HOST:PORT; POST URL/ingest)\n"
+	"  --push-interval SECONDS  how often (default 15)\n"
+	"  --push-app NAME      the application name (default: the program's name)\n"
+	"  --push-label KEY=VALUE  a label of every profile pushed (repeatable)\n"
 	"  -q, --quiet          no log line per request on standard error\n"
 	"  -h, --help           show this help\n"
 	"Stops on SIGINT or SIGTERM.  See heapprof(1).\n";
@@ -362,8 +376,10 @@ static void index_html(const struct serve *s, const struct hp_httpd_req *req, co
 				add(&b, "<td class=\"n\">?</td><td class=\"n\">?</td>");
 			add(&b, "<td>");
 			add_html(&b, e->prog);
-			add(&b, "</td><td><a href=\"/debug/pprof/heap?pid=%d\">heap</a> "
-			    "<a href=\"/debug/leaks?pid=%d\">leaks</a></td></tr>\n", (int)e->pid, (int)e->pid);
+			add(&b, "</td><td><a href=\"/ui?pid=%d\">explore</a> "
+			    "<a href=\"/debug/pprof/heap?pid=%d\">heap</a> "
+			    "<a href=\"/debug/leaks?pid=%d\">leaks</a></td></tr>\n", (int)e->pid, (int)e->pid,
+			    (int)e->pid);
 		}
 		add(&b, "</table>\n<p>From a shell: <code>go tool pprof http://");
 		add_html(&b, host_of(s, req));
@@ -401,6 +417,143 @@ static void index_json(const struct serve *s, const struct serve_list *l, struct
 	}
 	add(&b, "]}\n");
 	give(resp, &b, "application/json");
+}
+
+/* ---- Prometheus --------------------------------------------------------- */
+
+/* Counts of the requests served, by route, for serve's own metrics. */
+enum route { R_INDEX, R_TARGETS, R_HEAP, R_METRICS, R_OTHER, R_COUNT };
+static const char *const route_names[R_COUNT] = { "index", "targets", "heap", "metrics", "other" };
+static unsigned long long route_hits[R_COUNT];
+static time_t serve_started;
+
+/* A label value: backslash, double quote and newline escaped. */
+static void add_label(struct serve_str *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			add(b, "\\%c", *s);
+		else if (*s == '\n')
+			add(b, "\\n");
+		else
+			add(b, "%c", *s);
+	}
+}
+
+/* VmRSS of pid in bytes, -1 when it cannot be read. */
+static long long rss_of(pid_t pid)
+{
+	char path[64], line[256];
+	long long kb = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6) && sscanf(line + 6, "%lld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb >= 0 ? kb * 1024 : -1;
+}
+
+/* The started= of a state file (YYYYMMDDTHHMMSSZ) as Unix time; 0 if none. */
+static time_t started_of(const char *s)
+{
+	struct tm tm = { 0 };
+
+	if (strlen(s) != 16 || sscanf(s, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+				      &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return timegm(&tm);
+}
+
+static void metric_head(struct serve_str *b, const char *name, const char *type, const char *help)
+{
+	add(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One sample of a per-process metric. */
+static void metric_proc(struct serve_str *b, const char *name, const struct serve_proc *e,
+			long long v)
+{
+	const char *slash = strrchr(e->prog, '/');
+
+	add(b, "%s{pid=\"%d\",program=\"", name, (int)e->pid);
+	add_label(b, slash ? slash + 1 : e->prog);
+	add(b, "\"} %lld\n", v);
+}
+
+/* Prometheus' text exposition format (0.0.4): each profiled process's
+ * figures, labelled pid and program, then serve's own. */
+static void metrics_text(const struct serve *s, struct serve_list *l, struct serve_str *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} m[] = {
+		{ "heapprof_live_bytes", "gauge", "Heap live in the process, estimated from heapprof's "
+		  "samples (exact with lg_prof_sample:0); since its start, or its heapprof attach." },
+		{ "heapprof_rss_bytes", "gauge", "The process's resident set (VmRSS), beside its heap." },
+		{ "heapprof_dumps_total", "counter", "Heap profiles the process wrote." },
+		{ "heapprof_sampling_active", "gauge", "1 while heapprof samples, 0 while paused "
+		  "(heapprof pause, SIGUSR2)." },
+		{ "heapprof_sample_period_bytes", "gauge", "Mean bytes between samples "
+		  "(2^lg_prof_sample; 1: every allocation)." },
+		{ "heapprof_attached", "gauge", "1 when heapprof was attached to the running process "
+		  "(heapprof attach): its figures start then." },
+		{ "heapprof_start_time_seconds", "gauge", "When heapprof started in the process, "
+		  "Unix time." },
+	};
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].has_state)
+			hp_proc_fresh_live(&l->e[i].st);
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		metric_head(b, m[k].name, m[k].type, m[k].help);
+		for (size_t i = 0; i < l->n; i++) {
+			const struct serve_proc *e = &l->e[i];
+			const struct hp_proc_state *st = &e->st;
+			long long v;
+			switch (k) {
+			case 0: if (!e->has_state) continue; v = st->live_bytes; break;
+			case 1: if ((v = rss_of(e->pid)) < 0) continue; break;
+			case 2: if (!e->has_state) continue; v = st->dumps; break;
+			case 3: if (!e->has_state) continue; v = st->active ? 1 : 0; break;
+			case 4: if (!e->has_state) continue; v = 1LL << (st->lg_prof_sample & 63); break;
+			case 5: if (!e->has_state) continue; v = st->attached ? 1 : 0; break;
+			default: if (!e->has_state || !(v = started_of(st->started))) continue; break;
+			}
+			metric_proc(b, m[k].name, e, v);
+		}
+	}
+	metric_head(b, "heapprof_serve_processes", "gauge", "Profiled processes heapprof serve sees.");
+	add(b, "heapprof_serve_processes %zu\n", l->n);
+	metric_head(b, "heapprof_serve_requests_total", "counter", "Requests heapprof serve "
+		    "answered, by route.");
+	for (int r = 0; r < R_COUNT; r++)
+		add(b, "heapprof_serve_requests_total{route=\"%s\"} %llu\n", route_names[r],
+		    __atomic_load_n(&route_hits[r], __ATOMIC_RELAXED));
+	metric_head(b, "heapprof_serve_start_time_seconds", "gauge", "When heapprof serve started, "
+		    "Unix time.");
+	add(b, "heapprof_serve_start_time_seconds %lld\n", (long long)serve_started);
+	(void)s;
+}
+
+static void work_metrics(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			 volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	struct serve_list l;
+	struct serve_str b = { 0 };
+
+	(void)req;
+	(void)stop;
+	list_processes(s, &l);
+	metrics_text(s, &l, &b);
+	give(resp, &b, "text/plain; version=0.0.4; charset=utf-8");
+	free(l.e);
 }
 
 /* ---- the routes -------------------------------------------------------- */
@@ -497,11 +650,48 @@ static int become(const struct serve_ids *ids)
 
 /* What convert() makes of a dump: the difference from a base dump, and
  * the profile's time and duration (ns), for a delta profile; none of
- * them for a plain one. */
+ * them for a plain one.  The explorer's views choose the report's format
+ * and value too (format 0: pprof). */
 struct serve_delta {
 	const char *base;
 	long long time_ns, duration_ns;
+	int format;		/* enum hp_ropts_format; 0 for pprof */
+	int value_opt;		/* HP_ROPTS_OPT_INUSE_SPACE...; 0: the default */
+	bool peak, temporary;
+	const char *list;	/* with HP_ROPTS_FMT_LIST: the regular expression */
 };
+
+/* In convert's child: the report's options for d (exits 1 with the
+ * report's own line on a bad one). */
+static void render_opts(struct hp_ropts *o, const struct serve_delta *d)
+{
+	hp_ropts_format(o, d && d->format ? d->format : HP_ROPTS_FMT_PPROF);
+	if (!d)
+		return;
+	if (d->base) {
+		static const char *base[1];
+		base[0] = d->base;
+		o->base = base;
+		o->nbase = 1;
+	}
+	o->time_ns = d->time_ns;
+	o->duration_ns = d->duration_ns;
+	if (d->value_opt && hp_ropts_common(o, d->value_opt, NULL) < 0)
+		exit(1);
+	o->peak = d->peak;
+	o->temporary = d->temporary;
+	if (d->list) {
+		char msg[256];
+		int err = regcomp(&o->list, d->list, REG_EXTENDED | REG_NOSUB);
+		if (err) {
+			regerror(err, &o->list, msg, sizeof(msg));
+			fprintf(stderr, "heapprof: the function '%s' is not a regular expression: %s\n",
+				d->list, msg);
+			exit(1);
+		}
+		o->list_text = d->list;
+	}
+}
 
 /* Converts dump to gzipped profile.proto with the report engine, in a
  * process of its own (its errors are fatal there), minus d->base when d
@@ -530,15 +720,7 @@ static int convert(const char *dump, const struct serve_delta *d, char **out, si
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		hp_ropts_init(&o, "serve");
-		hp_ropts_format(&o, HP_ROPTS_FMT_PPROF);
-		if (d) {
-			static const char *base[1];
-			base[0] = d->base;
-			o.base = base;
-			o.nbase = 1;
-			o.time_ns = d->time_ns;
-			o.duration_ns = d->duration_ns;
-		}
+		render_opts(&o, d);
 		exit(hp_report_run(&o, dumps, 1));
 	}
 	close(ep[1]);
@@ -701,23 +883,18 @@ static bool delta_wait(pid_t pid, int seconds, volatile sig_atomic_t *stop, stru
 	}
 }
 
-static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
-		      volatile sig_atomic_t *stop)
+/* In a worker: process pid as this server may serve it, its user taken
+ * (root serving another user's), checked for asking.  False when not,
+ * with the refusal answered. */
+static bool take_process(const struct serve *s, pid_t pid, struct hp_ask *a,
+			 struct hp_httpd_resp *resp)
 {
-	const struct serve *s = arg;
-	static struct hp_ask a;
 	struct serve_ids ids;
-	char pidv[32], prog[PATH_MAX], who[64], dump[PATH_MAX], path[PATH_MAX + 64], err[1024];
-	char base[PATH_MAX], base_path[PATH_MAX + 64];
+	char prog[PATH_MAX], who[64];
 
-	if (hp_httpd_query(req->query, "pid", pidv, sizeof(pidv)) != 1) {
-		heap_choose(s, req, resp);
-		return;
-	}
-	pid_t pid = (pid_t)atoi(pidv);   /* checked by the handler */
 	if (!read_ids(pid, &ids)) {
 		hp_httpd_text(resp, 404, "no process %d", (int)pid);
-		return;
+		return false;
 	}
 	hp_proc_program(pid, prog, sizeof(prog));
 	if (!allowed(s, &ids)) {
@@ -725,14 +902,30 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 		hp_httpd_text(resp, 403, "process %d (%s) belongs to user %u: this server serves the "
 			      "processes of %s only%s", (int)pid, prog, ids.uid[1], who,
 			      s->uid == 0 ? " (--all-users serves every user's)" : "");
-		return;
+		return false;
 	}
 	if (become(&ids) != 0) {
 		hp_httpd_text(resp, 500, "cannot take the user of process %d: %s", (int)pid,
 			      strerror(errno));
+		return false;
+	}
+	return checked(a, pid, resp);
+}
+
+static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+		      volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	static struct hp_ask a;
+	char pidv[32], dump[PATH_MAX], path[PATH_MAX + 64], err[1024];
+	char base[PATH_MAX], base_path[PATH_MAX + 64];
+
+	if (hp_httpd_query(req->query, "pid", pidv, sizeof(pidv)) != 1) {
+		heap_choose(s, req, resp);
 		return;
 	}
-	if (!checked(&a, pid, resp))
+	pid_t pid = (pid_t)atoi(pidv);   /* checked by the handler */
+	if (!take_process(s, pid, &a, resp))
 		return;
 	if (req->head) {
 		/* Whether a GET would be answered, without asking for a dump. */
@@ -835,9 +1028,375 @@ static void work_leaks(const struct hp_httpd_req *req, struct hp_httpd_resp *res
 	}
 	resp->status = 200;
 	resp->type = o.json ? "application/json" : "text/plain; charset=utf-8";
-	snprintf(resp->headers, sizeof(resp->headers), "X-Heapprof-Leaked: %s\r\n", r ? "yes" : "no");
+	hp_httpd_header(resp, "X-Heapprof-Leaked", r ? "yes" : "no");
 	resp->body = out.p;
 	resp->len = out.len;
+}
+
+/* ---- the explorer ------------------------------------------------------ */
+
+/* The page: HTML, style and script in one (explore.c builds it in). */
+extern const char hp_explore_html[];
+
+static void work_ui(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+		    volatile sig_atomic_t *stop)
+{
+	(void)req;
+	(void)arg;
+	(void)stop;
+	resp->status = 200;
+	resp->type = "text/html; charset=utf-8";
+	resp->body = strdup(hp_explore_html);
+	resp->len = resp->body ? strlen(resp->body) : 0;
+	if (!resp->body)
+		hp_httpd_text(resp, 500, "out of memory");
+	hp_httpd_header(resp, "Content-Security-Policy",
+			"default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+			"img-src 'self' data:; frame-ancestors 'self'");
+}
+
+/* ?pid=N, a process ID (checked by the handler). */
+static pid_t query_pid(const struct hp_httpd_req *req)
+{
+	char v[32];
+
+	return hp_httpd_query(req->query, "pid", v, sizeof(v)) == 1 ? (pid_t)atoi(v) : 0;
+}
+
+/* Where pid's dumps are: the directory of its prof_prefix (relative to
+ * its working directory when the prefix is) and the names' start,
+ * "<prefix's name>.<pid>.".  False when it writes no dumps. */
+static bool dumps_dir(pid_t pid, const char *prefix, char *dir, size_t dcap, char *head, size_t hcap)
+{
+	const char *slash = strrchr(prefix, '/');
+
+	if (!*prefix || (slash && !slash[1]))
+		return false;
+	if (prefix[0] == '/')
+		snprintf(dir, dcap, "%.*s", (int)(slash - prefix) ? (int)(slash - prefix) : 1, prefix);
+	else if (slash)
+		snprintf(dir, dcap, "/proc/%d/cwd/%.*s", (int)pid, (int)(slash - prefix), prefix);
+	else
+		snprintf(dir, dcap, "/proc/%d/cwd", (int)pid);
+	snprintf(head, hcap, "%s.%d.", slash ? slash + 1 : prefix, (int)pid);
+	return true;
+}
+
+struct dump_entry {
+	char name[NAME_MAX + 1];
+	unsigned long long seq;
+	long long size;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct dump_entry *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The dumps of the process, in order, into *out (malloc'd); -1 when its
+ * directory cannot be read. */
+static long list_dumps(const char *dir, const char *head, struct dump_entry **out)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0, cap = 0, hl = strlen(head);
+	struct dump_entry *e = NULL;
+
+	*out = NULL;
+	if (!d)
+		return -1;
+	for (struct dirent *de; (de = readdir(d));) {
+		size_t len = strlen(de->d_name);
+		if (strncmp(de->d_name, head, hl) || len < hl + 6 || strcmp(de->d_name + len - 5, ".heap"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			struct dump_entry *m = realloc(e, cap * sizeof(*e));
+			if (!m)
+				break;
+			e = m;
+		}
+		struct stat st;
+		char path[PATH_MAX + NAME_MAX + 2];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(e[n].name, sizeof(e[n].name), "%s", de->d_name);
+		e[n].seq = strtoull(de->d_name + hl, NULL, 10);
+		e[n].size = stat(path, &st) == 0 ? (long long)st.st_size : -1;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(e, n, sizeof(*e), by_seq);
+	*out = e;
+	return (long)n;
+}
+
+/* GET /api/state?pid=N: the figures the timeline draws, now. */
+static void work_api_state(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			   volatile sig_atomic_t *stop)
+{
+	static struct hp_ask a;
+	struct serve_str b = { 0 };
+	struct timespec now;
+	pid_t pid = query_pid(req);
+
+	(void)stop;
+	if (!take_process(arg, pid, &a, resp))
+		return;
+	hp_proc_fresh_live(&a.st);
+	clock_gettime(CLOCK_REALTIME, &now);
+	add(&b, "{\"pid\":%d,\"program\":", (int)pid);
+	add_json(&b, a.prog);
+	add(&b, ",\"time_ms\":%lld,\"live_bytes\":%lld,\"rss_bytes\":%lld,\"dumps\":%u,\"active\":%s,"
+	    "\"lg_prof_sample\":%d,\"attached\":%s,\"writes_dumps\":%s}\n",
+	    (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000, a.st.live_bytes, rss_of(pid),
+	    a.st.dumps, a.st.active ? "true" : "false", a.st.lg_prof_sample,
+	    a.st.attached ? "true" : "false", a.st.prefix[0] ? "true" : "false");
+	give(resp, &b, "application/json");
+}
+
+/* GET /api/dumps?pid=N: the process's dumps, oldest first. */
+static void work_api_dumps(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			   volatile sig_atomic_t *stop)
+{
+	static struct hp_ask a;
+	struct serve_str b = { 0 };
+	char dir[PATH_MAX], head[NAME_MAX + 1];
+	struct dump_entry *e = NULL;
+	pid_t pid = query_pid(req);
+
+	(void)stop;
+	if (!take_process(arg, pid, &a, resp))
+		return;
+	long n = dumps_dir(pid, a.st.prefix, dir, sizeof(dir), head, sizeof(head)) ?
+		 list_dumps(dir, head, &e) : 0;
+	add(&b, "{\"pid\":%d,\"dumps\":[", (int)pid);
+	for (long i = 0; i < n; i++) {
+		struct hp_input_name nm;
+		hp_input_name_parse(e[i].name, &nm);
+		add(&b, "%s\n{\"name\":", i ? "," : "");
+		add_json(&b, e[i].name);
+		add(&b, ",\"seq\":%llu,\"bytes\":%lld,\"time\":", e[i].seq, e[i].size);
+		if (nm.has_time)
+			add(&b, "%lld", (long long)nm.time);
+		else
+			add(&b, "null");
+		add(&b, "}");
+	}
+	add(&b, "]}\n");
+	free(e);
+	give(resp, &b, "application/json");
+}
+
+/* POST /api/dump, /api/pause, /api/resume ?pid=N: the buttons. */
+static void work_api_action(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			    volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	static struct hp_ask a;
+	struct serve_str b = { 0 };
+	char dump[PATH_MAX];
+	pid_t pid = query_pid(req);
+
+	if (!take_process(s, pid, &a, resp))
+		return;
+	if (!strcmp(req->path, "/api/dump")) {
+		if (!fresh_dump(s, &a, stop, dump, sizeof(dump), resp))
+			return;
+		const char *slash = strrchr(dump, '/');
+		add(&b, "{\"dump\":");
+		add_json(&b, slash ? slash + 1 : dump);
+		add(&b, "}\n");
+		give(resp, &b, "application/json");
+		return;
+	}
+	int want = !strcmp(req->path, "/api/resume");
+	if (a.st.active != want) {
+		struct hp_proc_state now_st;
+		enum hp_ask_status r = hp_ask_send(&a, want ? "resume" : "pause", a.st.signal_toggle,
+						   "signal_toggle");
+		if (r != HP_ASK_OK) {
+			hp_httpd_text(resp, r == HP_ASK_DENIED ? 403 : 409, "%s", a.msg);
+			return;
+		}
+		double deadline = hp_ask_now() + s->timeout;
+		for (;;) {
+			hp_ask_nudge(&a);
+			if (hp_proc_read_state(pid, &now_st) && now_st.active == want)
+				break;
+			if (hp_ask_now() > deadline || *stop) {
+				hp_ask_withdraw(&a);
+				hp_httpd_text(resp, *stop ? 503 : 504, "process %d did not change its sampling "
+					      "within %g s", (int)pid, s->timeout);
+				return;
+			}
+			hp_ask_pause_ms(10);
+		}
+	}
+	add(&b, "{\"active\":%s}\n", want ? "true" : "false");
+	give(resp, &b, "application/json");
+}
+
+/* GET /api/view?pid=N&dump=D[&base=B]&view=top|flame|list&value=V[&fn=RE]:
+ * one of the process's dumps (or its difference from an older one) as the
+ * report engine renders it: JSON for the table and the callers and
+ * callees, the flame graph's page, or the source lines of a function. */
+static void work_api_view(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+			  volatile sig_atomic_t *stop)
+{
+	static const struct {
+		const char *name;
+		int opt;
+		bool peak, temporary;
+	} values[] = {
+		{ "inuse_space", HP_ROPTS_OPT_INUSE_SPACE, false, false },
+		{ "inuse_objects", HP_ROPTS_OPT_INUSE_OBJECTS, false, false },
+		{ "alloc_space", HP_ROPTS_OPT_ALLOC_SPACE, false, false },
+		{ "alloc_objects", HP_ROPTS_OPT_ALLOC_OBJECTS, false, false },
+		{ "peak", 0, true, false },
+		{ "temporary", 0, false, true },
+	};
+	static struct hp_ask a;
+	char dumpv[NAME_MAX + 1], basev[NAME_MAX + 1], view[16], value[32], fn[512];
+	char dir[PATH_MAX], head[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 2], bpath[sizeof(path)];
+	char err[1024];
+	struct serve_delta d = { 0 };
+	pid_t pid = query_pid(req);
+
+	if (hp_httpd_query(req->query, "dump", dumpv, sizeof(dumpv)) != 1 ||
+	    hp_httpd_query(req->query, "view", view, sizeof(view)) != 1) {
+		hp_httpd_text(resp, 400, "view: want ?pid=N&dump=NAME&view=top|flame|list");
+		return;
+	}
+	if (hp_httpd_query(req->query, "value", value, sizeof(value)) != 1)
+		snprintf(value, sizeof(value), "inuse_space");
+	size_t vi = 0;
+	while (vi < sizeof(values) / sizeof(values[0]) && strcmp(values[vi].name, value))
+		vi++;
+	if (vi == sizeof(values) / sizeof(values[0])) {
+		hp_httpd_text(resp, 400, "value: inuse_space, inuse_objects, alloc_space, alloc_objects, "
+			      "peak or temporary, not '%s'", value);
+		return;
+	}
+	d.value_opt = values[vi].opt;
+	d.peak = values[vi].peak;
+	d.temporary = values[vi].temporary;
+	const char *type;
+	if (!strcmp(view, "top")) {
+		d.format = HP_ROPTS_FMT_JSON;
+		type = "application/json";
+	} else if (!strcmp(view, "flame")) {
+		d.format = HP_ROPTS_FMT_HTML;
+		type = "text/html; charset=utf-8";
+	} else if (!strcmp(view, "list")) {
+		if (hp_httpd_query(req->query, "fn", fn, sizeof(fn)) != 1 || !*fn) {
+			hp_httpd_text(resp, 400, "view=list needs fn, the function (a regular expression)");
+			return;
+		}
+		d.format = HP_ROPTS_FMT_LIST;
+		d.list = fn;
+		type = "text/plain; charset=utf-8";
+	} else {
+		hp_httpd_text(resp, 400, "view: top, flame or list, not '%s'", view);
+		return;
+	}
+	if (!take_process(arg, pid, &a, resp))
+		return;
+	if (!dumps_dir(pid, a.st.prefix, dir, sizeof(dir), head, sizeof(head))) {
+		hp_httpd_text(resp, 409, "process %d writes no dumps (an empty prof_prefix)", (int)pid);
+		return;
+	}
+	/* A name of the process's own dumps, no path: nothing else is read. */
+	int hasbase = hp_httpd_query(req->query, "base", basev, sizeof(basev)) == 1 && *basev;
+	for (int k = 0; k <= hasbase; k++) {
+		const char *nm = k ? basev : dumpv;
+		size_t len = strlen(nm);
+		struct stat st;
+		char *out = k ? bpath : path;
+		snprintf(out, sizeof(path), "%s/%s", dir, nm);
+		if (strchr(nm, '/') || strncmp(nm, head, strlen(head)) || len < 6 ||
+		    strcmp(nm + len - 5, ".heap") || stat(out, &st) != 0) {
+			hp_httpd_text(resp, 404, "%s: not a dump of process %d", nm, (int)pid);
+			return;
+		}
+	}
+	if (hasbase)
+		d.base = bpath;
+	char *body = NULL;
+	size_t len = 0;
+	if (convert(path, &d, &body, &len, err, sizeof(err), stop) != 0) {
+		hp_httpd_text(resp, *stop ? 503 : 422, "%s", err);
+		return;
+	}
+	resp->status = 200;
+	resp->type = type;
+	resp->body = body;
+	resp->len = len;
+}
+
+/* The explorer answers requests addressed to this server by its own
+ * address only: a page elsewhere that had the browser resolve its own
+ * name to 127.0.0.1 (DNS rebinding) is refused.  A server that listens
+ * on a wildcard or public address cannot tell: it warned at start-up. */
+static bool host_ok(const struct serve *s, const char *host)
+{
+	const char *port = strrchr(s->h->addr, ':');
+	char alt[64];
+
+	if (!s->h->loopback || !strcmp(host, s->h->addr))
+		return true;
+	for (int i = 0; port && i < 3; i++) {
+		snprintf(alt, sizeof(alt), "%s%s", i == 0 ? "localhost" : i == 1 ? "127.0.0.1" : "[::1]",
+			 port);
+		if (!strcmp(host, alt))
+			return true;
+	}
+	return false;
+}
+
+/* Routes /ui and /api/...: true when path was one (answered, or its work
+ * set). */
+static bool explorer_route(const struct serve *s, const struct hp_httpd_req *req,
+			   struct hp_httpd_resp *resp)
+{
+	const char *p = req->path;
+	bool action = !strcmp(p, "/api/dump") || !strcmp(p, "/api/pause") || !strcmp(p, "/api/resume");
+	bool get = !strcmp(p, "/ui") || !strcmp(p, "/api/state") || !strcmp(p, "/api/dumps") ||
+		   !strcmp(p, "/api/view");
+	char v[32], *end;
+
+	if (!action && !get)
+		return false;
+	if (!host_ok(s, req->host)) {
+		hp_httpd_text(resp, 403, "Host '%s' is not this server's address (%s): the explorer "
+			      "answers its own address only", req->host, s->h->addr);
+		return true;
+	}
+	if (action && strcmp(req->method, "POST")) {
+		hp_httpd_text(resp, 405, "%s: %s is an action: POST, with the header X-Heapprof: 1",
+			      req->method, p);
+		hp_httpd_header(resp, "Allow", "POST");
+		return true;
+	}
+	if (action && (!req->x_heapprof || strcmp(req->x_heapprof, "1"))) {
+		/* A page of another site cannot send it without asking first
+		 * (CORS), and serve never says yes. */
+		hp_httpd_text(resp, 403, "%s needs the header X-Heapprof: 1", p);
+		return true;
+	}
+	if (strcmp(p, "/ui")) {
+		int r = hp_httpd_query(req->query, "pid", v, sizeof(v));
+		long pid = r == 1 ? strtol(v, &end, 10) : 0;
+		if (r != 1 || !isdigit((unsigned char)v[0]) || *end || pid <= 0 || pid > INT_MAX) {
+			hp_httpd_text(resp, 400, "pid: want a process ID, as in ?pid=4242");
+			return true;
+		}
+	}
+	resp->work = !strcmp(p, "/ui") ? work_ui : !strcmp(p, "/api/state") ? work_api_state :
+		     !strcmp(p, "/api/dumps") ? work_api_dumps : !strcmp(p, "/api/view") ? work_api_view :
+		     work_api_action;
+	return true;
 }
 
 /* In the server: routes, and checks the query (a bad one is answered at
@@ -848,7 +1407,21 @@ static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, v
 	const char *p = req->path;
 	char v[64];
 
-	if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
+	enum route route = !strcmp(p, "/") || !strcmp(p, "/debug/pprof/") ||
+			   !strcmp(p, "/debug/pprof") ? R_INDEX : !strcmp(p, "/targets") ? R_TARGETS :
+			   !strcmp(p, "/debug/pprof/heap") ? R_HEAP : !strcmp(p, "/metrics") ? R_METRICS :
+			   R_OTHER;
+	__atomic_add_fetch(&route_hits[route], 1, __ATOMIC_RELAXED);
+	if (explorer_route(s, req, resp))
+		return;
+	if (!strcmp(req->method, "POST")) {
+		hp_httpd_text(resp, 405, "POST: heapprof serve answers GET and HEAD");
+		hp_httpd_header(resp, "Allow", "GET, HEAD");
+		return;
+	}
+	if (route == R_METRICS) {
+		resp->work = work_metrics;
+	} else if (!strcmp(p, "/") || !strcmp(p, "/debug/pprof/") || !strcmp(p, "/debug/pprof")) {
 		int r = hp_httpd_query(req->query, "format", v, sizeof(v));
 		if (r < 0 || (r == 1 && strcmp(v, "json") && strcmp(v, "html"))) {
 			hp_httpd_text(resp, 400, "format: html (the default) or json");
@@ -967,7 +1540,8 @@ static int seconds(double *out, const char *opt, const char *arg)
 	return 0;
 }
 
-enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT };
+enum { SERVE_OPT_LISTEN = 256, SERVE_OPT_ALL_USERS, SERVE_OPT_TIMEOUT, SERVE_OPT_CLIENT_TIMEOUT,
+       SERVE_OPT_PUSH, SERVE_OPT_PUSH_INTERVAL, SERVE_OPT_PUSH_APP, SERVE_OPT_PUSH_LABEL };
 
 int hp_cmd_serve(int argc, char **argv)
 {
@@ -976,12 +1550,19 @@ int hp_cmd_serve(int argc, char **argv)
 		{ "all-users", no_argument, NULL, SERVE_OPT_ALL_USERS },
 		{ "timeout", required_argument, NULL, SERVE_OPT_TIMEOUT },
 		{ "client-timeout", required_argument, NULL, SERVE_OPT_CLIENT_TIMEOUT },
+		{ "push", required_argument, NULL, SERVE_OPT_PUSH },
+		{ "push-interval", required_argument, NULL, SERVE_OPT_PUSH_INTERVAL },
+		{ "push-app", required_argument, NULL, SERVE_OPT_PUSH_APP },
+		{ "push-label", required_argument, NULL, SERVE_OPT_PUSH_LABEL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hp_httpd h = { .fd = -1, .client_timeout = 10 };
 	struct serve s = { .timeout = 10, .uid = geteuid(), .self = getpid(), .h = &h };
+
+	serve_started = time(NULL);
+	struct hp_push push = { .interval = 15 };
 	const char *listen = "127.0.0.1:6060";
 	char err[512];
 	int c;
@@ -1010,6 +1591,23 @@ int hp_cmd_serve(int argc, char **argv)
 			if (seconds(&h.client_timeout, "--client-timeout", optarg))
 				return 2;
 			break;
+		case SERVE_OPT_PUSH:
+			if (hp_push_url(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
+		case SERVE_OPT_PUSH_INTERVAL:
+			if (seconds(&push.interval, "--push-interval", optarg))
+				return 2;
+			break;
+		case SERVE_OPT_PUSH_APP:
+			push.app = optarg;
+			if (!*optarg || strpbrk(optarg, "{},= \t\r\n\""))
+				return usage_error("--push-app: '%s' is not an application name", optarg);
+			break;
+		case SERVE_OPT_PUSH_LABEL:
+			if (hp_push_label(&push, optarg, err, sizeof(err)))
+				return usage_error("%s", err);
+			break;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
@@ -1020,6 +1618,8 @@ int hp_cmd_serve(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (s.all_users && s.uid != 0)
 		return usage_error("--all-users is for root%s (every user's processes)", "");
+	if (!push.url && (push.app || push.nlabels || push.interval != 15))
+		return usage_error("--push-interval, --push-app and --push-label go with --push URL%s", "");
 	int r = hp_httpd_listen(&h, listen, err, sizeof(err));
 	if (r == 2)
 		return usage_error("%s", err);
@@ -1037,6 +1637,21 @@ int hp_cmd_serve(int argc, char **argv)
 			"has no authentication: whoever reaches it can read the heap profiles of %s\n",
 			h.addr, s.all_users ? "every user's processes" : "your processes");
 	printf("heapprof serve: listening on http://%s/\n", h.addr);
+	if (push.url)
+		printf("heapprof serve: pushing every profiled process's heap profile to %s every %g s\n",
+		       push.endpoint, push.interval);
 	fflush(stdout);
-	return hp_httpd_run(&h);
+	push.quiet = h.quiet;
+	pid_t pusher = push.url ? hp_push_start(&push, h.addr) : 0;
+	if (pusher < 0) {
+		fprintf(stderr, "heapprof serve: cannot start pushing: %s\n", strerror(errno));
+		return 1;
+	}
+	int st = hp_httpd_run(&h);
+	if (pusher > 0) {
+		kill(pusher, SIGTERM);
+		while (waitpid(pusher, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	return st;
 }

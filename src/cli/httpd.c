@@ -336,6 +336,8 @@ static const char *header_line(char *line, struct hp_httpd_req *req, struct head
 	if (!strcasecmp(line, "Host")) {
 		seen->hosts++;
 		req->host = v;
+	} else if (!strcasecmp(line, "X-Heapprof")) {
+		req->x_heapprof = v;
 	} else if ((!strcasecmp(line, "Content-Length") && strspn(v, "0") != strlen(v)) ||
 		   !strcasecmp(line, "Transfer-Encoding")) {
 		seen->body = true;
@@ -398,7 +400,10 @@ static int check_method(const struct hp_httpd_req *req, const struct headers_see
 		hp_httpd_text(resp, 505, "heapprof serve speaks HTTP/1.0 and HTTP/1.1");
 		return -1;
 	}
-	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+	/* A POST without a body goes on to the handler, which takes it for
+	 * its actions only (the explorer's buttons) and refuses it elsewhere. */
+	if (strcmp(req->method, "GET") && strcmp(req->method, "HEAD") &&
+	    (strcmp(req->method, "POST") || seen->body)) {
 		hp_httpd_text(resp, 405, "%s: heapprof serve answers GET and HEAD", req->method);
 		hp_httpd_header(resp, "Allow", "GET, HEAD");
 		return -1;

@@ -35,12 +35,13 @@
 /* A request, parsed in place; every string is NUL-terminated. */
 struct hp_httpd_req {
 	int head;		/* HEAD: the answer goes without its body */
-	const char *method;	/* "GET" or "HEAD" */
+	const char *method;	/* "GET", "HEAD", or "POST" without a body */
 	const char *target;	/* as sent: path and query */
 	const char *path;	/* without the query */
 	const char *query;	/* after '?'; "" when none */
 	const char *version;	/* "HTTP/1.0" or "HTTP/1.1" */
 	const char *host;	/* the Host header; "" when none */
+	const char *x_heapprof;	/* the X-Heapprof header (actions); NULL when none */
 	const char *peer;	/* the client's address and port */
 };
 

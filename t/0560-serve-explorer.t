@@ -1,0 +1,108 @@
+#!/bin/sh
+# heapprof serve's explorer, /ui?pid=N, driven in headless Chromium as a
+# user would: the live timeline of a running service (t/prog/leakysvc,
+# exact mode, a dump every 2 s), "Take a dump" (a new row), the top table
+# (sorted by a click on a column), a function's callers and callees, its
+# source lines, the flame graph, another value, the difference from an
+# older dump, and "Pause sampling".  Then the API as a client sees it:
+# what it refuses (another host name, an action without its header or by
+# GET, a name that is not one of the process's dumps).
+. "$(dirname "$0")/lib.sh"
+unset DEBUGINFOD_URLS
+[ -x /usr/bin/chromium ] || { echo "Bail out! chromium is missing: run make deps"; exit 1; }
+plan 24
+. "$SRC/t/browser.sh"
+
+export HEAPPROF_RUNTIME_DIR=$T_DIR/run
+wait_for() {
+	_n=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
+}
+mkdir d
+HEAPPROF_CONF=lg_prof_sample:0,prof_accum:true,dump_interval_s:2,prof_prefix:$T_DIR/d/svc LD_PRELOAD=$LIB \
+	"$TP/leakysvc" 60 2000 1024 8192 >svc.out 2>svc.err &
+svc=$!
+wait_for "run/$svc" '^signal_control='
+timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 -q >serve.out 2>serve.err &
+srv=$!
+wait_for serve.out 'listening'
+url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+# Two timed dumps before the page opens.
+n=0
+while [ "$(ls d | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+
+browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 80 <<EOF
+wait 3500
+eval document.getElementById('prog').textContent
+eval document.querySelector('#chart polyline.livel').getAttribute('points').split(' ').length >= 3
+eval document.querySelectorAll('#dumptab input[name=view]').length
+click #dump
+wait 2500
+eval document.getElementById('status').textContent
+eval document.querySelectorAll('#dumptab input[name=view]').length
+eval document.querySelector('#dumptab input[name=view]:checked').value
+wait 1500
+eval [...document.querySelectorAll('#toptab tbody tr')].map(r => r.cells[4].textContent).slice(0, 2).join(' ')
+click #toptab th[data-key=name]
+wait 300
+eval [...document.querySelectorAll('#toptab tbody tr')].map(r => r.cells[4].textContent).join(' ')
+eval [...document.querySelectorAll('#toptab tbody tr td.fn')].find(td => td.textContent === 'lose_request') !== undefined
+eval (() => { [...document.querySelectorAll('#toptab tbody tr td.fn')].find(td => td.textContent === 'lose_request').click(); return 1; })()
+wait 1500
+eval [...document.querySelectorAll('#callertab tr')].map(r => r.cells[2].textContent).join(' ') + ' / ' + [...document.querySelectorAll('#calleetab tr')].map(r => r.cells[2].textContent).join(' ')
+click nav button[data-view=source]
+wait 1500
+eval document.querySelector('#out pre').textContent.includes('ROUTINE ======================== lose_request')
+click nav button[data-view=flame]
+wait 3000
+eval document.querySelector('#out iframe').contentDocument.querySelectorAll('#frames g').length > 3
+click nav button[data-view=top]
+wait 1500
+eval (() => { const s = document.getElementById('value'); s.value = 'inuse_objects'; s.dispatchEvent(new Event('change')); return s.value; })()
+wait 1500
+eval document.querySelector('#out p').textContent.startsWith('Total ') && !document.querySelector('#out p').textContent.includes('B;')
+eval (() => { document.querySelectorAll('#dumptab input[name=base]')[1].click(); return document.querySelector('#dumptab input[name=base]:checked').value; })()
+wait 1500
+eval document.querySelector('#out p').textContent
+click #toggle
+wait 2000
+eval document.getElementById('status').textContent
+EOF
+is "$?" 0 "the page ran without an error"
+[ -s berr ] && diag "$(cat berr)"
+is "$(at 1)" "\"$TP/leakysvc\"" "the header names the program"
+is "$(at 2)" true "the timeline draws the live heap as it is polled"
+ok $([ "$(at 3)" -ge 2 ]; echo $?) "the dumps are listed ($(at 3))"
+like "$(at 4)" '^"wrote svc\.[0-9]+\.[0-9]+\.s0\.[0-9TZ]+\.heap"$' "Take a dump: a new dump"
+ok $([ "$(at 5)" -gt "$(at 3)" ]; echo $?) "and a new row ($(at 5))"
+like "$(at 6)" '^"svc\.' "the newest dump is viewed"
+like "$(at 7)" '^"(cache_request lose_request|lose_request cache_request)' "Top: the two request paths lead, by flat value"
+like "$(at 8)" '^"__libc_start_call_main __libc_start_main_impl _start cache_request lose_request main' \
+	"a click on 'function' sorts by name"
+is "$(at 9)" true "lose_request is in the table"
+is "$(at 11)" '"main / (itself)"' "its caller is main; it holds what it allocates itself"
+is "$(at 12)" true "Source: its annotated lines"
+is "$(at 13)" true "Flame graph: the report's explorer, frames drawn"
+is "$(at 14)" '"inuse_objects"' "the value switches to live objects"
+is "$(at 15)" true "objects are counted, not sized"
+like "$(at 16)" '^"svc\.[0-9]+\.0\.' "a base: the oldest dump"
+like "$(at 17)" '^"Total [0-9]+ \(minus the base\)' "the view shows what changed since"
+is "$(at 18)" '"sampling paused"' "Pause sampling"
+like "$(sed -n 's/^active=//p' "run/$svc")" '^0$' "and the process's sampling is paused"
+
+# ---- the API, as another client sees it --------------------------------
+code() { curl -s -o body -w '%{http_code}' "$@"; }
+host=${url#http://}
+is "$(code -H 'Host: attacker.example' "$url/api/state?pid=$svc") $(cat body)" \
+	"403 Host 'attacker.example' is not this server's address ($host): the explorer answers its own address only" \
+	"another host name (DNS rebinding): refused"
+is "$(code -X POST "$url/api/dump?pid=$svc") $(cat body)" "403 /api/dump needs the header X-Heapprof: 1" \
+	"an action without X-Heapprof (a page elsewhere cannot send it): refused"
+is "$(code "$url/api/dump?pid=$svc")" 405 "an action by GET: 405"
+is "$(code "$url/api/view?pid=$svc&dump=..%2F..%2Fetc%2Fpasswd&view=top") $(cat body)" \
+	"404 ../../etc/passwd: not a dump of process $svc" "a name that is not one of its dumps: 404"
+is "$(code -X POST -d x "$url/") " "405 " "POST elsewhere is still 405"
+
+kill $svc $srv 2>/dev/null
+wait $svc $srv 2>/dev/null
+done_testing
