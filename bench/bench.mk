@@ -71,6 +71,12 @@ $(B)/bench/bigheap: bench/bigheap.c
 bench-leakscan: all $(B)/bench/bigheap
 	HP_BUILD=$(CURDIR)/$(B) sh bench/leakscan.sh
 
+# heapprof leaks on a running 1 GiB heap (bench/leakslive.sh): the
+# threads' pause and the command's time.
+.PHONY: bench-leakslive
+bench-leakslive: all $(B)/bench/bigheap
+	HP_BUILD=$(CURDIR)/$(B) sh bench/leakslive.sh
+
 # The leak gate beside LeakSanitizer and valgrind (bench/gate.sh): the
 # fixtures bare and built with gcc -fsanitize=leak.
 $(B)/bench/forktests: bench/forktests.c

@@ -6,12 +6,16 @@
  * chain: lost, direct leaks.  With "shuffle" as argv[4], the chain runs
  * through the blocks in a random order, not the order of their addresses,
  * as a heap's pointers do: whoever follows it misses the cache at every
- * block.
+ * block.  With BIGHEAP_WAIT=FILE in the environment it then waits (polling
+ * every 10 ms) until FILE exists, for a leak check of the running process
+ * (bench/leakslive.sh).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 struct node {
 	struct node *next;
@@ -62,5 +66,11 @@ int main(int argc, char **argv)
 	}
 	free(all);
 	printf("bigheap: %zu blocks of %zu bytes, %zu lost\n", n, size, lost);
+	fflush(stdout);
+	const char *wait = getenv("BIGHEAP_WAIT");
+	while (wait && access(wait, F_OK) != 0) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }

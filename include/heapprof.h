@@ -106,6 +106,37 @@ static inline int heapprof_unregister_root(const void *p)
 	return heapprof_mallctl("heapprof.unregister_root", NULL, NULL, r, sizeof(r));
 }
 
+/* What heapprof_leak_check() found. */
+struct heapprof_leaks {
+	unsigned long long direct_bytes, direct_objects;     /* reached by nothing */
+	unsigned long long indirect_bytes, indirect_objects; /* reached only from leaks */
+	unsigned long long pause_us;   /* how long the other threads were stopped */
+	unsigned check;                /* this check's number in the process, from 1 */
+	unsigned threads_not_stopped;  /* scanned whole: a leak may have been missed */
+	int estimated;                 /* 1: estimates from the blocks sampled at
+					* lg_prof_sample (0 records every block:
+					* exact); or the library was attached and
+					* counts only blocks since */
+	int reserved[5];
+};
+
+/* A leak check now (leak_check:reachable): the other threads are stopped,
+ * what the program can still reach is marked, and they go on; the
+ * verdict, with the leaks' stacks, is also written to the runtime
+ * directory's leaks.<pid> (heapprof(1): leaks).  The calling thread's
+ * stack counts from this call up.  Thread-safe: checks run one at a time
+ * (a second caller waits for the first, then checks again); not from a
+ * signal handler.  Returns 0 with *out filled in (leaks when its bytes
+ * are not 0), or an errno value: ENOSYS without heapprof, ENOTSUP with
+ * leak_check:live or under a seccomp filter, EAGAIN or ENOMEM when the
+ * scan could not run. */
+static inline int heapprof_leak_check(struct heapprof_leaks *out)
+{
+	size_t len = sizeof(*out);
+
+	return heapprof_mallctl("heapprof.leak_check", out, &len, NULL, 0);
+}
+
 #ifdef __cplusplus
 }
 #endif

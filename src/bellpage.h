@@ -1,7 +1,7 @@
 /*
  * bellpage.h -- the bell: one shared page through which the heapprof command
- * asks a running process for a dump, a pause or a resume, and reads the
- * answer.  Shared by the library (src/lib/output/bell.c, which creates it)
+ * asks a running process for a dump, a pause, a resume or a leak check,
+ * and reads the answer.  Shared by the library (src/lib/output/bell.c, which creates it)
  * and the command (src/cli/ask.c, which rings it); nothing else.
  *
  * The library creates <runtime dir>/bell.<pid> (mode 0600, never through a
@@ -36,7 +36,11 @@
 /* The command's bits in `requests`. */
 #define HP_BELL_DUMP     (1u << 16)    /* write a dump */
 #define HP_BELL_ACTIVE   (1u << 17)    /* set sampling to `want_active` */
-#define HP_BELL_ALL      (HP_BELL_DUMP | HP_BELL_ACTIVE)
+#define HP_BELL_LEAKS    (1u << 18)    /* a leak check now (heapprof leaks): the
+					* verdict goes to leaks.<pid> beside
+					* the bell, then leak_checks counts it
+					* (or leak_failures, last_error why) */
+#define HP_BELL_ALL      (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS)
 
 struct hp_bell {
 	uint32_t magic;
@@ -51,7 +55,11 @@ struct hp_bell {
 	uint32_t reserved0;
 	int64_t live_bytes;     /* estimated live heap, as the triggers see it
 				 * (fresh to within 1 MiB a thread) */
-	uint32_t reserved[4];
+	uint32_t leak_checks;   /* leak checks whose verdict file is written */
+	uint32_t leak_failures; /* requested leak checks that failed: last_error */
+	uint32_t leak_blocks;   /* set by heapprof leaks --confirm, never cleared:
+				 * the verdicts list each leak's blocks */
+	uint32_t reserved[1];
 	char last_dump[2048];
 	char last_error[1024];
 };

@@ -5,7 +5,7 @@
 # that have heapprof loaded for dump and toggle, dump files for report and
 # trend, commands for run.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 24
 
 COMP=$SRC/contrib/bash-completion/heapprof
 mkdir -p bin sub
@@ -24,7 +24,7 @@ bash -n "$COMP"
 ok $? "the script is valid bash"
 is "$(bash -c '. "$1"; complete -p heapprof' bash "$COMP")" "complete -F _heapprof heapprof" \
 	"it registers _heapprof for heapprof"
-is "$(complete_words '' | tr '\n' ' ')" "--help --version attach check detach dump help pause ps report resume run serve toggle trend " \
+is "$(complete_words '' | tr '\n' ' ')" "--help --version attach check detach dump help leaks pause ps report resume run serve toggle trend " \
 	"the subcommands"
 is "$(complete_words re | tr '\n' ' ')" "report resume " "subcommands by prefix"
 is "$(complete_words help tr)" "trend" "help completes a subcommand"
@@ -33,7 +33,7 @@ is "$(complete_words trend --j)" "--json" "trend's"
 is "$(complete_words run --o)" "--only-top" "run's"
 # Each subcommand's options are those its --help lists.
 diff=
-for c in run check ps dump toggle report trend serve attach detach; do
+for c in run check leaks ps dump toggle report trend serve attach detach; do
 	"$BIN" "$c" --help | grep -E '^ +-' | grep -oE '^ +(-[a-z], )?--[a-z][a-z-]+' | tr -d ' ' | tr ',' '\n' |
 		grep . | sort -u >want
 	complete_words "$c" - | sort -u >got
@@ -65,6 +65,9 @@ while [ ! -s "run/$pid" ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 complete_words dump '' >pids
 ok $(grep -qx "$pid" pids && ! grep -qv '^[0-9]*$' pids; echo $?) "dump: the pids heapprof ps -q lists ($pid among them)"
 is "$(complete_words pause "$pid" '')" "" "one pid: nothing after it"
+complete_words leaks '' >pids
+ok $(grep -qx "$pid" pids && ! grep -qv '^[0-9]*$' pids; echo $?) "leaks: the pids heapprof ps -q lists"
+is "$(complete_words leaks --confirm 3 "$pid" '')" "" "leaks: after --confirm's value and a pid, nothing"
 complete_words attach '' >pids
 ok $(grep -qx "$$" pids && grep -qx "$pid" pids && ! grep -qv '^[0-9]*$' pids; echo $?) \
 	"attach: any process's pid (this shell's among them)"

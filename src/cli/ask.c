@@ -166,8 +166,12 @@ static enum hp_ask_status ring(struct hp_ask *a, const char *what)
 	a->answered0 = bell_load(&b->answered);
 	a->dumps0 = bell_load(&b->dumps);
 	a->failures0 = bell_load(&b->failures);
+	a->leak_checks0 = bell_load(&b->leak_checks);
+	a->leak_failures0 = bell_load(&b->leak_failures);
 	if (!strcmp(what, "dump")) {
 		a->bit = HP_BELL_DUMP;
+	} else if (!strcmp(what, "leaks")) {
+		a->bit = HP_BELL_LEAKS;
 	} else {
 		__atomic_store_n(&b->want_active, !strcmp(what, "resume") ? 1u : 0u, __ATOMIC_RELEASE);
 		a->bit = HP_BELL_ACTIVE;
@@ -343,5 +347,71 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
 			 timeout);
 	else
 		snprintf(a->msg, sizeof(a->msg), "no dump from process %d within %g s", (int)a->pid, timeout);
+	return HP_ASK_TIMEOUT;
+}
+
+/* A process without a helper thread answers at its next sample point:
+ * given up on after this long. */
+#define HP_ASK_LEAKS_NO_HELPER_S 2.0
+
+enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
+				bool blocks, char *path, size_t cap)
+{
+	char bell[PATH_MAX];
+	unsigned long inode;
+
+	if (!a->bell || !hp_proc_bell_path(a->pid, bell, sizeof(bell), &inode)) {
+		snprintf(a->msg, sizeof(a->msg), "process %d (%s) has no bell in a runtime directory (an older "
+			 "heapprof, or none it could use: HEAPPROF_RUNTIME_DIR in heapprof(7)); a leak check is "
+			 "asked there", (int)a->pid, a->prog);
+		return HP_ASK_CANNOT;
+	}
+	char *slash = strrchr(bell, '/');
+	snprintf(path, cap, "%.*s/leaks.%d", slash ? (int)(slash - bell) : 1, slash ? bell : ".", (int)a->pid);
+	if (blocks)
+		__atomic_store_n(&a->bell->leak_blocks, 1u, __ATOMIC_RELEASE);
+	enum hp_ask_status r = ring(a, "leaks");
+	if (r != HP_ASK_OK)
+		return r;
+	double deadline = hp_ask_now() + timeout;
+	while (hp_ask_now() < deadline) {
+		struct hp_bell *b = a->bell;
+		if (stop && *stop) {
+			hp_ask_withdraw(a);
+			return HP_ASK_STOPPED;
+		}
+		if (bell_load(&b->leak_checks) != a->leak_checks0) {
+			a->bit = 0;
+			return HP_ASK_OK;
+		}
+		if (bell_load(&b->leak_failures) != a->leak_failures0) {
+			snprintf(a->msg, sizeof(a->msg), "process %d could not check for leaks: %.*s", (int)a->pid,
+				 (int)sizeof(b->last_error) - 1, b->last_error);
+			a->bit = 0;
+			return HP_ASK_FAILED;
+		}
+		if (kill(a->pid, 0) != 0 && errno == ESRCH) {
+			snprintf(a->msg, sizeof(a->msg), "process %d exited before its leak check was done", (int)a->pid);
+			a->bit = 0;
+			return HP_ASK_EXITED;
+		}
+		hp_ask_nudge(a);
+		/* No helper thread, and no sample point came: it may never
+		 * come (a process that sleeps). */
+		if (!bell_load(&b->helper_tid) && (bell_load(&b->requests) & a->bit) &&
+		    hp_ask_now() > a->rung_at + HP_ASK_LEAKS_NO_HELPER_S)
+			break;
+		hp_ask_pause_ms(5);
+	}
+	int taken = !(bell_load(&a->bell->requests) & a->bit);
+	hp_ask_withdraw(a);
+	if (taken)
+		snprintf(a->msg, sizeof(a->msg), "process %d did not finish its leak check within %g s (--timeout)",
+			 (int)a->pid, timeout);
+	else
+		snprintf(a->msg, sizeof(a->msg), "process %d did not take the leak check within %g s: %s", (int)a->pid,
+			 bell_load(&a->bell->helper_tid) ? timeout : HP_ASK_LEAKS_NO_HELPER_S, bell_load(&a->bell->helper_tid) ? "its helper thread is busy" :
+			 "it has no helper thread (a single-threaded program; helper_thread:start gives it one) "
+			 "and reached no sample point (heapprof(1): leaks)");
 	return HP_ASK_TIMEOUT;
 }

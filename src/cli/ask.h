@@ -46,7 +46,7 @@ struct hp_ask {
 	 * older library, or no runtime directory): control files then. */
 	struct hp_bell *bell;
 	unsigned bit;			/* the request rung, 0: none */
-	unsigned answered0, dumps0, failures0;
+	unsigned answered0, dumps0, failures0, leak_checks0, leak_failures0;
 	double rung_at;
 	bool nudged;			/* the control signal was sent */
 };
@@ -90,6 +90,18 @@ void hp_ask_nudge(struct hp_ask *a);
  */
 enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
 			       char *path, size_t cap);
+
+/*
+ * A leak check of the checked process now (heapprof leaks): rings its
+ * bell (a process without one cannot be asked: HP_ASK_CANNOT) and waits
+ * until it says the verdict is written (blocks: asks that verdicts list
+ * each leak's blocks from now on, for --confirm), at most timeout seconds, or until
+ * *stop.  The verdict's path (<runtime dir>/leaks.<pid>) goes to path.
+ * Returns HP_ASK_OK, HP_ASK_CANNOT, HP_ASK_FAILED (the library's reason in
+ * a->msg), HP_ASK_EXITED, HP_ASK_TIMEOUT or HP_ASK_STOPPED.
+ */
+enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
+				bool blocks, char *path, size_t cap);
 
 /* Seconds on the monotonic clock, and a pause of ms milliseconds. */
 double hp_ask_now(void);

@@ -40,6 +40,7 @@
 #include "report/ropts.h"
 #include "report/input.h"
 #include "ask.h"
+#include "leakcheck.h"
 #include "cmds.h"
 #include "httpd.h"
 #include "proc.h"
@@ -59,6 +60,8 @@ static const char usage_text[] =
 	"  /debug/pprof/heap?pid=N&seconds=S\n"
 	"                            a delta profile: what changed over S seconds\n"
 	"                            (at most 600; go tool pprof -seconds S)\n"
+	"  /debug/leaks?pid=N        a leak check of process N now, as heapprof leaks\n"
+	"                            prints it (&format=json, &confirm=N&interval=S)\n"
 	"  /, /debug/pprof/          the processes (HTML; ?format=json for JSON)\n"
 	"  /targets                  the processes for Prometheus HTTP service\n"
 	"                            discovery (Parca's http_sd_configs)\n"
@@ -374,7 +377,8 @@ static void index_html(const struct serve *s, const struct hp_httpd_req *req, co
 			add(&b, "<td>");
 			add_html(&b, e->prog);
 			add(&b, "</td><td><a href=\"/ui?pid=%d\">explore</a> "
-			    "<a href=\"/debug/pprof/heap?pid=%d\">heap</a></td></tr>\n", (int)e->pid,
+			    "<a href=\"/debug/pprof/heap?pid=%d\">heap</a> "
+			    "<a href=\"/debug/leaks?pid=%d\">leaks</a></td></tr>\n", (int)e->pid, (int)e->pid,
 			    (int)e->pid);
 		}
 		add(&b, "</table>\n<p>From a shell: <code>go tool pprof http://");
@@ -975,6 +979,60 @@ static void work_heap(const struct hp_httpd_req *req, struct hp_httpd_resp *resp
 	}
 }
 
+/* /debug/leaks?pid=N: a leak check of process N now (leakcheck.h), as
+ * heapprof leaks prints it (format=json: its JSON); confirm=N and
+ * interval=S as its --confirm and --interval.  200 whether or not
+ * something leaked; the X-Heapprof-Leaked header says which. */
+static void work_leaks(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, void *arg,
+		       volatile sig_atomic_t *stop)
+{
+	const struct serve *s = arg;
+	struct serve_ids ids;
+	struct hp_leakcheck_opts o = { 0 };
+	struct hp_buf out = { 0 };
+	enum hp_ask_status st;
+	char v[64], prog[PATH_MAX], who[64], msg[PATH_MAX + 512];
+
+	hp_httpd_query(req->query, "pid", v, sizeof(v));
+	o.pid = (pid_t)atoi(v);   /* checked by the handler */
+	o.json = hp_httpd_query(req->query, "format", v, sizeof(v)) == 1 && !strcmp(v, "json");
+	o.confirm = hp_httpd_query(req->query, "confirm", v, sizeof(v)) == 1 ? (unsigned)atoi(v) : 1;
+	o.interval = hp_httpd_query(req->query, "interval", v, sizeof(v)) == 1 ? atof(v) : HP_LEAKCHECK_INTERVAL;
+	o.timeout = s->timeout;
+	o.any_user = true;   /* the server took the process's user */
+	o.stop = stop;
+	if (!read_ids(o.pid, &ids)) {
+		hp_httpd_text(resp, 404, "no process %d", (int)o.pid);
+		return;
+	}
+	hp_proc_program(o.pid, prog, sizeof(prog));
+	if (!allowed(s, &ids)) {
+		whose(s, who, sizeof(who));
+		hp_httpd_text(resp, 403, "process %d (%s) belongs to user %u: this server serves the "
+			      "processes of %s only%s", (int)o.pid, prog, ids.uid[1], who,
+			      s->uid == 0 ? " (--all-users serves every user's)" : "");
+		return;
+	}
+	if (become(&ids) != 0) {
+		hp_httpd_text(resp, 500, "cannot take the user of process %d: %s", (int)o.pid, strerror(errno));
+		return;
+	}
+	int r = hp_leakcheck_run(&o, &out, msg, sizeof(msg), &st);
+	if (r < 0) {
+		int code = st == HP_ASK_NO_PROCESS || st == HP_ASK_EXITED || st == HP_ASK_NOT_LOADED ? 404 :
+			   st == HP_ASK_DENIED ? 403 : st == HP_ASK_CANNOT ? 409 : st == HP_ASK_TIMEOUT ? 504 :
+			   st == HP_ASK_STOPPED ? 503 : 500;
+		hp_httpd_text(resp, code, "%s", st == HP_ASK_STOPPED ? "heapprof serve is shutting down" : msg);
+		hp_buf_release(&out);
+		return;
+	}
+	resp->status = 200;
+	resp->type = o.json ? "application/json" : "text/plain; charset=utf-8";
+	hp_httpd_header(resp, "X-Heapprof-Leaked", r ? "yes" : "no");
+	resp->body = out.p;
+	resp->len = out.len;
+}
+
 /* ---- the explorer ------------------------------------------------------ */
 
 /* The page: HTML, style and script in one (explore.c builds it in). */
@@ -1413,6 +1471,41 @@ static void handle(const struct hp_httpd_req *req, struct hp_httpd_resp *resp, v
 			return;
 		}
 		resp->work = work_heap;
+	} else if (!strcmp(p, "/debug/leaks")) {
+		int r = hp_httpd_query(req->query, "pid", v, sizeof(v));
+		char *end = NULL;
+		long pid = r == 1 ? strtol(v, &end, 10) : 0;
+		if (r != 1 || !isdigit((unsigned char)v[0]) || *end || pid <= 0 || pid > INT_MAX) {
+			hp_httpd_text(resp, 400, "pid: want a process ID, as in /debug/leaks?pid=4242");
+			return;
+		}
+		r = hp_httpd_query(req->query, "format", v, sizeof(v));
+		if (r < 0 || (r == 1 && strcmp(v, "json") && strcmp(v, "text"))) {
+			hp_httpd_text(resp, 400, "format: text (the default) or json");
+			return;
+		}
+		long confirm = 1;
+		double interval = HP_LEAKCHECK_INTERVAL;
+		r = hp_httpd_query(req->query, "confirm", v, sizeof(v));
+		if (r) {
+			confirm = r == 1 && isdigit((unsigned char)v[0]) ? strtol(v, &end, 10) : 0;
+			if (confirm < 1 || confirm > 10 || *end) {
+				hp_httpd_text(resp, 400, "confirm: want a number of checks from 1 to 10");
+				return;
+			}
+		}
+		r = hp_httpd_query(req->query, "interval", v, sizeof(v));
+		if (r) {
+			interval = r == 1 ? strtod(v, &end) : 0;
+			if (!(interval > 0 && interval <= 60) || *end || confirm < 2) {
+				hp_httpd_text(resp, 400, "interval: want seconds, more than 0 and at most 60, "
+					      "between the checks of confirm=N (2 or more)");
+				return;
+			}
+		}
+		/* Each check's wait, and the intervals between them. */
+		resp->work_seconds = (double)(confirm - 1) * interval + (double)(confirm - 1) * s->timeout;
+		resp->work = work_leaks;
 	} else if (!strncmp(p, "/debug/pprof/", 13)) {
 		hp_httpd_text(resp, 404, "%s: heapprof serve has the heap profile only, "
 			      "/debug/pprof/heap?pid=N", p);

@@ -22,6 +22,9 @@ int hp_cmd_serve(int argc, char **argv);
 /* A tree of processes under the leak check (cmd_check.c). */
 int hp_cmd_check(int argc, char **argv);
 
+/* A leak check of a running process (cmd_leaks.c). */
+int hp_cmd_leaks(int argc, char **argv);
+
 /* Loading heapprof into a running process, and leaving it (cmd_attach.c). */
 int hp_cmd_attach(int argc, char **argv);
 int hp_cmd_detach(int argc, char **argv);

@@ -52,6 +52,7 @@ void hp_help_overview(FILE *out)
 	      "  run      runs a program with heapprof loaded; its dumps go to one directory\n"
 	      "  check    runs a command and the processes it starts under the leak\n"
 	      "           check: one report and one exit status\n"
+	      "  leaks    checks a running process for leaks now; it goes on running\n"
 	      "  ps       lists the processes that have heapprof loaded\n"
 	      "  dump     asks a running process for a dump and prints its path\n"
 	      "  toggle   pauses or resumes a process's sampling (pause, resume: one way)\n"

@@ -25,6 +25,7 @@ static int help(int argc, char **argv);
 static const struct subcommand subcommands[] = {
 	{ "run", hp_cmd_run },
 	{ "check", hp_cmd_check },
+	{ "leaks", hp_cmd_leaks },
 	{ "ps", hp_cmd_ps },
 	{ "dump", hp_cmd_dump },
 	{ "toggle", hp_cmd_toggle },
@@ -71,8 +72,8 @@ static int help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return hp_usage_error(NULL, "no command: run, check, ps, dump, toggle, pause, resume, "
-					  "report, trend, serve, attach, detach or help");
+		return hp_usage_error(NULL, "no command: run, check, leaks, ps, dump, toggle, pause, "
+					  "resume, report, trend, serve, attach, detach or help");
 	const struct subcommand *s = find(argv[1]);
 	if (s)
 		return s->fn(argc - 1, argv + 1);

@@ -29,11 +29,24 @@ struct hp_check_frame {
 	int inlined;		/* inlined into the next frame */
 };
 
+/* A leaked block, in a leak check of a running process's verdict. */
+struct hp_check_block {
+	uint64_t addr, size;
+};
+
 struct hp_check_leak {
 	int direct;
 	uint64_t bytes, objects;
 	struct hp_check_frame *frames;
 	size_t nframes, cap;
+	struct hp_check_block *blocks;	/* live verdicts only: its blocks */
+	size_t nblocks, blocks_cap;
+};
+
+/* A thread that did not stop for a live check's scan. */
+struct hp_check_thread {
+	long tid;
+	const char *name;	/* interned */
 };
 
 /* A suppression that hid something: LeakSanitizer's "Suppressions
@@ -73,6 +86,19 @@ struct hp_check_proc {
 	size_t nleaks, cap;
 	struct hp_check_supp *supps;	/* the library's, in the file's order */
 	size_t nsupps, supps_cap;
+	/* A leak check of the running process (heapprof leaks): live is its
+	 * number in the process, 0 for a verdict at exit. */
+	unsigned live;
+	int live_blocks;	/* its leaks list their blocks */
+	uint64_t pause_us;	/* how long its threads were stopped */
+	int64_t attached_at;	/* heapprof attach's UTC seconds, 0: preloaded */
+	struct hp_check_thread *unstopped;
+	size_t nunstopped, unstopped_cap;
+	/* heapprof leaks --confirm: the leaks kept are those whose blocks
+	 * were unreachable in each of confirm_checks checks. */
+	unsigned confirm_checks;
+	double confirm_interval;
+	uint64_t unconfirmed_blocks;	/* left out: reached in some check */
 	/* Budgets: the figures of its final dump (exact), and what went over. */
 	int measured;		/* a budget applied and its figures are below */
 	const char *unmeasured;	/* a budget applied, no figures: why (fails) */
@@ -86,6 +112,7 @@ struct hp_check_proc {
 /* Bounds against a broken file: one is rejected past them. */
 #define HP_CHECK_FILE_MAX (64u << 20)
 #define HP_CHECK_LEAKS_MAX (1u << 20)
+#define HP_CHECK_BLOCKS_MAX (1u << 26)   /* in one leak */
 
 /*
  * Reads the verdict file at path into *p (zeroed by the caller), or a
@@ -137,6 +164,12 @@ struct hp_check_run {
 	size_t nprocs;
 	int allow_missing;	/* --allow-missing: a missing verdict fails nothing */
 };
+
+/* heapprof leaks: the report of a live check's verdict (a header naming
+ * the process and the check, the leaks as hp_check_text gives them, the
+ * threads that did not stop), or "no leaks"; and its JSON object. */
+void hp_check_leaks_text(struct hp_buf *b, const struct hp_check_proc *p);
+void hp_check_leaks_json(struct hp_buf *b, const struct hp_check_proc *p);
 
 /* The JSON document (schema in heapprof(1)) and the JUnit XML file (one
  * test case per counted process), appended to b. */

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
 #include "check.h"
@@ -56,6 +57,60 @@ void hp_check_text(struct hp_buf *b, const struct hp_check_proc *p)
 {
 	hp_buf_printf(b, "heapprof check: %s (pid %ld): %s\n", p->program, p->pid, p->cmdline);
 	text_leaks(b, p);
+}
+
+/* ---- heapprof leaks -------------------------------------------------------- */
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void hp_check_leaks_text(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	hp_buf_printf(b, "heapprof leaks: %s (pid %ld): %s\n", p->program, p->pid, p->cmdline);
+	hp_buf_printf(b, "leak check %u of the running process: its threads were stopped for %" PRIu64 ".%03u ms\n",
+		      p->live, p->pause_us / 1000, (unsigned)(p->pause_us % 1000));
+	if (p->attached_at) {
+		char when[32];
+		time_t t = (time_t)p->attached_at;
+		struct tm tm;
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+		hp_buf_printf(b, "heapprof was attached at %s: only blocks allocated since are checked\n", when);
+	}
+	if (p->confirm_checks > 1)
+		hp_buf_printf(b, "confirmed: only the blocks unreachable in each of %u checks %g s apart are "
+			      "reported (%" PRIu64 " block%s unreachable in some but not all left out: in flight, "
+			      "or freed since)\n", p->confirm_checks, p->confirm_interval,
+			      p->unconfirmed_blocks, plural(p->unconfirmed_blocks));
+	hp_buf_char(b, '\n');
+	const char *conf = p->confirm_checks > 1 ? " (confirmed)" : "";
+	const char *est = p->sampled_lg ? "~" : "";
+	for (size_t j = 0; j < p->nleaks; j++) {
+		const struct hp_check_leak *l = &p->leaks[j];
+		hp_buf_printf(b, "%s leak of %s%" PRIu64 " byte(s) in %s%" PRIu64 " object(s)%s allocated from:\n",
+			      l->direct ? "Direct" : "Indirect", est, l->bytes, est, l->objects, conf);
+		for (size_t i = 0; i < l->nframes; i++)
+			text_frame(b, (unsigned)i, &l->frames[i]);
+		hp_buf_char(b, '\n');
+	}
+	for (size_t i = 0; i < p->nunstopped; i++)
+		hp_buf_printf(b, "note: thread %ld (%s) did not stop for the scan: its stack was scanned whole, "
+			      "so a leak may be missed\n", p->unstopped[i].tid, p->unstopped[i].name);
+	if (p->threads_stopped < p->threads && p->threads - p->threads_stopped > p->nunstopped)
+		hp_buf_printf(b, "note: %u of %u other threads did not stop for the scan: a leak may be missed\n",
+			      p->threads - p->threads_stopped, p->threads);
+	if (!p->nleaks)
+		hp_buf_printf(b, "no leaks: every %sblock the program holds is reachable%s\n",
+			      p->sampled_lg ? "sampled " : "", p->confirm_checks > 1 ? " in at least one check" : "");
+	else if (p->sampled_lg)
+		hp_buf_printf(b, "SUMMARY: heapprof: ~%" PRIu64 " byte(s) leaked in ~%" PRIu64 " allocation(s), "
+			      "estimated from %" PRIu64 " sampled block%s (lg_prof_sample:%d).\n",
+			      hp_check_bytes(p), hp_check_objects(p), p->sampled_blocks,
+			      plural(p->sampled_blocks), p->sampled_lg);
+	else
+		hp_buf_printf(b, "SUMMARY: heapprof: %" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s).\n",
+			      hp_check_bytes(p), hp_check_objects(p));
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -292,4 +347,49 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 		hp_buf_str(b, "    </testcase>\n");
 	}
 	hp_buf_str(b, "  </testsuite>\n</testsuites>\n");
+}
+
+void hp_check_leaks_json(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	hp_buf_printf(b, "{\n  \"pid\": %ld, \"program\": ", p->pid);
+	jstr(b, p->program);
+	hp_buf_str(b, ", \"cmdline\": ");
+	jstr(b, p->cmdline);
+	hp_buf_printf(b, ",\n  \"check\": %u, \"pause_ms\": %.3f, \"attached_at\": ", p->live,
+		      (double)p->pause_us / 1000.0);
+	if (p->attached_at)
+		hp_buf_printf(b, "%" PRId64, p->attached_at);
+	else
+		hp_buf_str(b, "null");
+	hp_buf_printf(b, ", \"estimated\": %s, \"lg_prof_sample\": %d,\n  \"confirm_checks\": %u, "
+		      "\"confirm_interval\": %g, \"unconfirmed_blocks\": %" PRIu64 ",\n  \"error\": ",
+		      p->sampled_lg ? "true" : "false", p->sampled_lg, p->confirm_checks ? p->confirm_checks : 1,
+		      p->confirm_interval, p->unconfirmed_blocks);
+	jstr(b, p->error);
+	hp_buf_printf(b, ",\n  \"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
+		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
+		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
+		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
+		      ",\n  \"threads\": %u, \"threads_stopped\": %u, \"threads_not_stopped\": [",
+		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
+		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects,
+		      p->threads, p->threads_stopped);
+	for (size_t i = 0; i < p->nunstopped; i++) {
+		hp_buf_printf(b, "%s{\"tid\": %ld, \"name\": ", i ? ", " : "", p->unstopped[i].tid);
+		jstr(b, p->unstopped[i].name);
+		hp_buf_char(b, '}');
+	}
+	hp_buf_str(b, "],\n  \"leaks\": [");
+	for (size_t j = 0; j < p->nleaks; j++) {
+		const struct hp_check_leak *l = &p->leaks[j];
+		hp_buf_printf(b, "%s\n    {\"kind\": \"%s\", \"bytes\": %" PRIu64 ", \"objects\": %" PRIu64
+			      ", \"confirmed\": %s, \"frames\": [", j ? "," : "", l->direct ? "direct" : "indirect",
+			      l->bytes, l->objects, p->confirm_checks > 1 ? "true" : "false");
+		for (size_t i = 0; i < l->nframes; i++) {
+			hp_buf_str(b, i ? ",\n      " : "\n      ");
+			json_frame(b, &l->frames[i]);
+		}
+		hp_buf_str(b, "]}");
+	}
+	hp_buf_str(b, "]\n}\n");
 }

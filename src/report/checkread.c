@@ -161,6 +161,18 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			p->gate = !strcmp(v, "on") ? 1 : -1;
 			return NULL;
 		}
+		if (!strncmp(line, "live=", 5) && !p->live) {
+			uint64_t seq, pause, at, blocks;
+			if (parse_counts(line, (const char *const[]){ "live", "pause_us", "attached_at", "blocks" },
+					 (uint64_t *const[]){ &seq, &pause, &at, &blocks }, 4) || !seq ||
+			    seq > UINT32_MAX || at > INT64_MAX || blocks > 1)
+				return fail(r, "expected live=N pause_us=N attached_at=N blocks=0|1");
+			p->live = (unsigned)seq;
+			p->live_blocks = (int)blocks;
+			p->pause_us = pause;
+			p->attached_at = (int64_t)at;
+			return NULL;
+		}
 		if (!strncmp(line, "sampled=", 8) && !p->sampled_lg) {
 			uint64_t lg, blocks;
 			if (parse_counts(line, (const char *const[]){ "sampled", "blocks" },
@@ -207,6 +219,20 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			p->supps[p->nsupps++] = su;
 			return NULL;
 		}
+		if (!strncmp(line, "unstopped ", 10) && p->live && !p->nleaks) {
+			struct hp_check_thread t;
+			uint64_t tid;
+			const char *e;
+			if (parse_u64(line + 10, 0, &tid, &e) || *e != ' ' || !e[1] || !tid || tid > INT32_MAX)
+				return fail(r, "expected unstopped TID NAME");
+			if (p->nunstopped >= HP_CHECK_LEAKS_MAX)
+				return fail(r, "too many threads");
+			t.tid = (long)tid;
+			t.name = hp_strtab_intern_clean(r->strs, e + 1);
+			hp_util_grow(&p->unstopped, &p->unstopped_cap, p->nunstopped + 1, sizeof(*p->unstopped));
+			p->unstopped[p->nunstopped++] = t;
+			return NULL;
+		}
 		if (!strncmp(line, "leak ", 5)) {
 			struct hp_check_leak l = { 0 };
 			const char *s = line + 5, *e;
@@ -234,8 +260,20 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 			*state = 3;
 			return NULL;
 		}
-		if (!strncmp(line, "frame ", 6))
+		if (!strncmp(line, "frame ", 6) && !(*cur)->nblocks)
 			return parse_frame(r, line + 6, *cur);
+		if (!strncmp(line, "block ", 6) && p->live_blocks) {
+			struct hp_check_leak *l = *cur;
+			struct hp_check_block b;
+			const char *e;
+			if (parse_u64(line + 6, 1, &b.addr, &e) || *e != ' ' || parse_u64(e + 1, 0, &b.size, &e) || *e)
+				return fail(r, "expected block 0xADDR SIZE");
+			if (l->nblocks >= HP_CHECK_BLOCKS_MAX)
+				return fail(r, "too many blocks");
+			hp_util_grow(&l->blocks, &l->blocks_cap, l->nblocks + 1, sizeof(*l->blocks));
+			l->blocks[l->nblocks++] = b;
+			return NULL;
+		}
 		return fail(r, "expected frame or end");
 	default:
 		return fail(r, "unexpected line after error=");

@@ -30,6 +30,10 @@
 #include "version.h"
 #include "record/switches.h"
 #include "scan/reach.h"
+#include "leak/livecheck.h"
+#include "control/requests.h"
+#include "record/trigger.h"
+#include "stack/entry.h"
 #include "base/banned.h"
 
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
@@ -67,6 +71,60 @@ static int ctl_bool(const char *opt, void *oldp, size_t *oldlenp, void *newp, si
 	if (err || !w)
 		return err;
 	return hp_settings_set(opt, *(bool *)newp ? "true" : "false");
+}
+
+HP_EXPORT int heapprof_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+
+/* heapprof_leak_check(): include/heapprof.h's struct heapprof_leaks, laid
+ * out here again (the header is the program's, not the library's). */
+struct api_leaks {
+	unsigned long long direct_bytes, direct_objects;
+	unsigned long long indirect_bytes, indirect_objects;
+	unsigned long long pause_us;
+	unsigned check;
+	unsigned threads_not_stopped;
+	int estimated;
+	int reserved[5];
+};
+
+_Static_assert(sizeof(struct api_leaks) == 72, "struct heapprof_leaks, as include/heapprof.h has it");
+
+/* A leak check now: on the helper thread when there is one (the caller
+ * waits, stopped and scanned as the other threads); else on the caller's
+ * thread, its stack taken from where the program called (heapprof's
+ * frames below hold stale pointers). */
+static int ctl_leak_check(void *oldp, size_t *oldlenp)
+{
+	struct hp_tls *t = &hp_tls;
+	struct hp_stack_entry e;
+	struct hp_livecheck c;
+	struct api_leaks out;
+	const char *why;
+
+	if (!oldp || !oldlenp || *oldlenp != sizeof(out))
+		return EINVAL;
+	hp_tls_guard_enter(t);
+	/* The helper thread checks, when there is one; else this thread,
+	 * its stack from the program's call up. */
+	int err = HP_LOAD(&hp_trigger_answer_mask) ? -1 : hp_requests_leak_check(&c, &why);
+	if (err == -1) {
+		if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
+			e.sp = 0;
+		err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, 0, &why);
+	}
+	hp_tls_guard_leave(t);
+	if (err)
+		return err;
+	memset(&out, 0, sizeof(out));
+	out.direct_bytes = c.v.direct_bytes;
+	out.direct_objects = c.v.direct_objects;
+	out.indirect_bytes = c.v.indirect_bytes;
+	out.indirect_objects = c.v.indirect_objects;
+	out.pause_us = c.v.pause_us;
+	out.check = c.seq;
+	out.threads_not_stopped = c.v.threads - c.v.threads_stopped;
+	out.estimated = c.v.sampled_lg != 0;
+	return read_value(oldp, oldlenp, &out, sizeof(out));
 }
 
 static int ctl_dump(void *oldp, void *newp, size_t newlen)
@@ -258,6 +316,8 @@ static int ctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t
 		const void *const *r = newp;
 		return reg ? hp_reach_add_root(r[0], (size_t)(uintptr_t)r[1]) : hp_reach_remove_root(r[0]);
 	}
+	if (!strcmp(name, "heapprof.leak_check"))
+		return newp ? EPERM : ctl_leak_check(oldp, oldlenp);
 	if (!strncmp(name, "opt.", 4))
 		return ctl_opt(name + 4, oldp, oldlenp, newp);
 	return ENOENT;

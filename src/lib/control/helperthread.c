@@ -34,6 +34,7 @@
 #include "output/dump.h"
 #include "base/fmt.h"
 #include "control/helperthread.h"
+#include "leak/livecheck.h"
 #include "control/remote.h"
 #include "control/requests.h"
 #include "output/bell.h"
@@ -73,6 +74,7 @@ struct helper {
 	int64_t now_ms;
 	int64_t next_housekeeping;
 	int64_t next_timer;           /* dump_interval_s */
+	int64_t next_leak_check;      /* leak_check_interval_s */
 	int64_t gdump_after;          /* earliest next 'u' dump */
 	int gdump_pending;
 	int64_t gdump_dumped_at;      /* live bytes at the last 'u' dump */
@@ -183,6 +185,23 @@ static void arm(struct helper *h)
 	} else {
 		h->next_timer = 0;
 	}
+	if (hp_conf.leak_check_interval_s > 0) {
+		int64_t period = hp_conf.leak_check_interval_s * 1000;
+		if (!h->next_leak_check || h->next_leak_check > h->now_ms + period)
+			h->next_leak_check = h->now_ms + period;
+	} else {
+		h->next_leak_check = 0;
+	}
+}
+
+/* leak_check_interval_s: a leak check of the running process, its
+ * verdict logged (leak/livecheck.h). */
+static void leak_check(void)
+{
+	struct hp_livecheck c;
+	const char *why;
+
+	(void)hp_livecheck_run(&c, HP_LIVECHECK_INTERVAL, NULL, 0, &why);
 }
 
 static void on_interval(struct helper *h)
@@ -294,6 +313,7 @@ static void *helper_main(void *arg)
 	for (;;) {
 		int64_t deadline = h->next_housekeeping;
 		deadline = deadline_min(deadline, h->next_timer);
+		deadline = deadline_min(deadline, h->next_leak_check);
 		deadline = deadline_min(deadline, h->ini_reload_at);
 		if (h->gdump_pending)
 			deadline = deadline_min(deadline, h->gdump_after);
@@ -321,6 +341,12 @@ static void *helper_main(void *arg)
 		if (h->next_timer && h->now_ms >= h->next_timer) {
 			h->next_timer = h->now_ms + hp_conf.dump_interval_s * 1000;
 			dump('t');
+		}
+		if (h->next_leak_check && h->now_ms >= h->next_leak_check) {
+			leak_check();
+			/* From the check's end: a long scan does not pile up. */
+			h->now_ms = now_ms();
+			h->next_leak_check = h->now_ms + hp_conf.leak_check_interval_s * 1000;
 		}
 		if (h->ini_reload_at && h->now_ms >= h->ini_reload_at) {
 			h->ini_reload_at = 0;
@@ -438,7 +464,7 @@ static int started;
 static int timed_work(void)
 {
 	return hp_conf.dump_interval_s > 0 || hp_conf.dump_at_cgroup_pct > 0 || hp_conf.prof_gdump ||
-	       hp_conf.lg_prof_interval >= 0 || hp_conf.dump_at_bytes > 0;
+	       hp_conf.lg_prof_interval >= 0 || hp_conf.dump_at_bytes > 0 || hp_conf.leak_check_interval_s > 0;
 }
 
 static void start_now(const char *why)
@@ -466,7 +492,7 @@ static void start_if_wanted(void)
 		if (timed_work())
 			hp_log(HP_LOG_WARN, "helper_thread:never: the timed and trigger dumps configured "
 			       "(dump_interval_s, dump_at_bytes, dump_at_cgroup_pct, prof_gdump, "
-			       "lg_prof_interval) are not written");
+			       "lg_prof_interval, leak_check_interval_s) are not written");
 		return;
 	}
 	if (mode == HP_CONF_HELPER_START)

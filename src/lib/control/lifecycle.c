@@ -32,6 +32,7 @@
 #include "control/remote.h"
 #include "control/requests.h"
 #include "leak/leak.h"
+#include "leak/livecheck.h"
 #include "record/live.h"
 #include "base/log.h"
 #include "base/pages.h"
@@ -119,6 +120,10 @@ static void postfork_child(void)
 	hp_settings_postfork_child();
 	hp_statefile_postfork_child();
 	hp_remote_forget();
+	/* A leak check the parent's helper ran, or an API caller waited on:
+	 * neither thread is in the child. */
+	hp_livecheck_postfork_child();
+	hp_requests_postfork_child();
 	/* Out of scope (run_only_top): nothing sampled from now on, and, as
 	 * self_pid and the leak gate's owner stay the parent's, no final
 	 * dump, no leak check, no state file and no helper thread.  So too

@@ -1,7 +1,8 @@
 /*
  * requests.c -- what the signals and the heapprof command ask for, done
  * (see requests.h): signal_dump's dump, signal_toggle's flip, the bell's
- * dump, pause and resume, the control files of an older command.
+ * dump, pause, resume and leak check, the control files of an older
+ * command.
  *
  * Owns the answering of these requests, on heapprof's helper thread when
  * the process has one, and otherwise on the program's own thread that
@@ -11,14 +12,19 @@
  * taken goes on with its own.
  */
 #include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
 
 #include "base/fmt.h"
 #include "base/log.h"
+#include "base/sys.h"
 #include "conf/conf.h"
 #include "control/remote.h"
 #include "control/requests.h"
 #include "control/settings.h"
 #include "control/signals.h"
+#include "leak/livecheck.h"
 #include "output/bell.h"
 #include "output/dump.h"
 #include "output/statefile.h"
@@ -33,6 +39,75 @@ static void dump_asked(unsigned by_signal, unsigned by_command)
 	unsigned flags = by_command ? HP_DUMP_ASKED | (by_signal ? HP_DUMP_SIGNAL : 0) : 0;
 
 	(void)hp_dump_auto('s', flags, path, sizeof(path), NULL);
+}
+
+/* heapprof leaks: a leak check now; its verdict file, or why not, on the
+ * bell. */
+static void leaks_asked(void)
+{
+	struct hp_livecheck c;
+	const char *why;
+
+	struct hp_bell *b = hp_bell_page();
+	int blocks = b && HP_LOAD_ACQ(&b->leak_blocks);
+
+	if (hp_livecheck_run(&c, HP_LIVECHECK_COMMAND, NULL, blocks, &why))
+		hp_bell_note_leaks(why);
+	else if (!c.path[0])
+		hp_bell_note_leaks("no verdict file: no runtime directory");
+	else
+		hp_bell_note_leaks(NULL);
+}
+
+/* heapprof_leak_check() handed to the helper thread: its result, and a
+ * count of those given (a futex the caller waits on).  One caller at a
+ * time (api_lock). */
+static struct hp_livecheck api_check;
+static const char *api_why;
+static int api_err;
+static unsigned api_done;
+static int api_lock;
+
+static long futex(unsigned *w, int op, unsigned val, const struct timespec *ts)
+{
+	return hp_syscall(SYS_futex, w, op, val, ts, NULL, 0);
+}
+
+static void api_checked(void)
+{
+	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, NULL, 0, &api_why);
+	__atomic_add_fetch(&api_done, 1, __ATOMIC_RELEASE);
+	futex(&api_done, FUTEX_WAKE_PRIVATE, 1 << 30, NULL);
+}
+
+int hp_requests_leak_check(struct hp_livecheck *out, const char **why)
+{
+	struct timespec second = { 1, 0 };
+	int err = -1;
+
+	while (HP_XCHG(&api_lock, 1))
+		futex((unsigned *)&api_lock, FUTEX_WAIT_PRIVATE, 1, &second);
+	unsigned seen = HP_LOAD_ACQ(&api_done);
+	hp_trigger_request(HP_REQ_LEAKCHECK);
+	while (HP_LOAD_ACQ(&api_done) == seen) {
+		/* No helper thread any more (heapprof detach): taken back. */
+		if (HP_LOAD(&hp_trigger_answer_mask) && hp_trigger_take_some(HP_REQ_LEAKCHECK))
+			break;
+		futex(&api_done, FUTEX_WAIT_PRIVATE, seen, &second);
+	}
+	if (HP_LOAD_ACQ(&api_done) != seen) {
+		*out = api_check;
+		*why = api_why;
+		err = api_err;
+	}
+	HP_STORE_REL(&api_lock, 0);
+	futex((unsigned *)&api_lock, FUTEX_WAKE_PRIVATE, 1, NULL);
+	return err;
+}
+
+void hp_requests_postfork_child(void)
+{
+	HP_STORE(&api_lock, 0);
 }
 
 unsigned hp_requests_do(unsigned req)
@@ -65,7 +140,11 @@ unsigned hp_requests_do(unsigned req)
 	}
 	if ((req | asked) & HP_REQ_SIGNAL_DUMP)
 		dump_asked(req & HP_REQ_SIGNAL_DUMP, asked);
-	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE))
+	if (req & HP_BELL_LEAKS)
+		leaks_asked();
+	if (req & HP_REQ_LEAKCHECK)
+		api_checked();
+	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS))
 		hp_bell_note_answered();
 	/* Last: the process dies by the final signal soon after. */
 	if (req & HP_REQ_FINAL)
@@ -86,7 +165,11 @@ static void answer_here(void)
 		return;
 	hp_tls_guard_enter(t);
 	for (int round = 0; round < 8; round++) {
-		unsigned req = hp_trigger_take_some(HP_REQ_ANSWERABLE);
+		/* A leak check is not answered in a signal handler: the
+		 * thread's next sample point takes it. */
+		unsigned req = hp_trigger_take_some(hp_signals_in_handler() ?
+						    HP_REQ_ANSWERABLE & ~(unsigned)HP_BELL_LEAKS :
+						    HP_REQ_ANSWERABLE);
 		if (!req)
 			break;
 		/* What the helper's once-a-second look would have said: a

@@ -12,6 +12,19 @@
  * file should be published again (the caller does it). */
 unsigned hp_requests_do(unsigned req);
 
+struct hp_livecheck;
+/* heapprof_leak_check() on a process with a helper thread: the helper
+ * checks (a scan from a program's thread would leave the verdict's
+ * pointers to the leaks on that thread's stack, where a later scan finds
+ * them once the thread has ended) and this caller waits.  Returns what
+ * hp_livecheck_run returned, or -1 when no helper thread took it (it
+ * ended meanwhile): then the caller checks itself.  Any thread but the
+ * helper, not from a signal handler. */
+int hp_requests_leak_check(struct hp_livecheck *out, const char **why);
+
+/* In a fork child: no caller waits here. */
+void hp_requests_postfork_child(void);
+
 /* Who answers: the program's threads (no helper thread), or the helper. */
 void hp_requests_answer_here(void);
 void hp_requests_answer_in_helper(void);

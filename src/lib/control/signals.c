@@ -84,6 +84,22 @@ static void hold_until_sent(int sig)
  * heapprof; when it cannot (inside heapprof, dump_symbols), or under a
  * seccomp filter, the signal kills at once, without the dump, rather than
  * waiting for a sample point that may never come. */
+/* Set while this thread answers requests from one of heapprof's signal
+ * handlers: a leak check waits for a sample point (hp_signals_in_handler). */
+static __thread int in_handler;
+
+int hp_signals_in_handler(void)
+{
+	return in_handler;
+}
+
+static void answer_from_handler(void)
+{
+	in_handler++;
+	hp_trigger_answer_from_handler();
+	in_handler--;
+}
+
 static void on_final(int sig)
 {
 	int none = 0;
@@ -99,7 +115,7 @@ static void on_final(int sig)
 		hold_until_sent(sig);   /* a helper thread answers */
 		return;
 	}
-	hp_trigger_answer_from_handler();
+	answer_from_handler();
 	if (hp_trigger_take_some(HP_REQ_FINAL))
 		die_by(sig);
 }
@@ -139,7 +155,7 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 		hp_trigger_request(HP_REQ_CONTROL);
 	/* No helper thread: this thread answers, if it is outside heapprof
 	 * (otherwise at its next sample point). */
-	hp_trigger_answer_from_handler();
+	answer_from_handler();
 	errno = saved;
 }
 

@@ -46,6 +46,11 @@ void hp_signals_leave(void);
  * answers requests. */
 void hp_signals_final(void);
 
+/* Whether this thread answers requests from one of heapprof's signal
+ * handlers (the interrupted code may be anywhere: a leak check, which
+ * walks the loader's list of objects, is left for a sample point). */
+int hp_signals_in_handler(void);
+
 #pragma GCC visibility pop
 
 #endif

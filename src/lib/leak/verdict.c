@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/file.h"
 #include "base/fmt.h"
 #include "base/log.h"
 #include "base/maths.h"
@@ -46,8 +47,17 @@
 struct leak_group {
 	uint8_t kind;
 	uint32_t stack;
+	uint32_t key;        /* its place in key order (its blocks, live) */
 	uint64_t bytes;
 	uint64_t cnt_fp;     /* objects, fixed point (record/sample.h) */
+};
+
+/* A live check's blocks by group: block_of[first[k]..first[k + 1]) are
+ * the indexes in r->blocks of group key k's blocks. */
+struct group_blocks {
+	uint64_t *first;
+	uint64_t *block_of;
+	size_t first_mem, block_mem;
 };
 
 /* What a recorded block stands for: itself in exact mode; at a sampled
@@ -234,7 +244,8 @@ static void emit_frame(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 }
 
 static void emit_group(struct hp_dumpsyms_names *names, struct hp_srcline *src, const struct leak_group *g,
-		       int print, struct hp_verdictfile *vf, int estimated)
+		       int print, struct hp_verdictfile *vf, int estimated, const struct hp_reach *r,
+		       const struct group_blocks *gb)
 {
 	const struct hp_stack *st = hp_stacktab_get(g->stack);
 	int direct = g->kind == HP_REACH_DIRECT;
@@ -249,6 +260,11 @@ static void emit_group(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 	unsigned depth = st ? st->depth : 0, k = 0;
 	for (unsigned i = 0; i < depth && i < FRAMES_SHOWN; i++)
 		emit_frame(names, src, i, &k, st->frames[i], print, vf);
+	if (vf && gb && gb->first)
+		for (uint64_t i = gb->first[g->key]; i < gb->first[g->key + 1]; i++) {
+			const struct hp_reach_block *b = &r->blocks[gb->block_of[i]];
+			hp_verdictfile_block(vf, b->start, b->size);
+		}
 	if (vf)
 		hp_verdictfile_leak_end(vf);
 	if (!print)
@@ -364,14 +380,16 @@ out:
 /* leak_suppressions, and the built-in ones.  A file that cannot be read
  * (it said why) leaves the gate unconfigured: what it would have hidden
  * is unknown, so prof_leak_error fails closed (leak.c). */
-static void load_suppressions(struct hp_suppress *set)
+static void load_suppressions(struct hp_suppress *set, int live)
 {
 	char what[HP_CONF_FAULT_MAX];
 
 	hp_suppress_init(set);
-	/* heapprof check said what is wrong with the file, once. */
-	set->quiet = !hp_conf.leak_suppressions_warn;
-	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions)) {
+	/* heapprof check said what is wrong with the file, once; a check of
+	 * the running process prints nothing, and leaves the exit's gate to
+	 * the exit (the file may be readable again by then). */
+	set->quiet = !hp_conf.leak_suppressions_warn || live;
+	if (hp_conf.leak_suppressions[0] && hp_suppress_read_file(set, hp_conf.leak_suppressions) && !live) {
 		hp_fmt(what, sizeof(what), "leak_suppressions:%s (the file cannot be read)",
 		       hp_conf.leak_suppressions);
 		hp_conf_gate_mark(&hp_conf_table[HP_CONF_O_leak_suppressions], what);
@@ -471,7 +489,63 @@ static void sum_blocks(struct hp_verdict *v, const struct hp_reach *r)
 
 /* Sums the leaked blocks of r by (kind, stack) into groups; returns how
  * many, or -1 without memory. */
-static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, size_t *mem)
+/* The group (in g, m groups in key order) of leaked block b. */
+static uint64_t group_of(const struct hp_reach_block *b, const struct leak_group *g, uint64_t m)
+{
+	const struct hp_counters *c = hp_counters_at(b->counters);
+	struct leak_group key = { .kind = b->kind, .stack = c ? c->stack : 0 };
+	uint64_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (by_key(&g[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Fills gb (a counting sort of the leaked blocks by group); without
+ * memory, leaves gb->first NULL: the file then lists no blocks. */
+static void blocks_by_group(const struct hp_reach *r, const struct leak_group *g, uint64_t m,
+			    struct group_blocks *gb)
+{
+	gb->first_mem = (m + 2) * sizeof(*gb->first);
+	gb->block_mem = (r->nblocks ? r->nblocks : 1) * sizeof(*gb->block_of);
+	gb->first = hp_pages_alloc(gb->first_mem);
+	gb->block_of = hp_pages_alloc(gb->block_mem);
+	if (!gb->first || !gb->block_of) {
+		hp_pages_free(gb->first, gb->first_mem);
+		hp_pages_free(gb->block_of, gb->block_mem);
+		gb->first = gb->block_of = NULL;
+		return;
+	}
+	memset(gb->first, 0, gb->first_mem);
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		const struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind == HP_REACH_DIRECT || b->kind == HP_REACH_INDIRECT)
+			gb->first[group_of(b, g, m) + 2]++;
+	}
+	/* first[k + 1]: where group k's blocks start, then (as they are
+	 * placed) end. */
+	for (uint64_t k = 2; k < m + 2; k++)
+		gb->first[k] += gb->first[k - 1];
+	for (uint64_t i = 0; i < r->nblocks; i++) {
+		const struct hp_reach_block *b = &r->blocks[i];
+		if (b->kind == HP_REACH_DIRECT || b->kind == HP_REACH_INDIRECT)
+			gb->block_of[gb->first[group_of(b, g, m) + 1]++] = i;
+	}
+}
+
+static void release_blocks_by_group(struct group_blocks *gb)
+{
+	hp_pages_free(gb->first, gb->first_mem);
+	hp_pages_free(gb->block_of, gb->block_mem);
+}
+
+static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, size_t *mem,
+			   struct group_blocks *gb)
 {
 	uint64_t leaked = r->nblocks, n = 0;
 	struct leak_group *g;
@@ -500,6 +574,10 @@ static int64_t group_leaks(const struct hp_reach *r, struct leak_group **out, si
 			g[m++] = g[i];
 		}
 	}
+	for (uint64_t i = 0; i < m; i++)
+		g[i].key = (uint32_t)i;
+	if (gb)
+		blocks_by_group(r, g, m, gb);
 	sort_groups(g, m, by_size);
 	*out = g;
 	return (int64_t)m;
@@ -510,34 +588,67 @@ int hp_verdict_printable(void)
 	return hp_conf.leak_report && hp_log_can_print();
 }
 
-int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry)
+/* The names of the threads that did not stop, from /proc. */
+static void note_unstopped(struct hp_verdictfile *vf, const struct hp_reach *r)
+{
+	for (unsigned i = 0; i < r->nunstopped; i++) {
+		char path[64], name[64];
+		size_t n = 0;
+		hp_fmt(path, sizeof(path), "/proc/self/task/%d/comm", (int)r->unstopped[i]);
+		if (hp_file_read_all(path, name, sizeof(name) - 1, &n) && !n)
+			n = 0;
+		while (n && name[n - 1] == '\n')
+			n--;
+		name[n] = '\0';
+		hp_verdictfile_unstopped(vf, (int)r->unstopped[i], n ? name : "?");
+	}
+}
+
+/* The verdict at exit (live NULL) or of the running process. */
+static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry,
+		   const struct hp_verdict_live *live)
 {
 	struct hp_reach r;
 	const char *why;
+	struct group_blocks gb = { 0 };
 
 	struct timespec t0, t1;
 
 	memset(v, 0, sizeof(*v));
-	/* Checked before the scan: the scan must not be what changes it. */
-	int print = hp_verdict_printable();
+	/* Checked before the scan: the scan must not be what changes it.
+	 * A check of the running process prints nothing: the program's
+	 * output stays its own. */
+	int print = !live && hp_verdict_printable();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int err = hp_reach_run(&r, wait_ms, entry, &why);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err) {
+		v->error = why;
 		if (print)
 			hp_log(HP_LOG_ERROR, "no reachability verdict: %s; the summary counts every block live at exit",
 			       why);
-		hp_verdictfile_error(status, why);
+		if (!live) {
+			hp_verdictfile_error(status, why);
+		} else if (live->path) {
+			struct hp_verdictfile *vf = hp_verdictfile_begin_live(live->path, live->seq, 0,
+									      live->attached_at, live->blocks);
+			if (vf) {
+				hp_verdictfile_error_line(vf, why);
+				hp_verdictfile_commit(vf);
+			}
+		}
 		return err;
 	}
 	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots (%s, %d ranges of the next allocator's), "
-	       "%u of %u other threads stopped, %u lost; index %u ms, roots %u ms, other mappings %u ms, cliques %u ms; %lld ms",
+	       "%u of %u other threads stopped, %u lost; index %u ms, roots %u ms, other mappings %u ms, cliques %u ms; "
+	       "paused %llu us; %lld ms",
 	       (unsigned long long)r.recorded, (unsigned long long)r.root_bytes, r.exact ? "exact" : "sampled",
 	       r.alloc_ranges, r.threads_stopped, r.threads, (unsigned)r.nblocks, r.us_index / 1000,
-	       r.us_roots / 1000, r.us_other / 1000, r.us_lost / 1000,
+	       r.us_roots / 1000, r.us_other / 1000, r.us_lost / 1000, (unsigned long long)r.us_paused,
 	       (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	v->threads = r.threads;
 	v->threads_stopped = r.threads_stopped;
+	v->pause_us = r.us_paused;
 	if (print && r.threads_stopped < r.threads)
 		hp_log(HP_LOG_WARN, "%u of %u other threads did not stop for the leak scan: "
 		       "their stacks were scanned whole, so a leak may be missed",
@@ -545,7 +656,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 	v->sampled_lg = r.exact ? 0 : HP_LOAD(&hp_switches.lg_sample);
 	struct hp_dumpsyms_names *names = r.direct_objects ? hp_dumpsyms_names_open() : NULL;
 	struct hp_suppress set;
-	load_suppressions(&set);
+	load_suppressions(&set, live != NULL);
 	/* Source files and inlined functions, for the suppressions and for
 	 * the printed report (heapprof check symbolizes the verdict file
 	 * itself). */
@@ -556,7 +667,7 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 		v->sampled_blocks = 0;
 	struct leak_group *g = NULL;
 	size_t mem = 0;
-	int64_t n = group_leaks(&r, &g, &mem);
+	int64_t n = group_leaks(&r, &g, &mem, live && live->path && live->blocks ? &gb : NULL);
 	if (!r.exact && n > 0) {
 		/* The totals too: the leak dump's rows as read (one per stack,
 		 * direct and indirect together when a stack has both). */
@@ -576,21 +687,28 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 		v->indirect_objects = objects_of(icnt);
 		sort_groups(g, (uint64_t)n, by_size);
 	}
-	struct hp_verdictfile *vf = hp_verdictfile_begin(status);
+	struct hp_verdictfile *vf = NULL;
+	if (!live)
+		vf = hp_verdictfile_begin(status);
+	else if (live->path)
+		vf = hp_verdictfile_begin_live(live->path, live->seq, r.us_paused, live->attached_at, live->blocks);
 	if (vf) {
 		hp_verdictfile_counts(vf, v);
 		for (int i = -1; (i = hp_suppress_next_used(&set, i)) >= 0;)
 			hp_verdictfile_suppression(vf, HP_LOAD(&set.rules[i].hits),
 						   HP_LOAD(&set.rules[i].bytes), set.rules[i].templ);
+		if (live)
+			note_unstopped(vf, &r);
 	}
 	if (!src && print && n > 0)
 		src = hp_srcline_open();
 	for (int64_t i = 0; i < n; i++)
-		emit_group(names, src, &g[i], print, vf, !r.exact);
+		emit_group(names, src, &g[i], print, vf, !r.exact, &r, &gb);
 	hp_srcline_close(src);
 	if (vf)
 		hp_verdictfile_commit(vf);
 	hp_dumpsyms_names_close(names);
+	release_blocks_by_group(&gb);
 	v->contexts = n > 0 ? (uint64_t)n : 0;
 	if (print && n > 0 && r.exact)
 		hp_log_report("SUMMARY: heapprof: %llu byte(s) leaked in %llu allocation(s).",
@@ -604,12 +722,24 @@ int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct h
 			      (unsigned long long)v->sampled_blocks, plural_s(v->sampled_blocks), v->sampled_lg);
 	if (print && hp_conf.print_suppressions)
 		print_suppressions(&set);
-	/* prof_final:false asks for no dump at exit: none of the leaks either. */
+	/* prof_final:false asks for no dump at exit: none of the leaks either;
+	 * a check of the running process writes none. */
 	v->dump_err = ENOENT;
-	if (hp_conf.prof_final && n > 0)
+	if (!live && hp_conf.prof_final && n > 0)
 		v->dump_err = write_leak_dump(&r, v->dump, sizeof(v->dump));
 	hp_suppress_release(&set);
 	hp_pages_free(g, mem);
 	hp_reach_release(&r);
 	return 0;
+}
+
+int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry)
+{
+	return verdict(v, wait_ms, status, entry, NULL);
+}
+
+int hp_verdict_live(struct hp_verdict *v, int wait_ms, const struct hp_stack_entry *entry,
+		    const struct hp_verdict_live *live)
+{
+	return verdict(v, wait_ms, 0, entry, live);
 }

@@ -28,6 +28,8 @@ struct hp_verdict {
 	uint64_t contexts;   /* leak reports: (stack, direct or indirect) pairs */
 	uint64_t suppressed_bytes, suppressed_objects;   /* not in the above */
 	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
+	uint64_t pause_us;   /* how long the other threads were stopped */
+	const char *error;   /* no verdict: why (a static string) */
 	int sampled_lg;      /* 0: exact; else the counts are estimates from
 			      * blocks sampled at this rate */
 	uint64_t sampled_blocks;   /* then: the leaked blocks they come from */
@@ -50,6 +52,21 @@ int hp_verdict_printable(void);
  * verdict (the file says it too).  At exit, inside the guard, with every
  * allocation recorded. */
 int hp_verdict_run(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry);
+
+/* A leak check of the running process (leak/livecheck.c): nothing is
+ * printed, no leak dump is written, and the verdict goes to path
+ * (verdictfile.h's hp_verdictfile_begin_live, with the leaked blocks'
+ * addresses when live->blocks), or nowhere when path is NULL.  Otherwise as
+ * hp_verdict_run; any thread inside the guard, heapprof's helper thread
+ * included, never two at once. */
+struct hp_verdict_live {
+	const char *path;
+	uint32_t seq;          /* the process's check number */
+	int64_t attached_at;   /* heapprof attach's time (UTC seconds), 0 */
+	int blocks;            /* list each leak's blocks */
+};
+int hp_verdict_live(struct hp_verdict *v, int wait_ms, const struct hp_stack_entry *entry,
+		    const struct hp_verdict_live *live);
 
 #pragma GCC visibility pop
 

@@ -221,6 +221,7 @@ static struct hp_verdictfile *open_file(const char *suffix)
 			hp_pages_free(vf, sizeof(*vf));
 		return NULL;
 	}
+	vf->live = 0;
 	hp_out_init(&vf->o, vf->f.fd, vf->buf, sizeof(vf->buf));
 	return vf;
 }
@@ -357,7 +358,7 @@ int hp_verdictfile_commit(struct hp_verdictfile *vf)
 		err = hp_file_commit(&vf->f);
 	if (err)
 		hp_log(HP_LOG_ERROR, "cannot write the leak verdict %s: %s", vf->f.dst, strerrordesc_np(err));
-	else
+	else if (!vf->live)
 		forget_registration(vf->f.dst);
 	hp_pages_free(vf, sizeof(*vf));
 	return err;
@@ -373,4 +374,48 @@ void hp_verdictfile_error(int status, const char *why)
 	put_text(&vf->o, why, strlen(why));
 	hp_out_char(&vf->o, '\n');
 	hp_verdictfile_commit(vf);
+}
+
+/* ---- the verdict of a leak check of the running process -------------- */
+
+struct hp_verdictfile *hp_verdictfile_begin_live(const char *path, uint32_t seq, uint64_t pause_us,
+						 int64_t attached_at, int blocks)
+{
+	struct hp_verdictfile *vf = hp_pages_alloc(sizeof(*vf));
+	int err = vf ? hp_file_create(&vf->f, path) : ENOMEM;
+
+	if (err) {
+		hp_log(HP_LOG_DEBUG, "cannot write the leak check's verdict %s: %s", path, strerrordesc_np(err));
+		if (vf)
+			hp_pages_free(vf, sizeof(*vf));
+		return NULL;
+	}
+	vf->courier = 0;
+	vf->live = 1;
+	hp_out_init(&vf->o, vf->f.fd, vf->buf, sizeof(vf->buf));
+	hp_out_str(&vf->o, "heapprof-verdict 1\n");
+	put_process(&vf->o);
+	hp_out_str(&vf->o, "status=0\n");
+	hp_out_printf(&vf->o, "live=%u pause_us=%llu attached_at=%lld blocks=%d\n", (unsigned)seq,
+		      (unsigned long long)pause_us, (long long)attached_at, blocks ? 1 : 0);
+	return vf;
+}
+
+void hp_verdictfile_unstopped(struct hp_verdictfile *vf, int tid, const char *name)
+{
+	hp_out_printf(&vf->o, "unstopped %d ", tid);
+	put_text(&vf->o, name, strlen(name));
+	hp_out_char(&vf->o, '\n');
+}
+
+void hp_verdictfile_block(struct hp_verdictfile *vf, uintptr_t addr, uint64_t size)
+{
+	hp_out_printf(&vf->o, "block 0x%lx %llu\n", (unsigned long)addr, (unsigned long long)size);
+}
+
+void hp_verdictfile_error_line(struct hp_verdictfile *vf, const char *why)
+{
+	hp_out_str(&vf->o, "error=");
+	put_text(&vf->o, why, strlen(why));
+	hp_out_char(&vf->o, '\n');
 }

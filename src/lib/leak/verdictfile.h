@@ -67,6 +67,7 @@ struct hp_verdictfile {
 				 * name, f.dst <prefix>.sock */
 	struct hp_out o;
 	int courier;		/* 0, or the errno that sent it by courier */
+	int live;		/* a leak check of the running process's */
 	char buf[4096];
 };
 
@@ -124,6 +125,31 @@ void hp_verdictfile_register(void);
 
 /* A whole file that says no verdict could be given, and why. */
 void hp_verdictfile_error(int status, const char *why);
+
+/*
+ * A leak check of the running process (leak/livecheck.h) writes the same
+ * layout to path (beside the bell: <runtime dir>/leaks.<pid>), status=0,
+ * then one line
+ *
+ *     live=SEQ pause_us=N attached_at=UTC blocks=0|1
+ *
+ * (the process's check number, how long its threads were stopped, when
+ * heapprof attach brought the library in, 0: preloaded, whether the
+ * leaks list their blocks), before the
+ * totals; after them, one line per thread that did not stop, "unstopped
+ * TID NAME" (its stack was scanned whole: a leak may be missed); and in
+ * each leak, after its frames, with blocks=1, one line per block,
+ * "block 0xADDR SIZE",
+ * for heapprof leaks --confirm to follow blocks from check to check.
+ * hp_verdictfile_commit renames it into place; nothing is registered.
+ * Returns NULL after a debug line when the file cannot be created.
+ */
+struct hp_verdictfile *hp_verdictfile_begin_live(const char *path, uint32_t seq, uint64_t pause_us,
+						 int64_t attached_at, int blocks);
+void hp_verdictfile_unstopped(struct hp_verdictfile *vf, int tid, const char *name);
+void hp_verdictfile_block(struct hp_verdictfile *vf, uintptr_t addr, uint64_t size);
+/* Instead of the totals: no verdict, and why. */
+void hp_verdictfile_error_line(struct hp_verdictfile *vf, const char *why);
 
 #pragma GCC visibility pop
 

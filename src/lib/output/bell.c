@@ -1,7 +1,8 @@
 /*
  * bell.c -- the process's end of the bell (see bell.h and src/bellpage.h).
  *
- * Owns the page and its file's name, <runtime dir>/bell.<pid>.  The file
+ * Owns the page and its file's name, <runtime dir>/bell.<pid>, and the
+ * name of the leak check's verdict beside it, <runtime dir>/leaks.<pid>.  The file
  * is written whole under a temporary name (base/file.c: 0600, no symlink
  * followed), mapped MAP_SHARED through that descriptor, and renamed into
  * place; no descriptor is kept.  The runtime directory and the sweep of
@@ -27,6 +28,7 @@ _Static_assert(sizeof(struct hp_bell) <= HP_BELL_SIZE, "the bell fits its page")
 
 static struct hp_bell *page;
 static int removed;
+static int leaks_written;   /* a leak check may have left leaks.<pid> */
 static char dir[PATH_MAX];
 
 static void path_of(char *buf, size_t cap, int pid)
@@ -158,4 +160,31 @@ void hp_bell_remove(void)
 		return;
 	path_of(path, sizeof(path), (int)getpid());
 	unlink(path);
+	if (HP_LOAD(&leaks_written)) {
+		hp_bell_leaks_path(path, sizeof(path));
+		unlink(path);
+	}
+}
+
+size_t hp_bell_leaks_path(char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (!hp_bell_page() || !dir[0])
+		return 0;
+	HP_STORE(&leaks_written, 1);
+	return hp_fmt(buf, cap, "%s/leaks.%d", dir, (int)getpid());
+}
+
+void hp_bell_note_leaks(const char *failure)
+{
+	struct hp_bell *b = hp_bell_page();
+
+	if (!b)
+		return;
+	if (failure) {
+		put_string(b->last_error, sizeof(b->last_error), failure);
+		__atomic_fetch_add(&b->leak_failures, 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_fetch_add(&b->leak_checks, 1, __ATOMIC_RELEASE);
+	}
 }

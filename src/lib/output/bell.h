@@ -11,6 +11,7 @@
 #ifndef HP_OUTPUT_BELL_H
 #define HP_OUTPUT_BELL_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "bellpage.h"
@@ -31,7 +32,14 @@ void hp_bell_note_dump(const char *path);
 void hp_bell_note_failure(const char *why);
 /* A request of the command's was served. */
 void hp_bell_note_answered(void);
-/* Removes the file at exit (the page stays mapped: a late request finds
+/* Where a leak check of the running process writes its verdict
+ * (leak/livecheck.h): <runtime dir>/leaks.<pid>, into buf; returns its
+ * length, 0 without a bell (then there is no file). */
+size_t hp_bell_leaks_path(char *buf, size_t cap);
+/* A leak check asked through the bell is done: its verdict is in place
+ * (failure NULL), or it failed (why). */
+void hp_bell_note_leaks(const char *failure);
+/* Removes the file (and the leak check's verdict) at exit (the page stays mapped: a late request finds
  * no file, and the command reads what it needs from its own mapping). */
 void hp_bell_remove(void);
 

@@ -118,16 +118,21 @@ static unsigned long long start_of(int pid)
 /* The pid a name in the directory belongs to: "<pid>", a temporary of
  * hp_file's, ".<pid>.<writer pid>.<n>.tmp" (".bell.<pid>..." for a
  * bell's), a control file the heapprof
- * command left, "ctl.<pid>.<request>", or a bell (output/bell.c),
- * "bell.<pid>".  0: none of these. */
+ * command left, "ctl.<pid>.<request>", a bell (output/bell.c),
+ * "bell.<pid>", or a leak check's verdict, "leaks.<pid>" (".leaks.<pid>..."
+ * its temporary).  0: none of these. */
 static int owner_of(const char *name, int *is_tmp)
 {
 	int pid = 0, k = 0, ctl = !strncmp(name, "ctl.", 4), bell = !strncmp(name, "bell.", 5);
-	const char *p = ctl ? name + 4 : bell ? name + 5 : name;
+	int leaks = !strncmp(name, "leaks.", 6);
+	const char *p = ctl ? name + 4 : bell ? name + 5 : leaks ? name + 6 : name;
 
+	bell |= leaks;   /* a leak check's verdict, "leaks.<pid>": as a bell */
 	*is_tmp = !ctl && !bell && *p == '.';
 	if (*is_tmp && !strncmp(p, ".bell.", 6))
 		p += 5;   /* a bell's temporary: ".bell.<pid>.<writer pid>.<n>.tmp" */
+	else if (*is_tmp && !strncmp(p, ".leaks.", 7))
+		p += 6;   /* the verdict's: ".leaks.<pid>.<writer pid>.<n>.tmp" */
 	if (*is_tmp)
 		p++;
 	for (; *p >= '0' && *p <= '9' && k < 9; p++, k++)

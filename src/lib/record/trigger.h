@@ -42,14 +42,15 @@ enum hp_request {
 	HP_REQ_STATE       = 1u << 6,   /* republish the state file */
 	HP_REQ_CONTROL     = 1u << 7,   /* the control signal: read the control files */
 	HP_REQ_FINAL       = 1u << 8,   /* SIGTERM or SIGINT: the final dump, then die by it */
+	HP_REQ_LEAKCHECK   = 1u << 9,   /* heapprof_leak_check(): the helper checks */
 	/* Bits 16 and up are the heapprof command's, rung through the bell
-	 * (src/bellpage.h): HP_BELL_DUMP, HP_BELL_ACTIVE. */
+	 * (src/bellpage.h): HP_BELL_DUMP, HP_BELL_ACTIVE, HP_BELL_LEAKS. */
 };
 
 /* What a process without a helper thread answers on its own threads (the
  * rest, the triggers, are only armed when a helper thread runs). */
 #define HP_REQ_ANSWERABLE (HP_REQ_SIGNAL_DUMP | HP_REQ_TOGGLE | HP_REQ_STATE | HP_REQ_CONTROL | HP_REQ_FINAL | \
-			   (1u << 16) | (1u << 17))
+			   (1u << 16) | (1u << 17) | (1u << 18))
 
 /* The request word lives in the bell's shared page once there is one
  * (output/bell.c), so that the heapprof command can ring it; before, and

@@ -28,6 +28,17 @@
 #define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + 2 * HP_BLOCKS_WORDS * sizeof(uint16_t))
 #define NO_START 0xffffu
 
+/* The last answer of chunk_from: a walk of a heap in address order (the
+ * leak scan's roots at a sampled rate, where a chunk's bitmap is mostly
+ * zeros) asks for the next start from one granule after another of the
+ * same chunk, and each answer holds until the walk passes it.  Reset by
+ * hp_blocks_build; the scan is single-threaded. */
+static struct {
+	const struct hp_blocks_chunk *c;
+	uint64_t g;        /* asked from this granule */
+	uint64_t found;    /* the answer's granule; HP_BLOCKS_GRANULES: none */
+} memo;
+
 /* Bits set in x: the instruction where the build may use it, else the
  * bit-twiddling sum (libgcc's is a call). */
 static inline unsigned bits_in(uint64_t x)
@@ -350,6 +361,7 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	struct build b = { .x = x, .ld_lo = ld_lo, .ld_hi = ld_hi };
 
 	memset(x, 0, sizeof(*x));
+	memset(&memo, 0, sizeof(memo));
 	x->gshift = glibc ? 4 : 3;
 	x->cshift = x->gshift + 16;
 	x->lo = UINTPTR_MAX;
@@ -469,15 +481,25 @@ static uint32_t sorted_from(const struct hp_blocks *x, uintptr_t key)
 	return lo;
 }
 
+
 /* The first start in chunk c from granule g on, or 0. */
 static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uint64_t g)
 {
+	uintptr_t base = c->key << x->cshift;
+
+	if (memo.c == c && g >= memo.g && g <= memo.found)
+		return memo.found < HP_BLOCKS_GRANULES ? base | (memo.found << x->gshift) : 0;
+	memo.c = c;
+	memo.g = g;
+	memo.found = HP_BLOCKS_GRANULES;
 	for (uint64_t k = g >> 6; k < HP_BLOCKS_WORDS && g < HP_BLOCKS_GRANULES; k++) {
 		uint64_t bits = c->starts[k];
 		if (k == g >> 6)
 			bits &= ~0ULL << (g & 63);
-		if (bits)
-			return (c->key << x->cshift) | ((k * 64 + (unsigned)__builtin_ctzll(bits)) << x->gshift);
+		if (bits) {
+			memo.found = k * 64 + (unsigned)__builtin_ctzll(bits);
+			return base | (memo.found << x->gshift);
+		}
 	}
 	return 0;
 }

@@ -1068,6 +1068,18 @@ static uint64_t now_us(void)
 	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
 }
 
+static int calling_thread_is_own(void)
+{
+	const struct hp_threads_own *own;
+	unsigned n = hp_threads_own(&own);
+	pid_t self = gettid();
+
+	for (unsigned i = 0; i < n; i++)
+		if (HP_LOAD_ACQ(&own[i].tid) == self)
+			return 1;
+	return 0;
+}
+
 static HP_NOINLINE void scan_stopped(struct scan *s)
 {
 	struct hp_reach *r = s->r;
@@ -1108,10 +1120,15 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
 	const struct hp_stack_entry *e = s->entry;
-	scan_stack(s, e && e->sp ? e->sp : (uintptr_t)&here);
-	if (e && e->sp)
-		scan_words(s, e->regs, e->nregs);
-	scan_tls(s, (uintptr_t)pthread_self());
+	/* heapprof's helper thread (a leak check of the running process)
+	 * holds none of the program's pointers: its stack and TLS are not
+	 * roots, as for a scan from any other thread. */
+	if (!calling_thread_is_own()) {
+		scan_stack(s, e && e->sp ? e->sp : (uintptr_t)&here);
+		if (e && e->sp)
+			scan_words(s, e->regs, e->nregs);
+		scan_tls(s, (uintptr_t)pthread_self());
+	}
 	for (unsigned i = 0; i < s->world.n; i++) {
 		const struct hp_world_thread *t = &s->world.threads[i];
 		if (t->tid > 0 && HP_LOAD_ACQ(&t->stopped)) {
@@ -1146,6 +1163,11 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	r->us_lost = (uint32_t)(now_us() - t3);
 	r->threads = s->world.n + s->world.missed;
 	r->threads_stopped = s->world.stopped;
+	for (unsigned i = 0; i < s->world.n && r->nunstopped < HP_REACH_UNSTOPPED_MAX; i++) {
+		const struct hp_world_thread *t = &s->world.threads[i];
+		if (t->tid > 0 && !HP_LOAD_ACQ(&t->stopped))
+			r->unstopped[r->nunstopped++] = t->tid;
+	}
 }
 
 /* Runs once, inside dl_iterate_phdr: the loader's lock is held, so no
@@ -1162,6 +1184,7 @@ static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
 	hp_live_prefork();              /* every shard lock */
 	hp_pages_registry_lock();
 	hp_nextmaps_lock();
+	uint64_t t0 = now_us();
 	int err = hp_world_stop(&s->world, s->wait_ms);
 	if (err) {
 		s->err = err;
@@ -1170,6 +1193,7 @@ static int with_loader_lock(struct dl_phdr_info *info, size_t size, void *arg)
 		scan_stopped(s);
 	}
 	hp_world_resume(&s->world);
+	s->r->us_paused = now_us() - t0;
 	hp_nextmaps_unlock();
 	hp_pages_registry_unlock();
 	hp_live_postfork_parent();

@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "stack/entry.h"
 
@@ -73,6 +74,13 @@ struct hp_reach {
 	uint64_t direct_bytes, direct_objects;
 	uint64_t indirect_bytes, indirect_objects;
 	unsigned threads, threads_stopped;   /* other threads, and how many stopped */
+#define HP_REACH_UNSTOPPED_MAX 16
+	pid_t unstopped[HP_REACH_UNSTOPPED_MAX];   /* the first threads that did not
+						    * stop (their stacks were
+						    * scanned whole) */
+	unsigned nunstopped;
+	uint64_t us_paused;                  /* from the first stop signal to the
+					      * threads' release */
 	uint64_t root_bytes;                 /* bytes of roots scanned */
 	uint32_t us_index, us_roots, us_other, us_lost;   /* the phases' times, for the
 							    * debug log: the index built,

@@ -28,6 +28,7 @@
 #include "base/fmt.h"
 #include "base/log.h"
 #include "base/pages.h"
+#include "next/sigview.h"
 #include "record/threads.h"
 #include "scan/world.h"
 #include "base/sys.h"
@@ -86,10 +87,20 @@ static void on_stop(int sig, siginfo_t *info, void *ctx)
 /* A real-time signal the program leaves at its default action. */
 static int install(void)
 {
-	if (stop_signal)
+	struct sigaction cur_sa, sa;
+
+	/* Still ours?  A running process is scanned again and again (heapprof
+	 * leaks): one that took the signal since gets another. */
+	if (stop_signal && sigaction(stop_signal, NULL, &cur_sa) == 0 &&
+	    (cur_sa.sa_flags & SA_SIGINFO) && cur_sa.sa_sigaction == on_stop)
 		return 0;
+	stop_signal = 0;
 	for (int sig = SIGRTMAX - 2; sig > SIGRTMIN + 2; sig--) {
-		struct sigaction cur_sa, sa;
+		/* Not one heapprof claimed for itself (the control signal):
+		 * through the interposed sigaction, that would be taken for
+		 * the program's own. */
+		if (hp_sigview_state(sig) != HP_SIGVIEW_NONE)
+			continue;
 		if (sigaction(sig, NULL, &cur_sa) != 0 || cur_sa.sa_handler != SIG_DFL ||
 		    (cur_sa.sa_flags & SA_SIGINFO))
 			continue;
