@@ -99,8 +99,10 @@ HP_INLINE bool hp_filter_second_look(const void *p)
 		return true;   /* first: in exact mode nearly every byte */
 	if (v == 0)
 		return false;
-	uintptr_t one = HP_LOAD(hp_filter_one_slot(i));
-	return one == (uintptr_t)p || one == 0 || hp_filter_index(one) != i;
+	/* Slots hold their block inverted (0: unknown): a block's address in
+	 * heapprof's memory would be a root for the leak scan. */
+	uintptr_t inv = HP_LOAD(hp_filter_one_slot(i)), one = ~inv;
+	return !inv || one == (uintptr_t)p || hp_filter_index(one) != i;
 }
 
 /* One more, or one fewer, live sampled block starting in p's page.  The
@@ -118,7 +120,7 @@ HP_INLINE void hp_filter_inc(uintptr_t p)
 	if (v == 255)
 		return;
 	if (v == 0)
-		HP_STORE(hp_filter_one_slot(i), p);   /* the byte's one block */
+		HP_STORE(hp_filter_one_slot(i), ~p);   /* the byte's one block, inverted */
 	HP_STORE_REL(f, (uint8_t)(v + 1));
 }
 

@@ -20,6 +20,11 @@
 #define HP_RECORD_PROBES_H
 
 #define _SDT_HAS_SEMAPHORES 1
+/* Arguments in registers: with sys/sdt.h's default ("nor") the compiler
+ * may keep the block's address in a stack slot for the probe, a stale
+ * copy the leak scan would later find in a thread that reuses the stack
+ * (a lost block taken for reachable). */
+#define STAP_SDT_ARG_CONSTRAINT r
 #include <sys/sdt.h>
 
 #include <stdint.h>
