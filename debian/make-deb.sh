@@ -1,0 +1,45 @@
+#!/bin/sh
+# debian/make-deb.sh OUT VERSION -- make deb's steps: the tree's files
+# (those git knows or does not ignore; every file but build*/ outside a
+# git checkout) copied to OUT/src/heapprof-VERSION, debian/changelog
+# generated there from VERSION (src/version.h's, with make deb's
+# DEB_VERSION_SUFFIX), dpkg-buildpackage -b -us -uc run in it, the
+# packages moved to OUT and checked by lintian: an error or a warning
+# that debian/*.lintian-overrides does not explain fails the build.
+set -eu
+out=$1 version=$2
+case $version in '' | *[!0-9A-Za-z.+~]*)
+	echo "make deb: bad version '$version' (src/version.h's HEAPPROF_VERSION, then DEB_VERSION_SUFFIX)" >&2
+	exit 1 ;;
+esac
+src=$out/src/heapprof-$version
+rm -rf "$out"
+mkdir -p "$src"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git ls-files -z -co --exclude-standard | grep -zv '^build' |
+		tar -cf - --null -T - | tar -xf - -C "$src"
+	date=$(date -R -d "@$(git log -1 --format=%ct)")
+else
+	tar -cf - --exclude='./build*' . | tar -xf - -C "$src"
+	date=$(date -R)
+fi
+maint=$(sed -n 's/^Maintainer: //p' debian/control)
+cat >"$src/debian/changelog" <<CHLOG
+heapprof ($version) unstable; urgency=medium
+
+  * Built from the heapprof tree by make deb (the version is
+    src/version.h's); what changed is in CHANGES.gz beside this file.
+
+ -- $maint  $date
+CHLOG
+echo "make deb: dpkg-buildpackage -b -us -uc in $src (log: $out/build.log)"
+export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}"
+if ! (cd "$src" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1; then
+	tail -n 30 "$out/build.log" >&2
+	echo "make deb: dpkg-buildpackage failed: $out/build.log" >&2
+	exit 1
+fi
+mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
+ls "$out"/*.deb
+echo "make deb: lintian"
+lintian --fail-on error,warning --info "$out"/*.changes
