@@ -3,7 +3,8 @@
 # (those git knows or does not ignore; every file but build*/ outside a
 # git checkout) copied to OUT/src/heapprof-VERSION, debian/changelog
 # generated there from VERSION (src/version.h's, with make deb's
-# DEB_VERSION_SUFFIX), dpkg-buildpackage -b -us -uc run in it, the
+# DEB_VERSION_SUFFIX, which the copy's src/version.h then says too),
+# dpkg-buildpackage -b -us -uc run in it, the
 # packages moved to OUT and checked by lintian: an error or a warning
 # that debian/*.lintian-overrides does not explain fails the build.
 set -eu
@@ -23,6 +24,9 @@ else
 	tar -cf - --exclude='./build*' . | tar -xf - -C "$src"
 	date=$(date -R)
 fi
+# A suffixed version (a test's newer build) is the copy's version.h too,
+# so that heapprof --version and the library's start-up line say it.
+sed -i "s/^#define HEAPPROF_VERSION \".*\"/#define HEAPPROF_VERSION \"$version\"/" "$src/src/version.h"
 maint=$(sed -n 's/^Maintainer: //p' debian/control)
 cat >"$src/debian/changelog" <<CHLOG
 heapprof ($version) unstable; urgency=medium
@@ -33,6 +37,9 @@ heapprof ($version) unstable; urgency=medium
  -- $maint  $date
 CHLOG
 echo "make deb: dpkg-buildpackage -b -us -uc in $src (log: $out/build.log)"
+# The copy's build is its own: none of make deb's variables (B=...,
+# which its make clean would remove) reaches it through MAKEFLAGS.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 export DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}"
 if ! (cd "$src" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1; then
 	tail -n 30 "$out/build.log" >&2
