@@ -21,7 +21,7 @@ like "$(cat err)" "unknown command 'frobnicate'" "and names the command"
 # thread), prctl and syscall (a seccomp filter seen before it is active)
 # and the placeholder frame.
 nm -D --defined-only "$LIB" | awk '{print $3}' | sort >exports
-unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|sbrk|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt|pipe2|pthread_getattr_np|pthread_create|prctl|syscall|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed|heapprof_attach|heapprof_detach)$' exports)
+unexpected=$(grep -vE '^(malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|malloc_usable_size|_exit|_Exit|mmap|mmap64|munmap|mremap|sbrk|sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt|pipe2|pthread_getattr_np|pthread_create|prctl|syscall|_Z(nw|na|dl|da)[A-Za-z0-9_]*|mallctl|heapprof_mallctl|heapprof_unwind_failed|heapprof_attach|heapprof_detach|heapprof_attach_fd)$' exports)
 is "$unexpected" "" "the library exports nothing but its API"
 is "$(grep -c '^_Z' exports)" 20 "all 20 C++ allocation operators are interposed"
 is "$(grep -cE '^(sigaction|signal|bsd_signal|ssignal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt)$' exports)" 9 \

@@ -58,7 +58,7 @@ static struct hp_bell *open_bell(pid_t pid)
 		return NULL;
 	struct hp_bell *b = p;
 	if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != HP_BELL_MAGIC || b->version != HP_BELL_VERSION ||
-	    b->pid != (uint32_t)pid) {
+	    b->pid != (uint32_t)hp_proc_nspid(pid)) {
 		munmap(p, HP_BELL_SIZE);
 		return NULL;
 	}
@@ -197,7 +197,7 @@ static void ctl_path(const struct hp_proc_state *st, const char *what, char *buf
 	const char *slash = strrchr(st->path, '/');
 	int dlen = slash ? (int)(slash - st->path) : 1;
 
-	snprintf(buf, cap, "%.*s/ctl.%d.%s", dlen, slash ? st->path : ".", (int)st->pid, what);
+	snprintf(buf, cap, "%.*s/ctl.%d.%s", dlen, slash ? st->path : ".", (int)st->nspid, what);
 }
 
 enum hp_ask_status hp_ask_send(struct hp_ask *a, const char *what, int which_sig, const char *opt)
@@ -274,7 +274,9 @@ static enum hp_ask_status bell_answer(struct hp_ask *a, char *path, size_t cap)
 	if (bell_load(&b->answered) == a->answered0)
 		return HP_ASK_TIMEOUT;
 	if (bell_load(&b->dumps) != a->dumps0) {
-		snprintf(path, cap, "%.*s", (int)sizeof(b->last_dump) - 1, b->last_dump);
+		char own[sizeof(b->last_dump)];
+		snprintf(own, sizeof(own), "%.*s", (int)sizeof(b->last_dump) - 1, b->last_dump);
+		hp_proc_host_path(a->pid, own, path, cap);
 		a->bit = 0;
 		return HP_ASK_OK;
 	}

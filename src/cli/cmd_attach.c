@@ -9,12 +9,24 @@
  *      32-bit or static one, one traced already (TracerPid), one with a
  *      shadow stack (its return addresses cannot be chosen), one whose C
  *      library is not glibc, one under a seccomp filter (the load's
- *      system calls could kill it), one with another libheapprof, one whose
- *      mount namespace does not show this libheapprof at the same path
- *      (a container: the library must be made visible there first), and
+ *      system calls could kill it), one with another libheapprof, one that
+ *      cannot write the host directory its dumps are to go to (a
+ *      container's user), and
  *      ptrace's own refusal (EPERM: another user's process, Yama's
  *      ptrace_scope, a seccomp profile), which names CAP_SYS_PTRACE and
  *      the Yama setting.
+ *   1b. A process in a container (another root, its own mount and pid
+ *      namespaces; attachct.c) that does not see this libheapprof.so at
+ *      its path gets copies of it and of the libraries it lacks (needed.c)
+ *      in a private directory of its own /dev/shm or /tmp (stage.c, through
+ *      /proc/PID/root, never following its symbolic links), loaded in
+ *      step 3 by absolute path, dependencies first, and removed once
+ *      loaded.  The directory of an absolute -c prof_prefix it does not
+ *      see is the host's: opened here and passed over a unix socket in
+ *      that private directory (heapprof_attach_fd, two calls that never
+ *      block), its prefix becoming /proc/self/fd/N/...  The other
+ *      commands find such a process's files through /proc/PID/root and
+ *      its own pid (proc.c).
  *   2. One thread is stopped at a safe point (inject.c): blocked in a
  *      system call of the C library's, neither in the allocator nor in
  *      the loader; the others run on.
@@ -55,6 +67,7 @@
 #include <dlfcn.h>
 
 #include "attachabi.h"
+#include "attachct.h"
 #include "cmds.h"
 #include "inject.h"
 #include "options.h"
@@ -76,6 +89,10 @@ static const char attach_help[] =
 	"takes; the others run on.  It needs ptrace: the same user and, for another\n"
 	"user's process, CAP_SYS_PTRACE; Yama's ptrace_scope 1 also wants\n"
 	"CAP_SYS_PTRACE, and 3 forbids it.\n"
+	"A process in a container (another root) that does not see libheapprof.so\n"
+	"gets a copy, and of the libraries it lacks, in a private directory of its\n"
+	"/dev/shm or /tmp, removed once loaded; an absolute -c prof_prefix is this\n"
+	"host's path, its directory passed to the process.\n"
 	"\n"
 	"  -c, --conf KEY:VALUE[,...]  library options, as in MALLOC_CONF (repeatable;\n"
 	"                              over profiler.ini's)\n"
@@ -186,9 +203,18 @@ static int refuse_eperm(pid_t pid, const char *why)
 		    "a seccomp profile (a container's) may also forbid ptrace", (int)pid, why, yama);
 }
 
+/* A copy of libheapprof.so that heapprof attach staged into a container
+ * (stage.h), loaded and unlinked since. */
+static bool is_staged_copy(const char *path)
+{
+	return strstr(path, "/.heapprof-attach.") != NULL;
+}
+
 /* The checks that need no stop.  Fills libc and, when already loaded,
- * have (else have->head is 0). */
-static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, struct hp_pm_object *have)
+ * have (else have->head is 0); *hidden says that the process does not
+ * see lib at its path (a container: it is staged there). */
+static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, struct hp_pm_object *have,
+			bool *hidden)
 {
 	char fn[PATH_MAX], buf[256];
 	bool dynamic;
@@ -243,7 +269,7 @@ static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, s
 	}
 	if (!hp_pm_find(pid, is_heapprof, have))
 		memset(have, 0, sizeof(*have));
-	else if (stat(lib, &a) != 0 || a.st_ino != have->inode)
+	else if ((stat(lib, &a) != 0 || a.st_ino != have->inode) && !is_staged_copy(have->path))
 		return fail("process %d already has another heapprof library loaded (%s), not %s",
 			    (int)pid, have->path, lib);
 	/* The library as the process sees it: its mount namespace may be a
@@ -252,9 +278,7 @@ static int check_target(pid_t pid, const char *lib, struct hp_pm_object *libc, s
 		return fail("%s: too long a path", lib);
 	if (stat(lib, &a) != 0)
 		return fail("cannot find %s: %s", lib, strerror(errno));
-	if (stat(fn, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return fail("process %d does not see %s in its mount namespace (a container?): make the same "
-			    "file visible at that path inside it (a bind mount), then attach", (int)pid, lib);
+	*hidden = !hp_stage_root_stat(pid, lib, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino;
 	return 0;
 }
 
@@ -275,8 +299,45 @@ static int stop_failed(struct hp_inject *ij, enum hp_inject_err e, pid_t pid)
 	}
 }
 
-/* Loads lib into the stopped process unless it is there. */
-static int load(struct hp_inject *ij, const char *lib, struct hp_pm_object *have)
+/* Whether the process maps the file at path (its own name for it; the
+ * kernel may write it from its mount namespace's root, longer: the tail
+ * is compared, the stage directory's name being random). */
+static bool maps_file(pid_t pid, const char *path)
+{
+	char fn[64], line[PATH_MAX + 128];
+	size_t n = strlen(path);
+	bool found = false;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(fn, "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		size_t len = strcspn(line, "\n");
+		found = len >= n && !strncmp(line + len - n, path, n);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Makes the stopped process dlopen path. */
+static int dlopen_in(struct hp_inject *ij, uintptr_t fn, const char *path)
+{
+	size_t len = strlen(path) + 1;
+	uintptr_t args[2] = { hp_inject_data_addr(ij, len), RTLD_NOW | RTLD_LOCAL };
+	enum hp_inject_err e = hp_inject_call(ij, fn, args, 2, path, len, NULL, 0, CALL_MS);
+
+	if (e == HP_INJECT_GONE)
+		return fail("process %d ended", (int)ij->pid);
+	if (e)
+		return fail("process %d: loading %s: %s", (int)ij->pid, path, ij->why);
+	return 0;
+}
+
+/* Loads lib into the stopped process unless it is there: the staged
+ * copies when there are (the libraries it lacked first, by absolute path:
+ * the loader then matches libheapprof.so's DT_NEEDED to them by soname). */
+static int load(struct hp_inject *ij, const char *lib, struct hp_pm_object *have,
+		const struct hp_attachct *sg)
 {
 	if (have->head)
 		return 0;
@@ -286,14 +347,18 @@ static int load(struct hp_inject *ij, const char *lib, struct hp_pm_object *have
 	if (!fn)
 		return fail("process %d: no dlopen in %s: a C library heapprof attach does not know",
 			    (int)ij->pid, ij->libc.path);
-	size_t len = strlen(lib) + 1;
-	uintptr_t args[2] = { hp_inject_data_addr(ij, len), RTLD_NOW | RTLD_LOCAL };
+	for (int i = 0; i + 1 < sg->n; i++) {
+		if (dlopen_in(ij, fn, sg->path[i]))
+			return 1;
+		if (!maps_file(ij->pid, sg->path[i]))
+			return fail("process %d could not load %s (the copy of %s staged in its filesystem); "
+				    "nothing was changed", (int)ij->pid, sg->path[i], sg->from[i]);
+	}
+	if (sg->n)
+		lib = sg->path[sg->n - 1];
 	hp_inject_step("before-dlopen");
-	enum hp_inject_err e = hp_inject_call(ij, fn, args, 2, lib, len, NULL, 0, CALL_MS);
-	if (e == HP_INJECT_GONE)
-		return fail("process %d ended", (int)ij->pid);
-	if (e)
-		return fail("process %d: loading %s: %s", (int)ij->pid, lib, ij->why);
+	if (dlopen_in(ij, fn, lib))
+		return 1;
 	hp_inject_step("after-dlopen");
 	if (!hp_pm_find(ij->pid, is_heapprof, have))
 		return fail("process %d could not load %s (dlopen failed: its static TLS space, or a "
@@ -344,6 +409,58 @@ static void append(char **list, const char *s)
 		l[old++] = ',';
 	memcpy(l + old, s, n + 1);
 	*list = l;
+}
+
+/* One heapprof_attach_fd call (attachabi.h). */
+static int call_fd(struct hp_inject *ij, uintptr_t fn, const char *sock, int conn, struct hp_attach_fd *res)
+{
+	size_t slen = strlen(sock) + 1, len = sizeof(*res) + slen;
+	char *data = calloc(1, len);
+
+	memcpy(data + sizeof(*res), sock, slen);
+	uintptr_t at = hp_inject_data_addr(ij, len);
+	uintptr_t args[3] = { at + sizeof(*res), (uintptr_t)(intptr_t)conn, at };
+	memset(res, 0, sizeof(*res));
+	enum hp_inject_err e = hp_inject_call(ij, fn, args, 3, data, len, res, sizeof(*res), CALL_MS);
+	free(data);
+	if (e == HP_INJECT_GONE)
+		return fail("process %d ended", (int)ij->pid);
+	if (e)
+		return fail("process %d: heapprof_attach_fd: %s", (int)ij->pid, ij->why);
+	res->text[sizeof(res->text) - 1] = '\0';
+	if (res->status == HP_ATTACH_ALREADY)
+		return fail("process %d is attached already (heapprof detach %d first)", (int)ij->pid,
+			    (int)ij->pid);
+	if (res->status != HP_ATTACH_DONE)
+		return fail("process %d: cannot pass it the directory %s: %s", (int)ij->pid, sock,
+			    res->status ? res->text : "the library did not answer");
+	return 0;
+}
+
+/* Gives the stopped process the host's dump directory (attachabi.h), and
+ * names it in the -c list's prof_prefix as /proc/self/fd/N/BASE. */
+static int pass_dir(struct hp_inject *ij, struct hp_pm_object *have, struct hp_attachct *c, char **confp)
+{
+	struct hp_attach_fd res;
+	char item[PATH_MAX + 64];
+	uintptr_t fn = hp_pm_dynsym(ij->pid, have, "heapprof_attach_fd");
+
+	if (!fn)
+		return fail("process %d: %s has no heapprof_attach_fd (an older heapprof?)", (int)ij->pid,
+			    have->path);
+	if (call_fd(ij, fn, c->sock, -1, &res))
+		return 1;
+	int conn = res.fd;
+	if (hp_attachct_send_dir(c) != 0) {
+		int err = errno;
+		call_fd(ij, fn, c->sock, conn, &res);   /* closes the process's end */
+		return fail("process %d: cannot send it %s: %s", (int)ij->pid, c->hostdir, strerror(err));
+	}
+	if (call_fd(ij, fn, c->sock, conn, &res))
+		return 1;
+	snprintf(item, sizeof(item), "prof_prefix:/proc/self/fd/%d/%s", (int)res.fd, c->base);
+	append(confp, item);
+	return 0;
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -404,22 +521,41 @@ static int attach(int argc, char **argv, char **confp)
 	char real[PATH_MAX];
 	if (realpath(lib, real))
 		snprintf(lib, sizeof(lib), "%s", real);
-	if (check_target(pid, lib, &libc, &have))
+	bool hidden = false;
+	if (check_target(pid, lib, &libc, &have, &hidden))
 		return 1;
+	struct hp_attachct *c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	int rc = hp_attachct_prepare(c, pid, lib, hidden, have.head != 0, *confp);
+	if (rc) {
+		fail("%s", c->why);
+		hp_attachct_release(c);
+		free(c);
+		return 1;
+	}
 	hp_inject_step("before-stop");
 	enum hp_inject_err e = hp_inject_stop(&ij, pid, &libc, SAFE_POINT_MS);
-	if (e)
+	if (e) {
+		hp_attachct_release(c);
+		free(c);
 		return stop_failed(&ij, e, pid);
+	}
 	hp_inject_step("stopped");
 	pid_t tid = ij.tid;
 	double t0 = hp_inject_now_ms();
-	int rc = load(&ij, lib, &have);
+	rc = load(&ij, lib, &have, c);
 	double t1 = hp_inject_now_ms();
+	if (!rc && c->pass_dir)
+		rc = pass_dir(&ij, &have, c, confp);
 	if (!rc)
 		rc = call_entry(&ij, &have, "heapprof_attach", *confp ? *confp : "", &res);
 	double t2 = hp_inject_now_ms();
 	hp_inject_release(&ij);
 	hp_inject_step("released");
+	/* The loaded copies stay mapped; their names go. */
+	hp_attachct_release(c);
+	free(c);
 	if (rc)
 		return rc;
 	switch (res.status) {

@@ -18,28 +18,122 @@
 #include "proc.h"
 #include "bellpage.h"
 
+/* A field of /proc/pid/status ("SigCgt:", "Uid:"), into buf. */
+static bool status_field(pid_t pid, const char *key, char *buf, size_t cap);
+
+pid_t hp_proc_nspid(pid_t pid)
+{
+	char v[256];
+
+	if (!status_field(pid, "NSpid:", v, sizeof(v)))
+		return pid;
+	const char *last = strrchr(v, '\t');
+	long n = atol(last ? last + 1 : v);
+	return n > 0 ? (pid_t)n : pid;
+}
+
+/* Whether the two paths name different files (or one is unreadable). */
+static bool differ(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat(a, &x) != 0 || stat(b, &y) != 0 || x.st_dev != y.st_dev || x.st_ino != y.st_ino;
+}
+
+bool hp_proc_other_fs(pid_t pid)
+{
+	char root[64], mnt[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	snprintf(mnt, sizeof(mnt), "/proc/%d/ns/mnt", (int)pid);
+	return (access(mnt, F_OK) == 0 && differ("/proc/self/ns/mnt", mnt)) ||
+	       (access(root, F_OK) == 0 && differ("/", root));
+}
+
+/* "/proc/self/fd/N/rest": the directory pid holds on N, here. */
+static bool fd_dir_path(pid_t pid, const char *in, char *out, size_t cap)
+{
+	static const char head[] = "/proc/self/fd/";
+	char link[64], dir[PATH_MAX];
+	char *end;
+
+	if (strncmp(in, head, sizeof(head) - 1))
+		return false;
+	long fd = strtol(in + sizeof(head) - 1, &end, 10);
+	if (end == in + sizeof(head) - 1 || (*end && *end != '/') || fd < 0)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%ld", (int)pid, fd);
+	ssize_t n = readlink(link, dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return false;
+	dir[n] = '\0';
+	if (dir[0] != '/' || strstr(dir, " (deleted)"))
+		return false;
+	snprintf(out, cap, "%s%s", strcmp(dir, "/") ? dir : "", *end ? end : "");
+	return true;
+}
+
+void hp_proc_host_path(pid_t pid, const char *in, char *out, size_t cap)
+{
+	char tmp[PATH_MAX];
+
+	if (fd_dir_path(pid, in, tmp, sizeof(tmp)))
+		snprintf(out, cap, "%s", tmp);
+	else if (!in[0] || !hp_proc_other_fs(pid))
+		snprintf(out, cap, "%s", in);
+	else if (in[0] == '/')
+		snprintf(out, cap, "/proc/%d/root%s", (int)pid, in);
+	else
+		snprintf(out, cap, "/proc/%d/cwd/%s", (int)pid, in);
+}
+
+/* A path of pid's memory map, here.  The kernel writes them from the
+ * root of pid's mount namespace, not from pid's own root (a chroot
+ * inside it): that root's path (what /proc/pid/root reads) is cut off
+ * first. */
+static void maps_path(pid_t pid, const char *in, char *out, size_t cap)
+{
+	char link[64], root[PATH_MAX];
+
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+	ssize_t n = hp_proc_other_fs(pid) ? readlink(link, root, sizeof(root) - 1) : -1;
+	if (n > 1) {
+		root[n] = '\0';
+		if (!strncmp(in, root, (size_t)n) && in[n] == '/')
+			in += n;
+	}
+	hp_proc_host_path(pid, in, out, cap);
+}
+
 bool hp_proc_has_heapprof(pid_t pid)
 {
+	static const char tail[] = " (deleted)\n";
 	char path[64], line[4096];
 	bool found = false;
+	long unlinked[8];   /* the pids of the unlinked bells it maps */
+	int nun = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
-	char bell[48];
-	bool inert = false;
-
-	snprintf(bell, sizeof(bell), "/bell.%d (deleted)\n", (int)pid);
 	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line), bl = strlen(bell);
+		size_t n = strlen(line), tl = sizeof(tail) - 1;
 		found |= strstr(line, "/libheapprof.so") != NULL;
 		/* heapprof detach unlinks the bell and leaves its page: the
 		 * library is there, inert (a running preloaded process never
 		 * unlinks its own). */
-		inert |= n >= bl && !strcmp(line + n - bl, bell);
+		char *b = strstr(line, "/bell.");
+		if (b && n >= tl && !strcmp(line + n - tl, tail) && nun < 8)
+			unlinked[nun++] = atol(b + 6);
 	}
 	fclose(f);
+	/* Its own pid names its bell (a container's pid namespace's): read
+	 * only for a process with heapprof. */
+	pid_t own = found && nun ? hp_proc_nspid(pid) : 0;
+	bool inert = false;
+	for (int i = 0; i < nun; i++)
+		inert |= unlinked[i] == own;
 	errno = 0;
 	return found && !inert;
 }
@@ -66,7 +160,6 @@ void hp_proc_program(pid_t pid, char *buf, size_t cap)
 		snprintf(buf, cap, "?");
 }
 
-/* A field of /proc/pid/status ("SigCgt:", "Uid:"), into buf. */
 static bool status_field(pid_t pid, const char *key, char *buf, size_t cap)
 {
 	char path[64], line[512];
@@ -193,6 +286,7 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 	}
 	fclose(f);
 	st->found = st->pid > 0;
+	st->nspid = st->pid;
 	return st->found;
 }
 
@@ -222,7 +316,7 @@ bool hp_proc_bell_path(pid_t pid, char *buf, size_t cap, unsigned long *inode)
 	bool found = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	snprintf(tail, sizeof(tail), "/bell.%d\n", (int)pid);
+	snprintf(tail, sizeof(tail), "/bell.%d\n", (int)hp_proc_nspid(pid));
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return false;
@@ -233,7 +327,7 @@ bool hp_proc_bell_path(pid_t pid, char *buf, size_t cap, unsigned long *inode)
 		if (n < tl || strcmp(line + n - tl, tail) || !file)
 			continue;
 		line[n - 1] = '\0';
-		snprintf(buf, cap, "%s", file);
+		maps_path(pid, file, buf, cap);
 		if (inode && sscanf(line, "%*s %*s %*s %*s %lu", inode) != 1)
 			continue;
 		found = true;
@@ -272,24 +366,35 @@ void hp_proc_fresh_live(struct hp_proc_state *st)
 	if (fd < 0)
 		return;
 	if (fstat(fd, &sb) == 0 && sb.st_ino == inode && pread(fd, &b, sizeof(b), 0) == (ssize_t)sizeof(b) &&
-	    b.magic == HP_BELL_MAGIC && b.version == HP_BELL_VERSION && b.pid == (uint32_t)st->pid)
+	    b.magic == HP_BELL_MAGIC && b.version == HP_BELL_VERSION && b.pid == (uint32_t)st->nspid)
 		st->live_bytes = b.live_bytes;
 	close(fd);
 }
 
 bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st)
 {
-	char dir[PATH_MAX], uid[64], path[PATH_MAX + 32];
+	char dir[PATH_MAX], own[PATH_MAX], uid[64], path[PATH_MAX + 32], tmp[PATH_MAX];
+	pid_t nspid = hp_proc_nspid(pid);
 
-	if (!bell_runtime_dir(pid, dir, sizeof(dir)) && !env_runtime_dir(pid, dir, sizeof(dir))) {
-		unsigned u = (unsigned)geteuid();
-		if (status_field(pid, "Uid:", uid, sizeof(uid)))
-			sscanf(uid, "%*u %u", &u);   /* the effective uid */
-		snprintf(dir, sizeof(dir), "/tmp/heapprof-%u", u);
+	/* The bell's path is already one of ours; the others are the
+	 * process's. */
+	if (!bell_runtime_dir(pid, dir, sizeof(dir))) {
+		if (!env_runtime_dir(pid, own, sizeof(own))) {
+			unsigned u = (unsigned)geteuid();
+			if (status_field(pid, "Uid:", uid, sizeof(uid)))
+				sscanf(uid, "%*u %u", &u);   /* the effective uid */
+			snprintf(own, sizeof(own), "/tmp/heapprof-%u", u);
+		}
+		hp_proc_host_path(pid, own, dir, sizeof(dir));
 	}
-	snprintf(path, sizeof(path), "%s/%d", dir, (int)pid);
-	if (!hp_proc_parse_state(path, st) || st->pid != pid)
+	snprintf(path, sizeof(path), "%s/%d", dir, (int)nspid);
+	if (!hp_proc_parse_state(path, st) || st->pid != nspid)
 		return false;
+	st->pid = pid;
+	snprintf(tmp, sizeof(tmp), "%s", st->prefix);
+	hp_proc_host_path(pid, tmp, st->prefix, sizeof(st->prefix));
+	snprintf(tmp, sizeof(tmp), "%s", st->last_dump);
+	hp_proc_host_path(pid, tmp, st->last_dump, sizeof(st->last_dump));
 	hp_proc_fresh_live(st);
 	return true;
 }

@@ -28,7 +28,23 @@ struct hp_proc_state {
 	long long live_bytes;
 	char started[32];
 	bool attached;              /* loaded by heapprof attach (attached=1) */
+	pid_t nspid;                /* pid in its own pid namespace (a
+				     * container's), which its files name */
 };
+
+/* pid as the process itself sees it: the last NSpid of /proc/pid/status
+ * (its pid namespace's, a container's), or pid. */
+pid_t hp_proc_nspid(pid_t pid);
+/* True if pid's filesystem is not ours: another root directory (a
+ * container's, a chroot) or another mount namespace (a private /tmp):
+ * the paths it names must be read through /proc/pid/root. */
+bool hp_proc_other_fs(pid_t pid);
+/* A path pid names in its own filesystem, as this command reaches it:
+ * unchanged when pid shares our filesystem; else an absolute one under
+ * /proc/pid/root and a relative one under /proc/pid/cwd.  A path under
+ * /proc/self/fd/N/ (the host's dump directory heapprof attach passed a
+ * process in a container) becomes that directory's path here. */
+void hp_proc_host_path(pid_t pid, const char *in, char *out, size_t cap);
 
 /* True if libheapprof is mapped into pid (reads /proc/pid/maps), and not
  * left inert there by heapprof detach.  When
@@ -46,11 +62,15 @@ void hp_proc_program(pid_t pid, char *buf, size_t cap);
 /* True if pid catches sig (SigCgt in /proc/pid/status). */
 bool hp_proc_catches(pid_t pid, int sig);
 /* The path of pid's bell (src/bellpage.h) and its inode, from its memory
- * map (inode may be NULL). */
+ * map (inode may be NULL), as this command reaches it (through
+ * /proc/pid/root for a process in a container). */
 bool hp_proc_bell_path(pid_t pid, char *buf, size_t cap, unsigned long *inode);
 /* Reads pid's state file in its runtime directory: its bell's (from its
  * memory map), else $HEAPPROF_RUNTIME_DIR of the process (from its
- * environment, when readable), else /tmp/heapprof-<its uid>. */
+ * environment, when readable), else /tmp/heapprof-<its uid>; each in
+ * the process's own filesystem, and under its own pid (a container's).
+ * st->pid is then pid, st->nspid the process's own, and st->prefix and
+ * st->last_dump are paths here (hp_proc_host_path). */
 bool hp_proc_read_state(pid_t pid, struct hp_proc_state *st);
 /* Parses a state file at path. */
 bool hp_proc_parse_state(const char *path, struct hp_proc_state *st);

@@ -5,8 +5,9 @@
  * The writers insert, look up and remove blocks whose keys interleave in
  * the same pages (so the same shards and filter bytes), and blocks on
  * pages 4 GiB apart (aliased filter bytes); the reader does what free()
- * and the debug log do without a lock: hp_filter_maybe on the same
- * pages, hp_live_records, hp_live_table_bytes.  At the end the table and
+ * and the debug log do without a lock: hp_filter_maybe and the second
+ * look on the same pages, hp_live_records, hp_live_table_bytes; each
+ * writer asks both of its own live block, as free() would.  At the end the table and
  * the filter must be empty.
  */
 #include <stdint.h>
@@ -41,6 +42,10 @@ static void *writer(void *arg)
 		uintptr_t k = key(me, i, alias);
 		if (!hp_live_insert((void *)k, (uint64_t)i, (uint32_t)me))
 			__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
+		/* What free() asks of a live block, without a lock, while the
+		 * other writers count their blocks in and out of its page. */
+		if (!hp_filter_maybe((void *)k) || !hp_filter_second_look((void *)k))
+			__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
 		if (!hp_live_find((void *)k, &size, &ctx) || size != (uint64_t)i || ctx != (uint32_t)me)
 			__atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
 		if (hp_live_remove((void *)k, &size, &ctx) != HP_LIVE_REMOVED)
@@ -56,7 +61,8 @@ static void *reader(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		for (int i = 0; i < KEYS * WRITERS; i += 64)
-			maybe += hp_filter_maybe((void *)(BASE + (uintptr_t)i * 16));
+			maybe += hp_filter_maybe((void *)(BASE + (uintptr_t)i * 16)) +
+				 hp_filter_second_look((void *)(BASE + (uintptr_t)i * 16));
 		maybe += hp_live_records();
 		hp_live_table_bytes(&now, &peak);
 	}

@@ -84,6 +84,38 @@ static void test_pow2(void)
 	ok(!bad, "pow2: exact for every k in -1022..1023 (%d wrong)", bad);
 }
 
+/* The draw's variate against libm's -log u, u = ((bits >> 11) + 1) / 2^53:
+ * every mantissa interval of the table, both ends of (0, 1], and a
+ * million random bit patterns. */
+static double variate_error(uint64_t bits)
+{
+	double u = (double)((bits >> 11) + 1) * 0x1.0p-53, want = -log(u);
+
+	return fabs(hp_maths_exp_variate(bits) - want) / (want > 1 ? want : 1);
+}
+
+static void test_variate(void)
+{
+	double worst = 0;
+	uint64_t wb = 0, x = 0x9e3779b97f4a7c15ULL;
+
+	for (int i = 0; i < 1000000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t b[] = { x, x >> (i % 64), ((uint64_t)(i % 4096) << 52) | (x >> 12), (uint64_t)i << 11,
+				 ~((uint64_t)i << 11) };
+		for (size_t k = 0; k < sizeof(b) / sizeof(b[0]); k++) {
+			double e = variate_error(b[k]);
+			if (e > worst)
+				worst = e, wb = b[k];
+		}
+	}
+	ok(worst < 1e-15, "exp_variate: -ln u within 1e-15 of libm, relative above 1 (worst %.2g at bits %#llx)", worst,
+	   (unsigned long long)wb);
+	ok(hp_maths_exp_variate(0) > 36.7 && hp_maths_exp_variate(0) < 36.75 &&
+	   fabs(hp_maths_exp_variate(~(uint64_t)0)) < 1e-15,
+	   "exp_variate: 53 ln 2 at the smallest u, 0 at u = 1");
+}
+
 int main(void)
 {
 	/* Against libm: log over (0, 1] and beyond, expm1 everywhere. */
@@ -108,5 +140,6 @@ int main(void)
 	ok(hp_maths_pow2(0) == 1 && hp_maths_pow2(19) == 524288 && hp_maths_pow2(-3) == 0.125, "pow2");
 	test_ulps();
 	test_pow2();
+	test_variate();
 	return done_testing();
 }

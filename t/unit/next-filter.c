@@ -1,10 +1,13 @@
 /*
- * next-filter.c -- unit tests of next/filter: a counting byte per 4 KiB
- * page, modulo 1 GiB of address space; 255 sticks; pinned ranges.
+ * next-filter.c -- unit tests of next/filter: a counting byte per 16 KiB
+ * page, modulo 4 GiB of address space; 255 sticks; pinned ranges; the
+ * second look, which tells a page's one sampled block from its
+ * neighbours.
  *
  * The addresses are never dereferenced: the filter only indexes by them.
  * Nothing else in this program writes the filter.
  */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "next/filter.h"
@@ -12,16 +15,18 @@
 #include "tap.h"
 
 #define PAGE ((uintptr_t)1 << HP_FILTER_PAGE_SHIFT)
-#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 1 GiB */
+#define SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_BITS))   /* 4 GiB */
 
 static unsigned byte_of(uintptr_t p)
 {
 	return hp_filter[hp_filter_index(p)];
 }
 
+/* Each test's addresses have low 32 bits of their own: pages 4 GiB
+ * apart share a byte. */
 static void test_counts(void)
 {
-	uintptr_t p = 0x7f1234567000ULL;
+	uintptr_t p = 0x7f1234564000ULL;   /* a page's first byte */
 
 	ok(!hp_filter_maybe((void *)p) && byte_of(p) == 0, "an untouched page is certainly not ours");
 	hp_filter_inc(p);
@@ -42,7 +47,7 @@ static void test_counts(void)
 
 static void test_sticky(void)
 {
-	uintptr_t p = 0x7f2000000000ULL;
+	uintptr_t p = 0x7f2000300000ULL;
 
 	for (int i = 0; i < 300; i++)
 		hp_filter_inc(p);
@@ -54,10 +59,10 @@ static void test_sticky(void)
 
 static void test_alias(void)
 {
-	uintptr_t p = 0x7f3000005000ULL;
+	uintptr_t p = 0x7f3000204000ULL;
 
 	ok(hp_filter_index(p) == hp_filter_index(p + SPAN) && hp_filter_index(p) == hp_filter_index(p - 3 * SPAN),
-	   "pages 1 GiB apart share a byte");
+	   "pages 4 GiB apart share a byte");
 	hp_filter_inc(p);
 	ok(hp_filter_maybe((void *)(p + SPAN)) && hp_filter_maybe((void *)(p + 7 * SPAN + 123)),
 	   "a block in one page says maybe for its aliases");
@@ -92,11 +97,108 @@ static void test_pin(void)
 	   "pin covers every page an unaligned range touches, and no more");
 }
 
+#define ONE_SPAN ((uintptr_t)1 << (HP_FILTER_PAGE_SHIFT + HP_FILTER_ONE_BITS))   /* 64 MiB */
+
+static void test_second_look(void)
+{
+	uintptr_t p = 0x7f5000403000ULL, q = p + 0x40, r = p + 0x800;
+
+	ok(!hp_filter_second_look((void *)p), "second look: an untouched page is not ours");
+	hp_filter_inc(p);
+	ok(hp_filter_second_look((void *)p), "second look: a page's one block is maybe");
+	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r),
+	   "second look: its neighbours in the page are certainly not sampled");
+	ok(!hp_filter_second_look((void *)(p + SPAN + 0x40)), "second look: nor are its 4 GiB aliases' blocks");
+	hp_filter_inc(q);
+	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: two blocks in the page: maybe for every pointer in it");
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: down to one, which one is not known: maybe still");
+	hp_filter_dec(q);
+	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)p), "second look: none left");
+	hp_filter_inc(r);
+	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
+
+	/* A page 64 MiB on shares r's slot: each byte's one block
+	 * overwrites the other's, and the loser's pointers are maybe. */
+	uintptr_t s = r + ONE_SPAN;
+	hp_filter_inc(s);
+	ok(hp_filter_second_look((void *)s) && !hp_filter_second_look((void *)(s + 16)),
+	   "second look: a page sharing the slot has its own one block");
+	ok(hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
+	   "second look: the page that lost the slot is maybe for every pointer");
+	hp_filter_dec(s);
+	hp_filter_dec(r);
+	ok(!hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)s), "second look: both drained");
+
+	uintptr_t a = 0x7f6000800000ULL;
+	hp_filter_pin((void *)a, PAGE);
+	ok(hp_filter_second_look((void *)a) && hp_filter_second_look((void *)(a + 64)),
+	   "second look: pinned pages are always maybe");
+
+	/* A cleared slot holds 0, whose byte is byte 0: a page of byte 0
+	 * down to one block must still say maybe. */
+	uintptr_t z = 0x7f4000000000ULL;   /* 4 GiB-aligned: byte 0 */
+	hp_filter_inc(z + 0x100);
+	hp_filter_inc(z + 0x200);
+	hp_filter_dec(z + 0x100);
+	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)),
+	   "second look: a cleared slot is not taken for a block of byte 0");
+	hp_filter_dec(z + 0x200);
+}
+
+/* One thread counts blocks in and out of a page, as the live table's
+ * shard lock lets one thread at a time; another, without a lock, must
+ * never be told that the page's block it holds is not sampled. */
+enum { RACE_ROUNDS = 300000 };
+static uintptr_t race_page = 0x7f7000a00000ULL;
+static int race_stop;
+static long race_rounds;
+
+static void *race_writer(void *arg)
+{
+	uintptr_t q = race_page + 0x100, r = race_page + 0x2000;
+
+	while (!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
+		hp_filter_inc(q);
+		hp_filter_inc(r);
+		hp_filter_dec(q);
+		hp_filter_dec(r);
+		hp_filter_inc(r);
+		hp_filter_dec(r);
+		__atomic_add_fetch(&race_rounds, 1, __ATOMIC_RELAXED);
+	}
+	return arg;
+}
+
+static void test_second_look_race(void)
+{
+	uintptr_t held = race_page + 0x1000;
+	pthread_t th;
+	long missed = 0, looks = 0;
+
+	hp_filter_inc(held);   /* a live sampled block, counted before its free */
+	pthread_create(&th, NULL, race_writer, NULL);
+	while (__atomic_load_n(&race_rounds, __ATOMIC_RELAXED) < RACE_ROUNDS) {
+		missed += !hp_filter_second_look((void *)held);
+		looks++;
+	}
+	__atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	ok(!missed, "second look under a writer's %d rounds: a live block is never cleared (%ld of %ld looks)",
+	   RACE_ROUNDS, missed, looks);
+	hp_filter_dec(held);
+	ok(!hp_filter_maybe((void *)held), "second look under a writer: the page drains");
+}
+
 int main(void)
 {
 	test_counts();
 	test_sticky();
 	test_alias();
 	test_pin();
+	test_second_look();
+	test_second_look_race();
 	return done_testing();
 }

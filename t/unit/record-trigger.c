@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/switches.h"
 #include "record/tls.h"
 #include "record/trigger.h"
 
@@ -21,9 +22,12 @@
 #define AS HP_TRIGGER_ALLOC_STEP
 #define LS ((int64_t)HP_TRIGGER_LIVE_STEP)
 
+/* A thread's steps are set by its first publish. */
 static void test_publish(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 
 	hp_trigger_note_alloc(&t, AS - 1);
 	ok(hp_trigger_allocated() == 0 && t.alloc_acc == AS - 1, "allocations below a step stay with the thread");
@@ -45,6 +49,8 @@ static void test_publish(void)
 static void test_interval(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 	uint64_t base = hp_trigger_allocated();
 
 	hp_trigger_arm_interval(base + 3 * AS);
@@ -63,6 +69,8 @@ static void test_interval(void)
 static void test_live(void)
 {
 	struct hp_tls t = { 0 };
+
+	hp_trigger_publish(&t);
 	int64_t base = hp_trigger_live();
 
 	hp_trigger_arm_gdump(base + LS);
@@ -84,6 +92,45 @@ static void test_live(void)
 	ok(hp_trigger_take() == 0 && hp_trigger_live() == base, "live: falling below a mark asks nothing");
 	hp_trigger_note_live(&t, 6 * LS);
 	is_int(hp_trigger_take(), HP_REQ_GDUMP, "live: the mark stays armed until crossed");
+}
+
+/* At a sampled rate R a sample moves the estimate by about R: the steps
+ * are 8 R, so that sampled allocations and frees do not each publish. */
+static void test_rate_step(void)
+{
+	struct hp_tls t = { 0 };
+	int64_t live = hp_trigger_live();
+	uint64_t allocated = hp_trigger_allocated();
+	int64_t r = (int64_t)1 << 19;
+
+	hp_switches.lg_sample = 19;
+	hp_trigger_publish(&t);   /* the thread's first: its steps at this rate */
+	hp_trigger_note_live(&t, r);
+	hp_trigger_note_live(&t, -r);
+	hp_trigger_note_live(&t, -7 * r);
+	ok(hp_trigger_live() == live, "rate 2^19: seven samples' worth of live bytes stays with the thread");
+	hp_trigger_note_live(&t, -r);
+	ok(hp_trigger_live() == live - 8 * r && t.live_acc == 0, "rate 2^19: eight are published");
+	hp_trigger_note_alloc(&t, 7 * (uint64_t)r);
+	ok(hp_trigger_allocated() == allocated, "rate 2^19: so are allocated bytes, not seven");
+	hp_trigger_note_alloc(&t, (uint64_t)r);
+	ok(hp_trigger_allocated() == allocated + 8 * (uint64_t)r, "rate 2^19: but eight");
+	hp_switches.lg_sample = 0;
+	hp_trigger_note_live(&t, 8 * r);
+	ok(hp_trigger_live() == live, "back in exact mode, the next publish comes at the old step");
+	hp_trigger_note_live(&t, LS);
+	ok(hp_trigger_live() == live + LS, "and sets the fixed steps again");
+	hp_trigger_note_live(&t, -LS);
+}
+
+static void test_first_note(void)
+{
+	struct hp_tls t = { 0 };
+	uint64_t allocated = hp_trigger_allocated();
+
+	hp_trigger_note_alloc(&t, 1);
+	ok(hp_trigger_allocated() == allocated + 1 && t.alloc_step == AS,
+	   "a thread's first note publishes, and sets its steps");
 }
 
 static void test_requests(void)
@@ -171,9 +218,12 @@ static void test_wake(void)
 
 int main(void)
 {
+	hp_switches.lg_sample = 0;   /* the fixed steps, until test_rate_step */
 	test_publish();
 	test_interval();
 	test_live();
+	test_rate_step();
+	test_first_note();
 	test_requests();
 	test_wake();
 	return done_testing();

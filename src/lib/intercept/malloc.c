@@ -3,7 +3,8 @@
  *
  * Owns nothing.  Each function is the fast path and only the fast path:
  * one thread-local countdown test for allocations, one page-filter test for
- * frees, then a tail call to the next allocator (hp_next).  Everything
+ * frees (and, when the page holds a sampled block, the filter's second
+ * look, out of line), then a tail call to the next allocator (hp_next).  Everything
  * else is in record/sampled.c, reached only when an allocation may be
  * sampled or a freed pointer may be a sampled block.  No locks, no system calls, no
  * allocation here.
@@ -33,6 +34,10 @@ HP_EXPORT void free(void *p)
 		hp_next.free(p);
 		return;
 	}
+	if (!hp_filter_second_look(p)) {
+		hp_next.free(p);
+		return;
+	}
 	hp_sampled_free(p);
 }
 
@@ -47,11 +52,22 @@ HP_EXPORT void *calloc(size_t n, size_t m)
 	return hp_sampled_calloc(n, m);
 }
 
+/* The filter said maybe, or the countdown ran out.  An old block the
+ * second look clears leaves a plain allocation, which the countdown
+ * decides (a failed hp_tls_fast takes its count back: asking again is
+ * harmless). */
+static HP_NOINLINE HP_COLD void *realloc_maybe_sampled(void *p, size_t n)
+{
+	if (!hp_filter_second_look(p) && hp_tls_fast(n))
+		return hp_next.realloc(p, n);
+	return hp_sampled_realloc(p, n);
+}
+
 HP_EXPORT void *realloc(void *p, size_t n)
 {
 	if (HP_LIKELY(!hp_filter_maybe(p) && hp_tls_fast(n)))
 		return hp_next.realloc(p, n);
-	return hp_sampled_realloc(p, n);
+	return realloc_maybe_sampled(p, n);
 }
 
 HP_EXPORT void *reallocarray(void *p, size_t n, size_t m)

@@ -98,7 +98,8 @@ DEFINE_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, HP_CXX_NEW_ARR_AL_NT, new_al_nt_f
 	}                                                               \
 	static void sym##_direct params                                 \
 	{                                                               \
-		if (HP_LIKELY(!hp_filter_maybe(p))) {                     \
+		if (HP_LIKELY(!hp_filter_maybe(p)) ||                     \
+		    !hp_filter_second_look(p)) {                            \
 			NEXT(kind, type) args;                          \
 			return;                                         \
 		}                                                       \

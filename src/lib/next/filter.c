@@ -1,13 +1,14 @@
 /*
  * filter.c -- the page filter (see filter.h).
  *
- * Owns hp_filter.  Never allocates; safe on any thread, before
+ * Owns hp_filter and hp_filter_one.  Never allocates; safe on any thread, before
  * everything else is initialised.
  */
 #include "next/filter.h"
 #include "base/banned.h"
 
 uint8_t hp_filter[1u << HP_FILTER_BITS];
+uintptr_t hp_filter_one[1u << HP_FILTER_ONE_BITS];
 
 void hp_filter_pin(const void *start, size_t len)
 {

@@ -75,7 +75,7 @@ static bool held_by_me(const struct shard *s)
 }
 
 /* Blocks are grouped by region (REGION_SHIFT bits of address, taken
- * from the filter index so that pages aliased modulo 1 GiB share a shard
+ * from the filter index so that pages aliased modulo 4 GiB share a shard
  * as they share a filter byte).  Allocators give each thread its own
  * regions (glibc's arenas, jemalloc's and tcmalloc's thread caches), so a
  * thread mostly takes locks no other core touches: hashing each page to

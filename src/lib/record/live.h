@@ -1,8 +1,8 @@
 /*
  * live.h -- which blocks are sampled and still live.
  *
- * Two layers.  The page filter (next/filter.h) is a byte per 4 KiB page
- * (modulo 1 GiB of address space) counting live sampled blocks that start
+ * Two layers.  The page filter (next/filter.h) is a byte per 16 KiB page
+ * (modulo 4 GiB of address space) counting live sampled blocks that start
  * in that page; it is what free() consults on every call, one load, no
  * lock, and this module keeps its counts.  When the filter says "maybe",
  * the live table answers exactly: 256 shards of

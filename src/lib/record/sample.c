@@ -1,5 +1,6 @@
 /*
- * sample.c -- sample intervals and unbiasing weights (see sample.h).
+ * sample.c -- sample intervals (see sample.h; the weights are inline
+ * there).
  *
  * Owns the seed counter.  Called on the sampled slow path only.
  */
@@ -43,48 +44,12 @@ static uint64_t next_u64(uint64_t *state)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-/* 2^lg as a double, lg in 0..62: no call to ldexp. */
-static double pow2(int lg)
-{
-	return (double)((uint64_t)1 << lg);
-}
-
 uint64_t hp_sample_draw(uint64_t *rng, int lg)
 {
-	/* u uniform in (0, 1]: log(u) is finite. */
-	double u = (double)((next_u64(rng) >> 11) + 1) * 0x1.0p-53;
-	double x = -hp_maths_ln(u) * pow2(lg);
+	/* -ln u, u uniform in (0, 1]: finite, at most 53 ln 2. */
+	double x = hp_maths_exp_variate(next_u64(rng)) * hp_maths_pow2(lg);
 
 	if (!(x < 0x1.0p62))
 		return (uint64_t)1 << 62;
-	return (uint64_t)x;   /* x >= 0: truncation is floor */
-}
-
-/* 1 / (1 - exp(-x)), the inverse of the probability that a block x mean
- * intervals long holds a sample point.  Most sampled blocks are far
- * smaller than the interval (x < 1/64): there the series
- * 1/x + 1/2 + x/12 - x^3/720 is exact to a few parts in 10^16, without
- * expm1's cost. */
-static double inverse_probability(double z, double r)
-{
-	double x = z / r;
-
-	if (x < 0x1.0p-6)
-		return r / z + 0.5 + x * (1.0 / 12.0) - x * x * x * (1.0 / 720.0);
-	return 1.0 / -hp_maths_expm1(-x);
-}
-
-void hp_sample_weight(uint64_t size, int lg, uint64_t *cnt_fp, uint64_t *bytes)
-{
-	if (lg == 0) {
-		*cnt_fp = HP_CNT_ONE;
-		*bytes = size;
-		return;
-	}
-	double z = (double)size;
-	double w = inverse_probability(z + 1.0, pow2(lg));
-	/* Non-negative and far below 2^63: adding a half and truncating
-	 * rounds to nearest. */
-	*cnt_fp = (uint64_t)(w * (double)HP_CNT_ONE + 0.5);
-	*bytes = (uint64_t)(z * w + 0.5);
+	return (uint64_t)(int64_t)x;   /* 0 <= x < 2^62: truncation is floor */
 }

@@ -45,6 +45,8 @@ struct hp_tls {
 	/* Trigger accounting, published to trigger.c past a threshold. */
 	uint64_t alloc_acc;         /* bytes allocated, not yet published */
 	int64_t live_acc;           /* estimated live bytes, not yet published */
+	uint64_t alloc_step;        /* published past these (record/trigger.h); */
+	int64_t live_step;          /* 0: at the thread's first note */
 	struct hp_thread *thread;   /* created on the first sample */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation
@@ -88,13 +90,15 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 {
 	_Bool carry;
 
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(HP_TLS_GENERIC)
 	__asm__("stc\n\tadcq %2, %0" : "+m"(hp_tls.ahead), "=@ccc"(carry) : "r"(n));
 #else
-	uint64_t a = hp_tls.ahead, b;
-	carry = __builtin_add_overflow(a, n, &b);
-	carry |= __builtin_add_overflow(b, 1, &b);
-	hp_tls.ahead = b;
+	/* a + n + 1 carries exactly when n >= ~a (the countdown): one
+	 * compare instead of two overflow tests (aarch64: mvn, add, add,
+	 * cmp). */
+	uint64_t a = hp_tls.ahead;
+	hp_tls.ahead = a + n + 1;
+	carry = n >= ~a;
 #endif
 	if (HP_LIKELY(!carry))
 		return 1;

@@ -151,6 +151,9 @@ void hp_trigger_publish(struct hp_tls *t)
 {
 	unsigned reqs = 0;
 
+	t->alloc_step = hp_trigger_step(HP_TRIGGER_ALLOC_STEP);
+	t->live_step = (int64_t)hp_trigger_step(HP_TRIGGER_LIVE_STEP);
+
 	if (t->alloc_acc) {
 		uint64_t a = HP_ADD(&allocated, t->alloc_acc) + t->alloc_acc;
 		t->alloc_acc = 0;

@@ -14,14 +14,20 @@
  * Counters: bytes allocated (for lg_prof_interval) and estimated live
  * bytes (for prof_gdump, dump_at_bytes and the cgroup check) are kept per
  * thread and published to shared atomics only in steps of 256 KiB to
- * 1 MiB, so exact mode does not share a cache line per allocation.  The
- * published values lag by at most that much per thread.
+ * 1 MiB, so exact mode does not share a cache line per allocation; at a
+ * sampled rate R, in steps of at least 8 R, because one sample alone
+ * moves the estimate by about R (with steps below R every sampled
+ * allocation and free published, a shared atomic add each, a third of
+ * a sample's cost on an allocation loop).  The published values lag by
+ * at most one step per thread, eight samples' worth: within the
+ * estimate's own sampling error.
  */
 #ifndef HP_TRIGGER_H
 #define HP_TRIGGER_H
 
 #include <stdint.h>
 
+#include "record/switches.h"
 #include "record/tls.h"
 
 #pragma GCC visibility push(hidden)
@@ -100,17 +106,29 @@ void hp_trigger_note_toggle(void);
 #define HP_TRIGGER_LIVE_STEP  (1u << 18)
 void hp_trigger_publish(struct hp_tls *t);
 
+/* A publishing step: base, or 8 sample intervals at the current rate
+ * (lg_sample is at most HP_LG_SAMPLE_MAX, 40: no overflow).  Each publish
+ * sets the thread's next steps, so that the notes below compare with a
+ * field of the thread's (at a new rate, from the thread's next publish
+ * on). */
+HP_INLINE uint64_t hp_trigger_step(uint64_t base)
+{
+	uint64_t per_rate = (uint64_t)8 << HP_LOAD(&hp_switches.lg_sample);
+
+	return per_rate > base ? per_rate : base;
+}
+
 HP_INLINE void hp_trigger_note_alloc(struct hp_tls *t, uint64_t bytes)
 {
 	t->alloc_acc += bytes;
-	if (HP_UNLIKELY(t->alloc_acc >= HP_TRIGGER_ALLOC_STEP))
+	if (HP_UNLIKELY(t->alloc_acc >= t->alloc_step))
 		hp_trigger_publish(t);
 }
 
 HP_INLINE void hp_trigger_note_live(struct hp_tls *t, int64_t bytes)
 {
 	t->live_acc += bytes;
-	if (HP_UNLIKELY(t->live_acc >= HP_TRIGGER_LIVE_STEP || t->live_acc <= -(int64_t)HP_TRIGGER_LIVE_STEP))
+	if (HP_UNLIKELY(t->live_acc >= t->live_step || t->live_acc <= -t->live_step))
 		hp_trigger_publish(t);
 }
 
