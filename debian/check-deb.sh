@@ -7,7 +7,9 @@
 # story from the installed paths (a leaky program under heapprof run, a
 # dump on kill -USR1, heapprof report, heapprof check's 23), then, with
 # /etc/heapprof/profiler.ini edited, is upgraded to a newer build of the
-# same tree (VERSION+test1: the edit stays), then removed and purged:
+# same tree (VERSION+test1, its sample changed: the edit stays, under
+# dpkg's --force-confold, which a noninteractive upgrade wants; the new
+# sample lands beside it as .dpkg-dist), then removed and purged:
 # nothing of the packages stays behind.  As root; not part of make check
 # (minutes, a network), like make check-docker.  Prints TAP.
 #
@@ -55,8 +57,14 @@ arch=$(dpkg --print-architecture)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 sh debian/make-deb.sh "$work/deb-old" "$version" >"$work/deb-old.log" 2>&1
 ok $? "make deb's build of $version (dpkg-buildpackage, lintian clean)"
-sh debian/make-deb.sh "$work/deb-new" "$newer" >"$work/deb-new.log" 2>&1
-ok $? "and of $newer"
+# The newer build's sample profiler.ini differs, as a release's may: the
+# upgrade must keep the edited one all the same.
+rm -rf "$work/tree-new" && mkdir -p "$work/tree-new" &&
+	git ls-files -z -co --exclude-standard | grep -zv '^build' | tar -cf - --null -T - | tar -xf - -C "$work/tree-new" &&
+	echo '; (the sample of a newer build)' >>"$work/tree-new/conf/profiler.ini" &&
+	(cd "$work/tree-new" && sh debian/make-deb.sh "$work/deb-new" "$newer") >"$work/deb-new.log" 2>&1
+ok $? "and of $newer, whose sample profiler.ini has one line more"
+rm -rf "$work/tree-new"
 
 rm -rf --one-file-system "$root" && cp -a "$base" "$root" || { echo "Bail out! cannot copy $base"; exit 1; }
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -137,16 +145,18 @@ ok $? "heapprof check -- ./leaky exits with 23 (got $r)"
 
 # Upgrade with an edited profiler.ini.
 printf '%s\n' '# edited by check-deb' 'lg_prof_sample = 18' >>"$root/etc/heapprof/profiler.ini"
-in_root "apt-get install -y --no-install-recommends /pkgs/new/heapprof_${newer}_$arch.deb \
-	/pkgs/new/heapprof-dev_${newer}_$arch.deb" >"$work/apt-new.log" 2>&1
-ok $? "apt-get install the newer build ($newer): an upgrade"
+in_root "apt-get install -y --no-install-recommends -o Dpkg::Options::=--force-confold \
+	/pkgs/new/heapprof_${newer}_$arch.deb /pkgs/new/heapprof-dev_${newer}_$arch.deb" \
+	>"$work/apt-new.log" 2>&1 </dev/null
+ok $? "apt-get install the newer build ($newer), --force-confold: an upgrade"
 [ $? -eq 0 ] || tail -n 20 "$work/apt-new.log" | diag
 [ "$(in_root "dpkg-query -W -f='\${Version}' heapprof")" = "$newer" ] && [ "$(in_root heapprof --version)" = "heapprof $newer" ]
 ok $? "the package and heapprof --version say $newer"
 tail -n 1 "$root/etc/heapprof/profiler.ini" | grep -qx 'lg_prof_sample = 18'
 ok $? "the edited /etc/heapprof/profiler.ini is kept"
-! grep -q 'dpkg-new\|dpkg-old' "$work/apt-new.log" && [ ! -e "$root/etc/heapprof/profiler.ini.dpkg-new" ]
-ok $? "without a conffile prompt or a .dpkg-new beside it"
+tail -n 1 "$root/etc/heapprof/profiler.ini.dpkg-dist" | grep -qx '; (the sample of a newer build)' &&
+	tail -n 1 "$root/usr/share/heapprof/profiler.ini" | grep -qx '; (the sample of a newer build)'
+ok $? "the newer sample is beside it, as profiler.ini.dpkg-dist, and in /usr/share/heapprof"
 in_root "MALLOC_CONF=log_level:debug LD_PRELOAD=/usr/lib/heapprof/libheapprof.so ls / >/dev/null" 2>&1 |
 	grep -q "^<heapprof>: heapprof $newer: sampling on, 1 in 2^18 bytes"
 ok $? "the upgraded library says $newer and reads the kept edit (2^18)"

@@ -16,7 +16,8 @@ esac
 src=$out/src/heapprof-$version
 rm -rf "$out"
 mkdir -p "$src"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# A git checkout's top (not a copy inside another checkout's build/).
+if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
 	git ls-files -z -co --exclude-standard | grep -zv '^build' |
 		tar -cf - --null -T - | tar -xf - -C "$src"
 	date=$(date -R -d "@$(git log -1 --format=%ct)")
