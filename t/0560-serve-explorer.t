@@ -4,13 +4,13 @@
 # exact mode, a dump every 2 s), "Take a dump" (a new row), the top table
 # (sorted by a click on a column), a function's callers and callees, its
 # source lines, the flame graph, another value, the difference from an
-# older dump, and "Pause sampling".  Then the API as a client sees it:
+# older dump, "Pause sampling" and "Check for leaks".  Then the API as a client sees it:
 # what it refuses (another host name, an action without its header or by
 # GET, a name that is not one of the process's dumps).
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 [ -x /usr/bin/chromium ] || { echo "Bail out! chromium is missing: run make deps"; exit 1; }
-plan 24
+plan 25
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
@@ -67,6 +67,9 @@ eval document.querySelector('#out p').textContent
 click #toggle
 wait 2000
 eval document.getElementById('status').textContent
+click #leaks
+wait 5000
+eval (() => { const t = document.getElementById('leakout').textContent; return [t.includes('Direct leak of'), /in lose_request /.test(t), /in cache_request /.test(t)].join(' '); })()
 EOF
 is "$?" 0 "the page ran without an error"
 [ -s berr ] && diag "$(cat berr)"
@@ -89,6 +92,7 @@ like "$(at 16)" '^"svc\.[0-9]+\.0\.' "a base: the oldest dump"
 like "$(at 17)" '^"Total [0-9]+ \(minus the base\)' "the view shows what changed since"
 is "$(at 18)" '"sampling paused"' "Pause sampling"
 like "$(sed -n 's/^active=//p' "run/$svc")" '^0$' "and the process's sampling is paused"
+is "$(at 19)" '"true true false"' "Check for leaks: the lost records, not the cache"
 
 # ---- the API, as another client sees it --------------------------------
 code() { curl -s -o body -w '%{http_code}' "$@"; }
