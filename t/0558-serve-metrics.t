@@ -12,7 +12,7 @@
 for p in prometheus promtool curl; do
 	command -v $p >/dev/null || { echo "Bail out! $p is missing: run make deps"; exit 1; }
 done
-plan 19
+plan 22
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 wait_for() {
@@ -20,7 +20,7 @@ wait_for() {
 	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
 }
 MiB=1048576
-HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 120 16 >x.out 2>&1 &
+HEAPPROF_CONF=lg_prof_sample:0,helper_thread:start,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 120 16 >x.out 2>&1 &
 x=$!
 HEAPPROF_CONF=prof_prefix:$T_DIR/s LD_PRELOAD=$LIB "$TP/idle" 120 64 >s.out 2>&1 &
 s=$!
@@ -74,6 +74,14 @@ curl -sS "$url/metrics" >m2
 is "$(metric m2 heapprof_sampling_active $s) $(metric m2 heapprof_dumps_total $s)" "0 1" \
 	"after heapprof pause and heapprof dump: sampling 0, dumps 1"
 like "$(cat m2)" '^heapprof_serve_requests_total\{route="metrics"\} 2$' "serve counts its requests by route"
+unlike "$(cat m2)" "^heapprof_leaked_bytes\\{pid=\"$x\"" "no leak figure before a leak check"
+timeout 20 "$BIN" leaks "$x" >/dev/null 2>&1
+curl -sS "$url/metrics" >m3
+# idle keeps the last of its 16 blocks of 1 MiB: 15 are lost.
+is "$(metric m3 heapprof_leaked_bytes $x) $(metric m3 heapprof_leaked_objects $x)" "15728640 15" \
+	"after heapprof leaks: the last check's lost bytes and objects"
+promtool check metrics <m3 >pc3 2>&1
+is "$? $(cat pc3)" "0 " "still valid for promtool"
 
 # ---- the real Prometheus server ---------------------------------------
 pport=$((30000 + $$ % 20000))

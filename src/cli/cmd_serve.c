@@ -470,6 +470,42 @@ static time_t started_of(const char *s)
 	return timegm(&tm);
 }
 
+/* The last leak check of a running process (heapprof leaks, the
+ * explorer, leak_check_interval_s): its verdict file beside the state
+ * file.  False when there is none. */
+struct last_leaks {
+	long long bytes, objects, pause_us;
+};
+
+static bool last_leaks_of(const struct serve_proc *e, struct last_leaks *l)
+{
+	char path[PATH_MAX + 32], line[256];
+	const char *slash = strrchr(e->st.path, '/');
+	long long db = 0, dob = 0, ib = 0, iob = 0;
+	int got = 0;
+
+	if (!e->has_state || !slash)
+		return false;
+	snprintf(path, sizeof(path), "%.*s/leaks.%d", (int)(slash - e->st.path), e->st.path, (int)e->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	l->pause_us = -1;
+	while (fgets(line, sizeof(line), f) && got < 2) {
+		if (sscanf(line, "direct_bytes=%lld direct_objects=%lld indirect_bytes=%lld indirect_objects=%lld",
+			   &db, &dob, &ib, &iob) == 4)
+			got++;
+		else if (!strncmp(line, "live=", 5) && strstr(line, "pause_us="))
+			l->pause_us = atoll(strstr(line, "pause_us=") + 9);
+		else if (!strncmp(line, "leak ", 5))
+			break;
+	}
+	fclose(f);
+	l->bytes = db + ib;
+	l->objects = dob + iob;
+	return got == 1;
+}
+
 static void metric_head(struct serve_str *b, const char *name, const char *type, const char *help)
 {
 	add(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -505,6 +541,9 @@ static void metrics_text(const struct serve *s, struct serve_list *l, struct ser
 		  "(heapprof attach): its figures start then." },
 		{ "heapprof_start_time_seconds", "gauge", "When heapprof started in the process, "
 		  "Unix time." },
+		{ "heapprof_leaked_bytes", "gauge", "What the last leak check of the running process "
+		  "found lost, direct and indirect (heapprof leaks; estimated at a sampled rate)." },
+		{ "heapprof_leaked_objects", "gauge", "The same in objects." },
 	};
 
 	for (size_t i = 0; i < l->n; i++)
@@ -523,7 +562,14 @@ static void metrics_text(const struct serve *s, struct serve_list *l, struct ser
 			case 3: if (!e->has_state) continue; v = st->active ? 1 : 0; break;
 			case 4: if (!e->has_state) continue; v = 1LL << (st->lg_prof_sample & 63); break;
 			case 5: if (!e->has_state) continue; v = st->attached ? 1 : 0; break;
-			default: if (!e->has_state || !(v = started_of(st->started))) continue; break;
+			case 6: if (!e->has_state || !(v = started_of(st->started))) continue; break;
+			default: {
+				struct last_leaks ll;
+				if (!last_leaks_of(e, &ll))
+					continue;
+				v = k == 7 ? ll.bytes : ll.objects;
+				break;
+			}
 			}
 			metric_proc(b, m[k].name, e, v);
 		}
