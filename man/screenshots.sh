@@ -55,3 +55,24 @@ shot diff.png diff.html 1000x250 <<EOF
 hover #frames g[data-name="shrinks"]
 shot $ROOT/man/diff.png
 EOF
+
+# heapprof serve's explorer on t/prog/leakysvc (exact, a dump every 3 s):
+# the top table, then lose_request's callers and callees.
+export HEAPPROF_RUNTIME_DIR="$W/run"
+HEAPPROF_CONF=lg_prof_sample:0,prof_accum:true,dump_interval_s:3,prof_prefix:$W/svc \
+	LD_PRELOAD="$B/libheapprof.so" "$B/t/leakysvc" 60 2000 1024 8192 >/dev/null &
+svc=$!
+"$B/heapprof" serve --listen 127.0.0.1:0 -q >"$W/serve.out" 2>/dev/null &
+srv=$!
+sleep 12
+url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' "$W/serve.out")
+shot explorer.png "$url/ui?pid=$svc" 1200x900 <<EOF
+wait 9000
+click nav button[data-view=top]
+wait 2000
+shot $ROOT/man/explorer.png
+eval (() => { [...document.querySelectorAll('#toptab tbody tr td.fn')].find(td => td.textContent === 'lose_request').click(); return 1; })()
+wait 1500
+shot $ROOT/man/explorer-callers.png
+EOF
+kill $svc $srv
