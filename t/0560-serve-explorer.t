@@ -31,45 +31,35 @@ url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
 n=0
 while [ "$(ls d | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 
-browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 80 <<EOF
-wait 3500
-eval document.getElementById('prog').textContent
-eval document.querySelector('#chart polyline.livel').getAttribute('points').split(' ').length >= 3
-eval document.querySelectorAll('#dumptab input[name=view]').length
+# Each answer waits for what it looks for (until(), at most 40 s): on a
+# loaded machine the page's requests take their time.
+browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 240 <<'EOF'
+eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.getElementById('prog').textContent !== '…' && document.getElementById('prog').textContent))
+eval until(() => { const p = document.querySelector('#chart polyline.livel'); return p && p.getAttribute('points').split(' ').length >= 3; })
+eval until(() => { const n = document.querySelectorAll('#dumptab input[name=view]').length; return n >= 2 && (window.n0 = n); })
 click #dump
-wait 2500
-eval document.getElementById('status').textContent
-eval document.querySelectorAll('#dumptab input[name=view]').length
+eval until(() => { const t = document.getElementById('status').textContent; return t.startsWith('wrote') && t; })
+eval until(() => { const n = document.querySelectorAll('#dumptab input[name=view]').length; return n > window.n0 && n; })
 eval document.querySelector('#dumptab input[name=view]:checked').value
-wait 1500
-eval [...document.querySelectorAll('#toptab tbody tr')].map(r => r.cells[4].textContent).slice(0, 2).join(' ')
+eval until(() => { const r = [...document.querySelectorAll('#toptab tbody tr')]; return r.length >= 2 && r.map(r => r.cells[4].textContent).slice(0, 2).join(' '); })
 click #toptab th[data-key=name]
-wait 300
-eval [...document.querySelectorAll('#toptab tbody tr')].map(r => r.cells[4].textContent).join(' ')
-eval [...document.querySelectorAll('#toptab tbody tr td.fn')].find(td => td.textContent === 'lose_request') !== undefined
+eval until(() => { const s = [...document.querySelectorAll('#toptab tbody tr')].map(r => r.cells[4].textContent).join(' '); return s.startsWith('__libc') && s; })
+eval until(() => [...document.querySelectorAll('#toptab tbody tr td.fn')].some(td => td.textContent === 'lose_request'))
 eval (() => { [...document.querySelectorAll('#toptab tbody tr td.fn')].find(td => td.textContent === 'lose_request').click(); return 1; })()
-wait 1500
-eval [...document.querySelectorAll('#callertab tr')].map(r => r.cells[2].textContent).join(' ') + ' / ' + [...document.querySelectorAll('#calleetab tr')].map(r => r.cells[2].textContent).join(' ')
+eval until(() => document.querySelector('#callertab tr') && document.querySelector('#calleetab tr') && [...document.querySelectorAll('#callertab tr')].map(r => r.cells[2].textContent).join(' ') + ' / ' + [...document.querySelectorAll('#calleetab tr')].map(r => r.cells[2].textContent).join(' '))
 click nav button[data-view=source]
-wait 1500
-eval document.querySelector('#out pre').textContent.includes('ROUTINE ======================== lose_request')
+eval until(() => { const p = document.querySelector('#out pre'); return p && p.textContent.includes('ROUTINE ======================== lose_request'); })
 click nav button[data-view=flame]
-wait 3000
-eval document.querySelector('#out iframe').contentDocument.querySelectorAll('#frames g').length > 3
+eval until(() => { const f = document.querySelector('#out iframe'); return f && f.contentDocument && f.contentDocument.querySelectorAll('#frames g').length > 3; })
 click nav button[data-view=top]
-wait 1500
 eval (() => { const s = document.getElementById('value'); s.value = 'inuse_objects'; s.dispatchEvent(new Event('change')); return s.value; })()
-wait 1500
-eval document.querySelector('#out p').textContent.startsWith('Total ') && !document.querySelector('#out p').textContent.includes('B;')
+eval until(() => { const p = document.querySelector('#out p'); return !!(p && p.textContent.startsWith('Total ') && !p.textContent.includes('B;') && document.querySelector('#toptab')); })
 eval (() => { document.querySelectorAll('#dumptab input[name=base]')[1].click(); return document.querySelector('#dumptab input[name=base]:checked').value; })()
-wait 1500
-eval document.querySelector('#out p').textContent
+eval until(() => { const p = document.querySelector('#out p'); return p && p.textContent.includes('(minus the base)') && p.textContent; })
 click #toggle
-wait 2000
-eval document.getElementById('status').textContent
+eval until(() => { const t = document.getElementById('status').textContent; return t === 'sampling paused' && t; })
 click #leaks
-wait 5000
-eval (() => { const t = document.getElementById('leakout').textContent; return [t.includes('Direct leak of'), /in lose_request /.test(t), /in cache_request /.test(t)].join(' '); })()
+eval until(() => { const t = document.getElementById('leakout').textContent; return t.includes('Direct leak of') && [t.includes('Direct leak of'), /in lose_request /.test(t), /in cache_request /.test(t)].join(' '); })
 EOF
 is "$?" 0 "the page ran without an error"
 [ -s berr ] && diag "$(cat berr)"

@@ -6,7 +6,7 @@
 browse() {
 	_f=$1
 	shift
-	timeout 90 python3 "$SRC/t/browser.py" "$@" "$_f" >out 2>berr
+	timeout 300 python3 "$SRC/t/browser.py" "$@" "$_f" >out 2>berr
 	_rc=$?
 	[ $_rc -eq 0 ] || diag "browser.py $_f exited $_rc:" "$(cat berr)"
 	return $_rc
