@@ -97,6 +97,10 @@ sleep 30 &
 stp=$!
 started $stp "$(readlink -f "$(command -v sleep)")"
 kill -STOP $stp
+# SIGSTOP lands when the kernel next schedules it: wait for the T state
+# (under make check's load the attach came first once, and attached).
+n=0
+while ! grep -q '^State:[[:space:]]*T' /proc/$stp/status && [ $n -lt 500 ]; do sleep 0.01; n=$((n + 1)); done
 "$BIN" attach $stp >out 2>err
 like "$(cat err)" "^heapprof attach: process $stp is stopped \\(T \\(stopped\\)\\): continue it first \\(kill -CONT $stp\\)\$" \
 	"stopped: says so"
