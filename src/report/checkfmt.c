@@ -142,6 +142,18 @@ static void json_frame(struct hp_buf *b, const struct hp_check_frame *f)
 	hp_buf_printf(b, ", \"inlined\": %s}", f->inlined ? "true" : "false");
 }
 
+/* "leaked_bytes": ... "suppressed_objects": N, the totals both JSON
+ * layouts give (heapprof check's per process, heapprof leaks'). */
+static void json_totals(struct hp_buf *b, const struct hp_check_proc *p)
+{
+	hp_buf_printf(b, "\"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
+		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
+		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
+		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64,
+		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
+		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects);
+}
+
 /* null when no budget applied; else the figures and what went over. */
 static void json_budget(struct hp_buf *b, const struct hp_check_proc *p)
 {
@@ -188,13 +200,9 @@ static void json_proc(struct hp_buf *b, const struct hp_check_proc *p)
 		      p->counted ? "true" : "false", p->error ? "false" : "true",
 		      p->missing ? "true" : "false");
 	jstr(b, p->error);
-	hp_buf_printf(b, ",\n     \"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
-		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
-		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
-		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
-		      ", \"threads\": %u, \"threads_stopped\": %u,\n     \"suppressions\": [",
-		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
-		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects,
+	hp_buf_str(b, ",\n     ");
+	json_totals(b, p);
+	hp_buf_printf(b, ", \"threads\": %u, \"threads_stopped\": %u,\n     \"suppressions\": [",
 		      p->threads, p->threads_stopped);
 	for (size_t j = 0; j < p->nsupps; j++) {
 		hp_buf_str(b, j ? ", {\"template\": " : "{\"template\": ");
@@ -366,13 +374,9 @@ void hp_check_leaks_json(struct hp_buf *b, const struct hp_check_proc *p)
 		      p->sampled_lg ? "true" : "false", p->sampled_lg, p->confirm_checks ? p->confirm_checks : 1,
 		      p->confirm_interval, p->unconfirmed_blocks);
 	jstr(b, p->error);
-	hp_buf_printf(b, ",\n  \"leaked_bytes\": %" PRIu64 ", \"leaked_objects\": %" PRIu64
-		      ", \"direct_bytes\": %" PRIu64 ", \"direct_objects\": %" PRIu64
-		      ", \"indirect_bytes\": %" PRIu64 ", \"indirect_objects\": %" PRIu64
-		      ", \"suppressed_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
-		      ",\n  \"threads\": %u, \"threads_stopped\": %u, \"threads_not_stopped\": [",
-		      hp_check_bytes(p), hp_check_objects(p), p->direct_bytes, p->direct_objects,
-		      p->indirect_bytes, p->indirect_objects, p->suppressed_bytes, p->suppressed_objects,
+	hp_buf_str(b, ",\n  ");
+	json_totals(b, p);
+	hp_buf_printf(b, ",\n  \"threads\": %u, \"threads_stopped\": %u, \"threads_not_stopped\": [",
 		      p->threads, p->threads_stopped);
 	for (size_t i = 0; i < p->nunstopped; i++) {
 		hp_buf_printf(b, "%s{\"tid\": %ld, \"name\": ", i ? ", " : "", p->unstopped[i].tid);

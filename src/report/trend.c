@@ -28,18 +28,24 @@ static void fmt_time(time_t t, char *buf, size_t n)
 	strftime(buf, n, "%Y-%m-%d %H:%M:%SZ", &tm);
 }
 
-static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
+/* "<what> inuse_space over N dumps[ from T0 to T1]", no newline. */
+static void headline(const struct hp_series *s, const char *what, struct hp_buf *b)
 {
-	char first[32], last[32], delta[32], sdelta[40], slope[48];
-	int64_t d = s->total[s->n - 1] - s->total[0];
-
-	hp_buf_printf(b, "Trend of %s over %zu dumps", hp_render_value_name(s->vi), s->n);
+	hp_buf_printf(b, "%s %s over %zu dumps", what, hp_render_value_name(s->vi), s->n);
 	if (s->timed) {
 		char t0[32], t1[32];
 		fmt_time(s->t0, t0, sizeof(t0));
 		fmt_time(s->t0 + (time_t)s->x[s->n - 1], t1, sizeof(t1));
 		hp_buf_printf(b, " from %s to %s", t0, t1);
 	}
+}
+
+static void text(const struct hp_series *s, size_t top, struct hp_buf *b)
+{
+	char first[32], last[32], delta[32], sdelta[40], slope[48];
+	int64_t d = s->total[s->n - 1] - s->total[0];
+
+	headline(s, "Trend of", b);
 	hp_render_value(first, sizeof(first), s->total[0], s->vi, s->show_bytes);
 	hp_render_value(last, sizeof(last), s->total[s->n - 1], s->vi, s->show_bytes);
 	hp_render_value(delta, sizeof(delta), d, s->vi, s->show_bytes);
@@ -137,13 +143,7 @@ static void text_suspects(const struct hp_series *s, size_t top, struct hp_buf *
 	char level[16];
 
 	snprintf(level, sizeof(level), "%g%%", s->level * 100);
-	hp_buf_printf(b, "Leak suspects in %s over %zu dumps", hp_render_value_name(s->vi), s->n);
-	if (s->timed) {
-		char t0[32], t1[32];
-		fmt_time(s->t0, t0, sizeof(t0));
-		fmt_time(s->t0 + (time_t)s->x[s->n - 1], t1, sizeof(t1));
-		hp_buf_printf(b, " from %s to %s", t0, t1);
-	}
+	headline(s, "Leak suspects in", b);
 	hp_buf_printf(b, "\nA suspect grew beyond the noise of sampling over the whole series and "
 			 "still grows over its later half, each at %s confidence.\n", level);
 	if (!s->accum && s->rate[0] > 1)
