@@ -9,22 +9,13 @@ plan 32
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
-# wait_ready FILE: until the program has printed "ready PID".
-wait_ready() {
-	n=0
-	while ! grep -q '^ready ' "$1" 2>/dev/null && [ $n -lt 1000 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
-	sed -n 's/^ready //p' "$1"
-}
 
 # The bare run, beside: the same output and status are wanted.
 ("$TP/attachee" 4 4 >bare.out 2>bare.err; echo $? >bare.status) &
 bare=$!
 
 ("$TP/attachee" 4 4 >att.out 2>att.err; echo $? >att.status) &
-pid=$(wait_ready att.out)
+pid=$(ready_pid att.out)
 "$BIN" attach "$pid" -c lg_prof_sample:0,prof_prefix:$T_DIR/d >attach.out 2>attach.err
 is $? 0 "attach: exit 0"
 like "$(cat attach.out)" "^heapprof: attached to process $pid: [0-9]+ GOT entries in [0-9]+ objects routed to heapprof; thread [0-9]+ paused [0-9.]+ ms\$" \
@@ -106,7 +97,7 @@ is "$(cat py.status)" 0 "python3: its exit status"
 # during the calls made on its only thread: 10 cycles, then it ends as
 # bare.
 ("$TP/sigbusy" 4 >s.out 2>s.err; echo $? >s.status) &
-spid=$(wait_ready s.out)
+spid=$(ready_pid s.out)
 cycles=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	"$BIN" attach "$spid" >/dev/null 2>>s.cmd && "$BIN" detach "$spid" >/dev/null 2>>s.cmd && cycles=$((cycles + 1))
@@ -118,7 +109,7 @@ is "$(cat s.status) $(sed 1d s.out)" "5 done signals" "and it ends with its own 
 # Every thread in a futex wait (a condition variable, pthread_join): a
 # safe point too, the words being no lock of glibc's.
 ("$TP/waiters" 4 >w.out 2>w.err; echo $? >w.status) &
-wpid=$(wait_ready w.out)
+wpid=$(ready_pid w.out)
 "$BIN" attach "$wpid" >w.attach 2>&1
 is $? 0 "threads all in futex waits: attach"
 "$BIN" detach "$wpid" >/dev/null 2>&1

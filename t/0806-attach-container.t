@@ -15,13 +15,6 @@ plan 30
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
-wait_ready() {
-	n=0
-	while ! grep -q '^ready ' "$1" 2>/dev/null && [ $n -lt 1000 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
-}
 
 # Only what heapprof left behind: the library's runtime directory, empty.
 leftovers() {
@@ -29,15 +22,7 @@ leftovers() {
 	 find tmp/heapprof-0 -mindepth 1 2>/dev/null)
 }
 
-mkdir bare root
-bare=$(cd bare && pwd -P)
-root=$(cd root && pwd -P)
-container_root "$bare" full
-container_root "$root" full
-(container_run "$bare" /tp/attachee 4 6 >bare.out 2>bare.err; echo $? >bare.status) &
-(container_run "$root" /tp/attachee 4 6 >att.out 2>att.err; echo $? >att.status) &
-pid=$(container_pid "$root")
-wait_ready att.out
+container_pair full /tp/attachee 4 6
 ok $([ ! -e "/proc/$pid/root$LIB" ]; echo $?) "the container does not see $LIB"
 is "$(sed -n 's/^NSpid:.*[[:space:]]//p' "/proc/$pid/status")" 1 "the program is its pid namespace's process 1"
 

@@ -10,23 +10,8 @@
 . "$SRC/t/container.sh"
 plan 19
 
-wait_ready() {
-	n=0
-	while ! grep -q '^ready ' "$1" 2>/dev/null && [ $n -lt 1000 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
-}
 
-mkdir bare root
-bare=$(cd bare && pwd -P)
-root=$(cd root && pwd -P)
-container_root "$bare" bare
-container_root "$root" bare
-(container_run "$bare" /tp/attachee 4 5 >bare.out 2>bare.err; echo $? >bare.status) &
-(container_run "$root" /tp/attachee 4 5 >att.out 2>att.err; echo $? >att.status) &
-pid=$(container_pid "$root")
-wait_ready att.out
+container_pair bare /tp/attachee 4 5
 is "$(cd "/proc/$pid/root" && find . -name '*.so*' | sort | tr '\n' ' ')" \
 	"./lib/x86_64-linux-gnu/libc.so.6 ./lib64/ld-linux-x86-64.so.2 " \
 	"the container holds the C library and the loader, nothing else"

@@ -11,13 +11,6 @@
 . "$SRC/t/container.sh"
 plan 9
 
-wait_ready() {
-	n=0
-	while ! grep -q '^ready ' "$1" 2>/dev/null && [ $n -lt 1000 ]; do
-		sleep 0.01
-		n=$((n + 1))
-	done
-}
 
 mkdir victim-shm victim-tmp victim-var all one
 all=$(cd all && pwd -P)

@@ -86,3 +86,22 @@ container_pid() {
 	done
 	return 1
 }
+
+# container_pair KIND ARGS...: two containers of KIND (container_root), a
+# bare one (bare/, its output in bare.out, bare.err, bare.status) and one
+# to attach to (root/: att.out, att.err, att.status), each running
+# /tp/ARGS in the background; $bare, $root and the attached one's host
+# $pid set, once it printed "ready".
+container_pair() {
+	_kind=$1
+	shift
+	mkdir bare root
+	bare=$(cd bare && pwd -P)
+	root=$(cd root && pwd -P)
+	container_root "$bare" "$_kind"
+	container_root "$root" "$_kind"
+	(container_run "$bare" "$@" >bare.out 2>bare.err; echo $? >bare.status) &
+	(container_run "$root" "$@" >att.out 2>att.err; echo $? >att.status) &
+	pid=$(container_pid "$root")
+	wait_ready att.out
+}

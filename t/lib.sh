@@ -71,6 +71,22 @@ unlike() {
 	fi
 }
 
+# wait_ready FILE: until a program has printed "ready PID" in FILE (10 s
+# at most).
+wait_ready() {
+	n=0
+	while ! grep -q '^ready ' "$1" 2>/dev/null && [ $n -lt 1000 ]; do
+		sleep 0.01
+		n=$((n + 1))
+	done
+}
+
+# ready_pid FILE: wait_ready, then the PID it printed.
+ready_pid() {
+	wait_ready "$1"
+	sed -n 's/^ready //p' "$1"
+}
+
 # prof CONF CMD...: runs CMD under the library with HEAPPROF_CONF=CONF.
 prof() {
 	_conf=$1
