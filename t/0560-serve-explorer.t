@@ -32,13 +32,15 @@ n=0
 while [ "$(ls d | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 
 # Each answer waits for what it looks for (until(), at most 40 s): on a
-# loaded machine the page's requests take their time.
+# loaded machine the page's requests take their time.  What the buttons
+# did is read where the page keeps it (window.lastDump, lastToggle): the
+# status line may by then say something else (a poll that timed out).
 browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 240 <<'EOF'
 eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.getElementById('prog').textContent !== '…' && document.getElementById('prog').textContent))
 eval until(() => { const p = document.querySelector('#chart polyline.livel'); return p && p.getAttribute('points').split(' ').length >= 3; })
 eval until(() => { const n = document.querySelectorAll('#dumptab input[name=view]').length; return n >= 2 && (window.n0 = n); })
 click #dump
-eval until(() => { const t = document.getElementById('status').textContent; return t.startsWith('wrote') && t; })
+eval until(() => window.lastDump && 'wrote ' + window.lastDump)
 eval until(() => { const n = document.querySelectorAll('#dumptab input[name=view]').length; return n > window.n0 && n; })
 eval document.querySelector('#dumptab input[name=view]:checked').value
 eval until(() => { const r = [...document.querySelectorAll('#toptab tbody tr')]; return r.length >= 2 && r.map(r => r.cells[4].textContent).slice(0, 2).join(' '); })
@@ -57,7 +59,7 @@ eval until(() => { const p = document.querySelector('#out p'); return !!(p && p.
 eval (() => { document.querySelectorAll('#dumptab input[name=base]')[1].click(); return document.querySelector('#dumptab input[name=base]:checked').value; })()
 eval until(() => { const p = document.querySelector('#out p'); return p && p.textContent.includes('(minus the base)') && p.textContent; })
 click #toggle
-eval until(() => { const t = document.getElementById('status').textContent; return t === 'sampling paused' && t; })
+eval until(() => window.lastToggle)
 click #leaks
 eval until(() => { const t = document.getElementById('leakout').textContent; return t.includes('Direct leak of') && [t.includes('Direct leak of'), /in lose_request /.test(t), /in cache_request /.test(t)].join(' '); })
 EOF
