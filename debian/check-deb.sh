@@ -17,20 +17,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
-work=${1:-$top/build/docker}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-diag() { sed 's/^/# /'; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "Bail out! debian/check-deb.sh needs root (debootstrap, chroot, mount)"
-	exit 1
-fi
-command -v debootstrap >/dev/null || { echo "Bail out! debootstrap is missing: make deps-docker"; exit 1; }
+me=debian/check-deb.sh
+. "$top/contrib/docker/chroot-tap.sh"
 echo "1..23"
 mkdir -p "$work"
 root=$work/stage-deb
