@@ -40,7 +40,9 @@
 					* verdict goes to leaks.<pid> beside
 					* the bell, then leak_checks counts it
 					* (or leak_failures, last_error why) */
-#define HP_BELL_ALL      (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS)
+#define HP_BELL_STATS    (1u << 19)    /* the figures below `stats`, now (heapprof
+					* serve's /metrics): then stats_seq counts it */
+#define HP_BELL_ALL      (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS | HP_BELL_STATS)
 
 struct hp_bell {
 	uint32_t magic;
@@ -62,6 +64,17 @@ struct hp_bell {
 	uint32_t reserved[1];
 	char last_dump[2048];
 	char last_error[1024];
+	/* With HP_BELL_STATS, by the helper thread, then stats_seq is
+	 * incremented (release): estimates at a sampled rate, exact in exact
+	 * mode; peak_bytes is the exact peak in exact mode, -1 at a sampled
+	 * rate (an estimate's largest value overshoots). */
+	uint32_t stats_seq;
+	uint32_t stats_reserved;
+	int64_t stats_live_objects;
+	int64_t stats_live_bytes;
+	int64_t stats_alloc_objects;    /* allocated since start (or the attach) */
+	int64_t stats_alloc_bytes;
+	int64_t stats_peak_bytes;
 };
 
 #endif

@@ -12,7 +12,7 @@
 for p in prometheus promtool curl; do
 	command -v $p >/dev/null || { echo "Bail out! $p is missing: run make deps"; exit 1; }
 done
-plan 22
+plan 25
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 wait_for() {
@@ -22,7 +22,7 @@ wait_for() {
 MiB=1048576
 HEAPPROF_CONF=lg_prof_sample:0,helper_thread:start,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 120 16 >x.out 2>&1 &
 x=$!
-HEAPPROF_CONF=prof_prefix:$T_DIR/s LD_PRELOAD=$LIB "$TP/idle" 120 64 >s.out 2>&1 &
+HEAPPROF_CONF=helper_thread:start,prof_prefix:$T_DIR/s LD_PRELOAD=$LIB "$TP/idle" 120 64 >s.out 2>&1 &
 s=$!
 wait_for x.out '^ready'
 wait_for s.out '^ready'
@@ -65,6 +65,19 @@ st=$(metric m1 heapprof_start_time_seconds $s)
 now=$(date +%s)
 ok $([ -n "$st" ] && [ "$st" -le "$now" ] && [ "$st" -ge $((now - 120)) ]; echo $?) \
 	"the start time is the process's (Unix time)"
+# The totals asked of each helper thread: exact in exact mode (16 blocks
+# of 1 MiB and stdio's 4096-byte buffer, nothing freed), estimates and no
+# peak at the default rate.
+is "$(metric m1 heapprof_live_objects $x) $(metric m1 heapprof_allocated_objects_total $x)" "17 17" \
+	"exact mode: live objects and allocations, 16 blocks and stdio's buffer"
+is "$(metric m1 heapprof_allocated_bytes_total $x) $(metric m1 heapprof_peak_bytes $x)" \
+	"$((16 * MiB + 4096)) $((16 * MiB + 4096))" "exact mode: bytes allocated and the exact peak"
+# Bytes, not objects: stdio's 4 KiB buffer, sampled once in 128 runs,
+# would count 128 objects but only 512 KiB.  sd as for live bytes: 3.1 MiB.
+ab=$(metric m1 heapprof_allocated_bytes_total $s)
+ok $([ -n "$ab" ] && [ "$ab" -ge $((48 * MiB)) ] && [ "$ab" -le $((80 * MiB)) ] &&
+     [ -z "$(metric m1 heapprof_peak_bytes $s)" ]; echo $?) \
+	"sampled: bytes allocated estimated (64 MiB within 5 sd: $ab), no peak figure"
 n=$(sed -n 's/^heapprof_serve_processes \([0-9]*\)$/\1/p' m1)
 ok $([ -n "$n" ] && [ "$n" -ge 2 ]; echo $?) "serve's own: the processes it sees (ours and the user's others: $n)"
 

@@ -183,6 +183,41 @@ static enum hp_ask_status ring(struct hp_ask *a, const char *what)
 	return HP_ASK_OK;
 }
 
+enum hp_ask_status hp_ask_stats_ring(struct hp_ask *a)
+{
+	struct hp_bell *b = a->bell;
+
+	if (!b || !bell_load(&b->helper_tid)) {
+		snprintf(a->msg, sizeof(a->msg), "process %d (%s) has no helper thread to give its totals",
+			 (int)a->pid, a->prog);
+		return HP_ASK_CANNOT;
+	}
+	a->stats_seq0 = bell_load(&b->stats_seq);
+	__atomic_fetch_or(&b->requests, HP_BELL_STATS, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &b->requests, FUTEX_WAKE, 1, NULL, NULL, 0);
+	return HP_ASK_OK;
+}
+
+enum hp_ask_status hp_ask_stats_wait(struct hp_ask *a, double deadline, struct hp_ask_stats *out)
+{
+	struct hp_bell *b = a->bell;
+
+	while (bell_load(&b->stats_seq) == a->stats_seq0) {
+		if (hp_ask_now() >= deadline) {
+			snprintf(a->msg, sizeof(a->msg), "process %d (%s) gave no totals in time", (int)a->pid,
+				 a->prog);
+			return HP_ASK_TIMEOUT;
+		}
+		hp_ask_pause_ms(1);
+	}
+	out->live_objects = __atomic_load_n(&b->stats_live_objects, __ATOMIC_RELAXED);
+	out->live_bytes = __atomic_load_n(&b->stats_live_bytes, __ATOMIC_RELAXED);
+	out->alloc_objects = __atomic_load_n(&b->stats_alloc_objects, __ATOMIC_RELAXED);
+	out->alloc_bytes = __atomic_load_n(&b->stats_alloc_bytes, __ATOMIC_RELAXED);
+	out->peak_bytes = __atomic_load_n(&b->stats_peak_bytes, __ATOMIC_RELAXED);
+	return HP_ASK_OK;
+}
+
 void hp_ask_nudge(struct hp_ask *a)
 {
 	struct hp_bell *b = a->bell;

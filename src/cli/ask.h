@@ -46,7 +46,7 @@ struct hp_ask {
 	 * older library, or no runtime directory): control files then. */
 	struct hp_bell *bell;
 	unsigned bit;			/* the request rung, 0: none */
-	unsigned answered0, dumps0, failures0, leak_checks0, leak_failures0;
+	unsigned answered0, dumps0, failures0, leak_checks0, leak_failures0, stats_seq0;
 	double rung_at;
 	bool nudged;			/* the control signal was sent */
 };
@@ -102,6 +102,22 @@ enum hp_ask_status hp_ask_dump(struct hp_ask *a, double timeout, volatile sig_at
  */
 enum hp_ask_status hp_ask_leaks(struct hp_ask *a, double timeout, volatile sig_atomic_t *stop,
 				bool blocks, char *path, size_t cap);
+
+/* The process's totals (src/bellpage.h's stats fields). */
+struct hp_ask_stats {
+	long long live_objects, live_bytes, alloc_objects, alloc_bytes;
+	long long peak_bytes;	/* -1: none (a sampled rate) */
+};
+
+/*
+ * Rings the checked process's bell for its totals (no signal: a process
+ * without a helper thread is not asked, HP_ASK_CANNOT).  hp_ask_stats_wait
+ * then waits for the answer at most until deadline (hp_ask_now()'s
+ * clock): HP_ASK_OK with *out filled, or HP_ASK_TIMEOUT.  Ringing every
+ * process first and then waiting asks many at once.
+ */
+enum hp_ask_status hp_ask_stats_ring(struct hp_ask *a);
+enum hp_ask_status hp_ask_stats_wait(struct hp_ask *a, double deadline, struct hp_ask_stats *out);
 
 /* Seconds on the monotonic clock, and a pause of ms milliseconds. */
 double hp_ask_now(void);

@@ -141,6 +141,8 @@ struct serve_proc {
 	bool has_state;
 	struct hp_proc_state st;
 	char prog[PATH_MAX];
+	bool has_stats;			/* /metrics: its totals, asked of its helper thread */
+	struct hp_ask_stats stats;
 };
 
 struct serve_list {
@@ -522,6 +524,26 @@ static void metric_proc(struct serve_str *b, const char *name, const struct serv
 	add(b, "\"} %lld\n", v);
 }
 
+/* Each process's totals from its helper thread (live objects, bytes
+ * allocated, the peak): every bell rung first, then the answers awaited
+ * together, 0.5 s at most in all; a process without a helper thread, or
+ * that did not answer in time, has none (no signal is sent for them). */
+#define TOTALS_WAIT_S 0.5
+static void ask_totals(const struct serve *s, struct serve_list *l)
+{
+	struct hp_ask *a = calloc(l->n ? l->n : 1, sizeof(*a));
+	bool *rung = calloc(l->n ? l->n : 1, sizeof(*rung));
+
+	for (size_t i = 0; a && rung && i < l->n; i++)
+		rung[i] = l->e[i].has_state && hp_ask_check(&a[i], l->e[i].pid, s->all_users) == HP_ASK_OK &&
+			  hp_ask_stats_ring(&a[i]) == HP_ASK_OK;
+	double deadline = hp_ask_now() + TOTALS_WAIT_S;
+	for (size_t i = 0; a && rung && i < l->n; i++)
+		l->e[i].has_stats = rung[i] && hp_ask_stats_wait(&a[i], deadline, &l->e[i].stats) == HP_ASK_OK;
+	free(a);
+	free(rung);
+}
+
 /* Prometheus' text exposition format (0.0.4): each profiled process's
  * figures, labelled pid and program, then serve's own. */
 static void metrics_text(const struct serve *s, struct serve_list *l, struct serve_str *b)
@@ -544,11 +566,19 @@ static void metrics_text(const struct serve *s, struct serve_list *l, struct ser
 		{ "heapprof_leaked_bytes", "gauge", "What the last leak check of the running process "
 		  "found lost, direct and indirect (heapprof leaks; estimated at a sampled rate)." },
 		{ "heapprof_leaked_objects", "gauge", "The same in objects." },
+		{ "heapprof_live_objects", "gauge", "Objects live in the process, estimated as "
+		  "heapprof_live_bytes (asked of its helper thread)." },
+		{ "heapprof_allocated_bytes_total", "counter", "Bytes allocated since heapprof started "
+		  "in the process (or its attach), estimated at a sampled rate." },
+		{ "heapprof_allocated_objects_total", "counter", "The same in allocations." },
+		{ "heapprof_peak_bytes", "gauge", "The most heap the process held at once since heapprof "
+		  "started (exact mode only: lg_prof_sample:0)." },
 	};
 
 	for (size_t i = 0; i < l->n; i++)
 		if (l->e[i].has_state)
 			hp_proc_fresh_live(&l->e[i].st);
+	ask_totals(s, l);
 	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		metric_head(b, m[k].name, m[k].type, m[k].help);
 		for (size_t i = 0; i < l->n; i++) {
@@ -563,13 +593,21 @@ static void metrics_text(const struct serve *s, struct serve_list *l, struct ser
 			case 4: if (!e->has_state) continue; v = 1LL << (st->lg_prof_sample & 63); break;
 			case 5: if (!e->has_state) continue; v = st->attached ? 1 : 0; break;
 			case 6: if (!e->has_state || !(v = started_of(st->started))) continue; break;
-			default: {
+			case 7: case 8: {
 				struct last_leaks ll;
 				if (!last_leaks_of(e, &ll))
 					continue;
 				v = k == 7 ? ll.bytes : ll.objects;
 				break;
 			}
+			default:
+				if (!e->has_stats)
+					continue;
+				v = k == 9 ? e->stats.live_objects : k == 10 ? e->stats.alloc_bytes :
+				    k == 11 ? e->stats.alloc_objects : e->stats.peak_bytes;
+				if (v < 0)
+					continue;   /* no exact peak at a sampled rate */
+				break;
 			}
 			metric_proc(b, m[k].name, e, v);
 		}

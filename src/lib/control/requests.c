@@ -144,6 +144,8 @@ unsigned hp_requests_do(unsigned req)
 		leaks_asked();
 	if (req & HP_REQ_LEAKCHECK)
 		api_checked();
+	if (req & HP_BELL_STATS)
+		hp_bell_publish_stats();
 	if (req & (HP_BELL_DUMP | HP_BELL_ACTIVE | HP_BELL_LEAKS))
 		hp_bell_note_answered();
 	/* Last: the process dies by the final signal soon after. */

@@ -21,6 +21,10 @@
 #include "base/sandbox.h"
 #include "base/sys.h"
 #include "output/bell.h"
+#include "record/counters.h"
+#include "record/peak.h"
+#include "record/sample.h"
+#include "record/switches.h"
 #include "record/trigger.h"
 #include "base/banned.h"
 
@@ -150,6 +154,41 @@ void hp_bell_note_answered(void)
 
 	if (b)
 		__atomic_fetch_add(&b->answered, 1, __ATOMIC_RELEASE);
+}
+
+/* Fixed-point object counts to objects, to the nearest. */
+static int64_t objects(int64_t cnt_fp)
+{
+	return cnt_fp > 0 ? (int64_t)(((uint64_t)cnt_fp + HP_CNT_ONE / 2) >> HP_CNT_SHIFT) : 0;
+}
+
+void hp_bell_publish_stats(void)
+{
+	struct hp_bell *b = hp_bell_page();
+	uint16_t gen = HP_LOAD(&hp_switches.gen);
+	uint32_t end = hp_counters_end();
+	int64_t live_cnt = 0, live_bytes = 0;
+	uint64_t accum_cnt = 0, accum_bytes = 0;
+
+	if (!b)
+		return;
+	for (uint32_t id = 1; id < end; id++) {
+		const struct hp_counters *c = hp_counters_at(id);
+		if (!c || !HP_LOAD_ACQ(&c->stack) || c->gen != gen)
+			continue;
+		struct hp_counts k;
+		hp_counters_read(c, &k);
+		live_cnt += k.live_cnt;
+		live_bytes += k.live_bytes;
+		accum_cnt += k.accum_cnt;
+		accum_bytes += k.accum_bytes;
+	}
+	HP_STORE(&b->stats_live_objects, objects(live_cnt));
+	HP_STORE(&b->stats_live_bytes, live_bytes > 0 ? live_bytes : 0);
+	HP_STORE(&b->stats_alloc_objects, objects((int64_t)accum_cnt));
+	HP_STORE(&b->stats_alloc_bytes, (int64_t)accum_bytes);
+	HP_STORE(&b->stats_peak_bytes, HP_LOAD(&hp_switches.lg_sample) == 0 ? hp_peak_key() : -1);
+	__atomic_fetch_add(&b->stats_seq, 1, __ATOMIC_RELEASE);
 }
 
 void hp_bell_remove(void)

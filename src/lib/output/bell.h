@@ -32,6 +32,9 @@ void hp_bell_note_dump(const char *path);
 void hp_bell_note_failure(const char *why);
 /* A request of the command's was served. */
 void hp_bell_note_answered(void);
+/* The process's totals into the bell's stats fields (HP_BELL_STATS): a
+ * walk of every context's counters, on the helper thread. */
+void hp_bell_publish_stats(void);
 /* Where a leak check of the running process writes its verdict
  * (leak/livecheck.h): <runtime dir>/leaks.<pid>, into buf; returns its
  * length, 0 without a bell (then there is no file). */
