@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 command -v valgrind >/dev/null || { echo "Bail out! valgrind is missing: run make deps"; exit 1; }
-plan 29
+plan 30
 
 P=1048576 N=1000 K=4096
 chk() {   # chk ARGS...: heapprof check ARGS -- budget P N K; status in $st, stderr in e
@@ -71,6 +71,11 @@ print(b["peak_bytes"], b["allocations"], b["live_bytes_at_exit"], o["option"], o
 PYEOF
 is "$(cat jv)" "1048576 1002 4096 --max-peak 1048575 1048576 True 1 23" "--json: the figures, the budget gone over, the summary"
 like "$(cat j.xml)" '<failure type="budget" message="over --max-peak 1048575">' "--junit: a failure of type budget"
+# A process that leaks and goes over a budget: one failure, of type leak,
+# whose text has both.
+"$BIN" check --max-allocs 1 --junit j2.xml -- "$TP/idle" 0 2 >out 2>e
+ok $(grep -q '<failure type="leak"' j2.xml && grep -q 'Direct leak of' j2.xml && grep -q 'over --max-allocs 1:' j2.xml
+     echo $?) "--junit: a leak over a budget is one failure with both reports"
 
 # Bad values: usage errors, nothing run.
 for bad in "--max-peak 10Q" "--max-allocs -3" "--max-allocs =5" "--max-live-at-exit x=" "--max-foo 1"; do

@@ -284,6 +284,24 @@ static void junit_over_text(struct hp_buf *t, const struct hp_check_proc *p)
 			      p->over[j].stacks);
 }
 
+/* One <failure>: the message, then the leak report (when p leaked) and
+ * the budgets it went over as its text. */
+static void junit_failure(struct hp_buf *b, const char *type, const char *message,
+			  const struct hp_check_proc *p)
+{
+	struct hp_buf text = { 0 };
+
+	hp_buf_printf(b, "      <failure type=\"%s\" message=\"", type);
+	hp_buf_xml_str(b, message);
+	hp_buf_str(b, "\">");
+	if (hp_check_objects(p))
+		hp_check_text(&text, p);
+	junit_over_text(&text, p);
+	hp_buf_xml_str(b, text.p ? text.p : "");
+	hp_buf_str(b, "</failure>\n");
+	hp_buf_release(&text);
+}
+
 void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 {
 	size_t tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -321,29 +339,16 @@ void hp_check_junit(struct hp_buf *b, const struct hp_check_run *run)
 			hp_buf_xml_str(b, p->error);
 			hp_buf_str(b, "\"/>\n");
 		} else if (hp_check_objects(p)) {
-			struct hp_buf text = { 0 };
-			hp_buf_printf(&text, "%" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s)",
+			struct hp_buf msg = { 0 };
+			hp_buf_printf(&msg, "%" PRIu64 " byte(s) leaked in %" PRIu64 " allocation(s)",
 				      hp_check_bytes(p), hp_check_objects(p));
-			hp_buf_str(b, "      <failure type=\"leak\" message=\"");
-			hp_buf_xml_str(b, text.p);
-			hp_buf_str(b, "\">");
-			hp_buf_reset(&text);
-			hp_check_text(&text, p);
-			hp_buf_xml_str(b, text.p);
-			junit_over_text(&text, p);
-			hp_buf_str(b, "</failure>\n");
-			hp_buf_release(&text);
+			junit_failure(b, "leak", msg.p, p);
+			hp_buf_release(&msg);
 		} else if (p->nover) {
-			struct hp_buf text = { 0 };
-			hp_buf_printf(&text, "over %s %s", p->over[0].option, p->over[0].rule);
-			hp_buf_str(b, "      <failure type=\"budget\" message=\"");
-			hp_buf_xml_str(b, text.p);
-			hp_buf_str(b, "\">");
-			hp_buf_reset(&text);
-			junit_over_text(&text, p);
-			hp_buf_xml_str(b, text.p);
-			hp_buf_str(b, "</failure>\n");
-			hp_buf_release(&text);
+			struct hp_buf msg = { 0 };
+			hp_buf_printf(&msg, "over %s %s", p->over[0].option, p->over[0].rule);
+			junit_failure(b, "budget", msg.p, p);
+			hp_buf_release(&msg);
 		}
 		hp_buf_str(b, "      <system-out>");
 		hp_buf_xml_str(b, p->program);
