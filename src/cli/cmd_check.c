@@ -584,16 +584,6 @@ static int has_suffix(const char *s, const char *suffix)
 	return n > k && !strcmp(s + n - k, suffix);
 }
 
-static void free_proc(struct hp_check_proc *p)
-{
-	for (size_t j = 0; j < p->nleaks; j++)
-		free(p->leaks[j].frames);
-	free(p->leaks);
-	free(p->supps);
-	for (size_t j = 0; j < p->nover; j++)
-		free(p->over[j].stacks);
-	free(p->over);
-}
 
 static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab *strs)
 {
@@ -618,7 +608,7 @@ static void read_verdicts(const char *dir, struct verdicts *v, struct hp_strtab 
 		const char *err = hp_check_read(path.p, p, strs);
 		if (err) {
 			hp_util_warn("check: cannot read the verdict '%s': %s", path.p, err);
-			free_proc(p);
+			hp_check_release(p);
 		} else {
 			v->n++;
 		}
@@ -754,7 +744,7 @@ static void pair_registrations(struct verdicts *v, struct hp_strtab *strs)
 	for (size_t i = 0; i < v->n; i++) {
 		struct hp_check_proc *p = &v->p[i];
 		if (p->missing && k && v->p[k - 1].pid == p->pid) {
-			free_proc(p);
+			hp_check_release(p);
 			continue;
 		}
 		if (p->missing)
@@ -1154,7 +1144,7 @@ static int check(struct check_opts *o, int argc, char **argv)
 		hp_buf_release(&b);
 	}
 	for (size_t k = 0; k < v.n; k++)
-		free_proc(&v.p[k]);
+		hp_check_release(&v.p[k]);
 	free(v.p);
 	free(reaped);
 	hp_strtab_release(&strs);

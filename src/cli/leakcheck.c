@@ -17,17 +17,6 @@
 #include "report/strtab.h"
 #include "report/util.h"
 
-static void release_proc(struct hp_check_proc *p)
-{
-	for (size_t j = 0; j < p->nleaks; j++) {
-		free(p->leaks[j].frames);
-		free(p->leaks[j].blocks);
-	}
-	free(p->leaks);
-	free(p->supps);
-	free(p->unstopped);
-	memset(p, 0, sizeof(*p));
-}
 
 static int by_block(const void *a, const void *b)
 {
@@ -168,7 +157,7 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 			/* The interval, in steps that notice a stop. */
 			for (double left = o->interval; left > 0 && !(o->stop && *o->stop); left -= 0.05)
 				hp_ask_pause_ms(left < 0.05 ? (int)(left * 1000) + 1 : 50);
-			release_proc(&p);
+			hp_check_release(&p);
 		}
 		if (one_check(o, &a, &p, &strs, msg, cap, st))
 			goto out;
@@ -213,7 +202,7 @@ int hp_leakcheck_run(const struct hp_leakcheck_opts *o, struct hp_buf *out, char
 out:
 	free(all);
 	free(set);
-	release_proc(&p);
+	hp_check_release(&p);
 	hp_strtab_release(&strs);
 	return ret;
 }

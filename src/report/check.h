@@ -125,6 +125,11 @@ struct hp_check_proc {
  */
 const char *hp_check_read(const char *path, struct hp_check_proc *p, struct hp_strtab *strs);
 
+/* Frees what p holds (its leaks' frames and blocks, suppressions, threads
+ * that did not stop, budgets gone over) and zeroes it; strings stay in
+ * their table. */
+void hp_check_release(struct hp_check_proc *p);
+
 /*
  * Replaces the frames of every leak of the n processes (the counted ones
  * only, unless all) with libdw's: file and line, inlined functions as

@@ -280,6 +280,21 @@ static const char *parse_body(struct reader *r, char *line, int *state, struct h
 	}
 }
 
+void hp_check_release(struct hp_check_proc *p)
+{
+	for (size_t j = 0; j < p->nleaks; j++) {
+		free(p->leaks[j].frames);
+		free(p->leaks[j].blocks);
+	}
+	free(p->leaks);
+	free(p->supps);
+	free(p->unstopped);
+	for (size_t j = 0; j < p->nover; j++)
+		free(p->over[j].stacks);
+	free(p->over);
+	memset(p, 0, sizeof(*p));
+}
+
 const char *hp_check_read(const char *path, struct hp_check_proc *p, struct hp_strtab *strs)
 {
 	static const char *const head[] = { "pid", "program", "cmdline", "status" };

@@ -56,10 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("a NUL byte in the outputs");
 		hp_buf_release(&b);
 	}
-	for (size_t i = 0; i < r.p.nleaks; i++)
-		free(r.p.leaks[i].frames);
-	free(r.p.leaks);
-	free(r.p.supps);
+	hp_check_release(&r.p);
 	hp_strtab_release(&r.strs);
 	free((char *)r.path);
 	free(text);
