@@ -7,14 +7,23 @@
 plan 11
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-("$TP/attachleak" go 10 >out 2>err; echo $? >status) &
-n=0
-while ! grep -q '^ready ' out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
-pid=$(sed -n 's/^ready //p' out)
-"$BIN" attach "$pid" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
-is $? 0 "attach"
-touch go
-while [ ! -e status ]; do sleep 0.05; done
+
+# attached SUFFIX ARGS...: attachleak ARGS in the background (its output
+# in outSUFFIX, errSUFFIX, statusSUFFIX), attached once ready (the
+# attach's status in $att), let go, and waited for.
+attached() {
+	_s=$1
+	shift
+	rm -f go
+	("$TP/attachleak" "$@" >out$_s 2>err$_s; echo $? >status$_s) &
+	"$BIN" attach "$(ready_pid out$_s)" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
+	att=$?
+	touch go
+	while [ ! -e status$_s ]; do sleep 0.05; done
+}
+
+attached "" go 10
+is $att 0 "attach"
 is "$(cat status)" 0 "the program's exit status is its own (prof_leak reports, no gate)"
 like "$(cat err)" "^<heapprof>: Direct leak of ~777 byte\\(s\\) in ~1 object\\(s\\) allocated from:" \
 	"the block dropped after the attach is a leak"
@@ -23,14 +32,7 @@ like "$(cat err)" "^<heapprof>: Leak approximation summary: ~777 bytes, ~1 objec
 unlike "$(cat err)" "held_block" "held_block is named nowhere in the leak report"
 
 # An object the program loads after the attach is routed too.
-rm -f go
-("$TP/attachleak" go 10 "$TP/libleak.so" >out2 2>err2; echo $? >status2) &
-n=0
-while ! grep -q '^ready ' out2 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
-pid=$(sed -n 's/^ready //p' out2)
-"$BIN" attach "$pid" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
-touch go
-while [ ! -e status2 ]; do sleep 0.05; done
+attached 2 go 10 "$TP/libleak.so"
 is "$(cat status2)" 0 "loading a library after the attach: exit status 0"
 like "$(cat err2)" "^<heapprof>: Direct leak of ~555 byte\\(s\\) in ~1 object\\(s\\) allocated from:" \
 	"the leak from the library loaded after the attach is seen: its malloc calls were routed"
@@ -39,14 +41,7 @@ like "$(cat err2)" "^<heapprof>: Leak approximation summary: ~1332 bytes, ~2 obj
 
 # Loaded, unloaded and loaded again (most likely at the same address,
 # its GOT relocated afresh): routed again.
-rm -f go
-("$TP/attachleak" go 0 "$TP/libleak.so" reload >out3 2>err3; echo $? >status3) &
-n=0
-while ! grep -q '^ready ' out3 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
-pid=$(sed -n 's/^ready //p' out3)
-"$BIN" attach "$pid" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
-touch go
-while [ ! -e status3 ]; do sleep 0.05; done
+attached 3 go 0 "$TP/libleak.so" reload
 is "$(cat status3)" 0 "a library unloaded and loaded again: exit status 0"
 like "$(cat err3)" "^<heapprof>: Leak approximation summary: ~1332 bytes, ~2 objects," \
 	"its leak is seen: its new GOT entries were routed too"
