@@ -120,10 +120,24 @@ static void test_second_look(void)
 	hp_filter_inc(r);
 	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
 
-	/* A page 64 MiB on shares r's slot: each byte's one block
-	 * overwrites the other's, and the loser's pointers are maybe. */
-	uintptr_t s = r + ONE_SPAN;
+	/* Pages 64 MiB apart (glibc's thread arenas' heaps are aligned to
+	 * 64 MiB) take slots of their own. */
+	uintptr_t t = r + ONE_SPAN;
+	hp_filter_inc(t);
+	ok(hp_filter_one_slot(hp_filter_index(t)) != hp_filter_one_slot(hp_filter_index(r)) &&
+	   !hp_filter_second_look((void *)(r + 16)) && !hp_filter_second_look((void *)(t + 16)) &&
+	   hp_filter_second_look((void *)r) && hp_filter_second_look((void *)t),
+	   "second look: pages 64 MiB apart each keep their one block");
+	hp_filter_dec(t);
+
+	/* A page 64 MiB and 16 KiB on shares r's slot (the index's bits
+	 * above the slot's are folded into its lowest): each byte's one
+	 * block overwrites the other's, and the loser's pointers are
+	 * maybe. */
+	uintptr_t s = r + ONE_SPAN + PAGE;
 	hp_filter_inc(s);
+	ok(hp_filter_one_slot(hp_filter_index(s)) == hp_filter_one_slot(hp_filter_index(r)),
+	   "second look: a page 64 MiB and 16 KiB on shares the slot");
 	ok(hp_filter_second_look((void *)s) && !hp_filter_second_look((void *)(s + 16)),
 	   "second look: a page sharing the slot has its own one block");
 	ok(hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
@@ -137,14 +151,16 @@ static void test_second_look(void)
 	ok(hp_filter_second_look((void *)a) && hp_filter_second_look((void *)(a + 64)),
 	   "second look: pinned pages are always maybe");
 
-	/* A cleared slot holds 0, whose byte is byte 0: a page of byte 0
-	 * down to one block must still say maybe. */
+	/* A slot marked unknown holds (inverted) an address of the next
+	 * byte, whose index differs from byte 0's in the lowest bit: a page
+	 * of byte 0 down to one block must still say maybe. */
 	uintptr_t z = 0x7f4000000000ULL;   /* 4 GiB-aligned: byte 0 */
 	hp_filter_inc(z + 0x100);
 	hp_filter_inc(z + 0x200);
 	hp_filter_dec(z + 0x100);
-	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)),
-	   "second look: a cleared slot is not taken for a block of byte 0");
+	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)) &&
+	   hp_filter_second_look((void *)(z + 0x300)),
+	   "second look: a slot marked unknown is not taken for a block of byte 0");
 	hp_filter_dec(z + 0x200);
 }
 
