@@ -97,9 +97,6 @@ HP_INLINE uintptr_t *hp_filter_one_slot(size_t i)
  * of another byte, never another block of p's. */
 HP_INLINE bool hp_filter_second_look(const void *p)
 {
-	/* Starts again from p: the compiler would otherwise keep the first
-	 * test's index for it, which costs that test a register move. */
-	__asm__("" : "+r"(p));
 	size_t i = hp_filter_index((uintptr_t)p);
 	uint8_t v = HP_LOAD_ACQ(&hp_filter[i]);
 
