@@ -121,7 +121,9 @@ static void test_second_look(void)
 	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
 
 	/* Pages 64 MiB apart (glibc's thread arenas' heaps are aligned to
-	 * 64 MiB) take slots of their own. */
+	 * 64 MiB) take slots of their own; so do the pages of two heaps
+	 * 128 MiB apart across a 4 GiB boundary, whose indexes xor-folding
+	 * matched page for page. */
 	uintptr_t t = r + ONE_SPAN;
 	hp_filter_inc(t);
 	ok(hp_filter_one_slot(hp_filter_index(t)) != hp_filter_one_slot(hp_filter_index(r)) &&
@@ -129,15 +131,21 @@ static void test_second_look(void)
 	   hp_filter_second_look((void *)r) && hp_filter_second_look((void *)t),
 	   "second look: pages 64 MiB apart each keep their one block");
 	hp_filter_dec(t);
+	int shared = 0;
+	for (uintptr_t k = 0; k < 128; k++)
+		for (uintptr_t l = 0; l < 128; l++)
+			shared += hp_filter_one_slot(hp_filter_index(0x7f05fc000000ULL + k * PAGE)) ==
+				  hp_filter_one_slot(hp_filter_index(0x7f0604000000ULL + l * PAGE));
+	ok(shared < 16, "second look: two 2 MiB heaps 128 MiB apart share few slots (%d of 16384 pairs)", shared);
 
-	/* A page 64 MiB and 16 KiB on shares r's slot (the index's bits
-	 * above the slot's are folded into its lowest): each byte's one
+	/* The first page after r's that shares its slot: each byte's one
 	 * block overwrites the other's, and the loser's pointers are
 	 * maybe. */
-	uintptr_t s = r + ONE_SPAN + PAGE;
+	uintptr_t s = r + PAGE;
+	while (hp_filter_one_slot(hp_filter_index(s)) != hp_filter_one_slot(hp_filter_index(r)))
+		s += PAGE;
+	ok(s - r < SPAN, "second look: a page within 4 GiB of r shares its slot");
 	hp_filter_inc(s);
-	ok(hp_filter_one_slot(hp_filter_index(s)) == hp_filter_one_slot(hp_filter_index(r)),
-	   "second look: a page 64 MiB and 16 KiB on shares the slot");
 	ok(hp_filter_second_look((void *)s) && !hp_filter_second_look((void *)(s + 16)),
 	   "second look: a page sharing the slot has its own one block");
 	ok(hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
