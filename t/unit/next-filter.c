@@ -113,8 +113,20 @@ static void test_second_look(void)
 	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
 	   "second look: two blocks in the page: maybe for every pointer in it");
 	hp_filter_dec(p);
-	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
-	   "second look: down to one, which one is not known: maybe still");
+	ok(hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p),
+	   "second look: the first of two freed, the second is the one block");
+	hp_filter_inc(p);
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r),
+	   "second look: the second of two freed, the first is the one block");
+	hp_filter_inc(p);
+	hp_filter_inc(r);
+	hp_filter_dec(r);
+	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: three down to two: maybe for every pointer");
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
+	   "second look: down to one of three, which one is not known: maybe still");
 	hp_filter_dec(q);
 	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)p), "second look: none left");
 	hp_filter_inc(r);
@@ -161,15 +173,17 @@ static void test_second_look(void)
 
 	/* A slot marked unknown holds (inverted) an address of the next
 	 * byte, whose index differs from byte 0's in the lowest bit: a page
-	 * of byte 0 down to one block must still say maybe. */
+	 * of byte 0 down to one block of three must still say maybe. */
 	uintptr_t z = 0x7f4000000000ULL;   /* 4 GiB-aligned: byte 0 */
 	hp_filter_inc(z + 0x100);
 	hp_filter_inc(z + 0x200);
+	hp_filter_inc(z + 0x300);
 	hp_filter_dec(z + 0x100);
-	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)) &&
-	   hp_filter_second_look((void *)(z + 0x300)),
-	   "second look: a slot marked unknown is not taken for a block of byte 0");
 	hp_filter_dec(z + 0x200);
+	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x300)) &&
+	   hp_filter_second_look((void *)(z + 0x400)),
+	   "second look: a slot marked unknown is not taken for a block of byte 0");
+	hp_filter_dec(z + 0x300);
 }
 
 /* One thread counts blocks in and out of a page, as the live table's
