@@ -174,10 +174,10 @@ HP_INLINE void hp_filter_inc(uintptr_t p)
 
 	if (v == 255)
 		return;
-	if (v == 0)
-		HP_STORE(hp_filter_one_slot(i), ~p);   /* the byte's one block, inverted */
-	else if (v == 1)
-		HP_STORE(hp_filter_two_slot(i), ~p);   /* and its second */
+	/* One test for both slots (exact mode's counts are mostly above 1,
+	 * and pay one compare here, as they did before the second slot). */
+	if (v < 2)
+		HP_STORE(v ? hp_filter_two_slot(i) : hp_filter_one_slot(i), ~p);   /* inverted */
 	HP_STORE_REL(f, (uint8_t)(v + 1));
 }
 
@@ -188,16 +188,17 @@ HP_INLINE void hp_filter_dec(uintptr_t p)
 	uint8_t *f = &hp_filter[i];
 	uint8_t v = HP_LOAD(f);
 
-	if (v == 255 || v == 0)
-		return;
-	if (v == 2) {
-		/* One left: the other of the two, if the slot held p (else it
-		 * holds the other, or is unknown, or another byte's). */
+	if ((uint8_t)(v - 1) >= 254)
+		return;   /* 0 or 255 */
+	if (v <= 3) {   /* one test for exact mode's counts, mostly above */
 		uintptr_t *one = hp_filter_one_slot(i);
-		if (HP_LOAD(one) == ~p)
+		if (v == 3)
+			HP_STORE(one, hp_filter_unknown(i));   /* two left: which, unknown */
+		else if (v == 2 && HP_LOAD(one) == ~p)
+			/* One left: the other of the two, if the slot held p
+			 * (else it holds the other, or is unknown, or another
+			 * byte's). */
 			HP_STORE(one, HP_LOAD(hp_filter_two_slot(i)));
-	} else if (v == 3) {
-		HP_STORE(hp_filter_one_slot(i), hp_filter_unknown(i));   /* two left: which, unknown */
 	}
 	HP_STORE_REL(f, (uint8_t)(v - 1));
 }
