@@ -23,7 +23,7 @@ static unsigned bucket_of(uint64_t secs)
 	return secs ? 64u - (unsigned)__builtin_clzll(secs) : 0;
 }
 
-struct walk {
+struct age_walk {
 	struct hp_agehist *a;
 	uint32_t now;
 	uint16_t gen;
@@ -31,7 +31,7 @@ struct walk {
 
 static void add_block(uint64_t size, uint32_t tctx, uint32_t tick, void *arg)
 {
-	struct walk *w = arg;
+	struct age_walk *w = arg;
 	struct hp_agehist *a = w->a;
 	const struct hp_counters *c = tctx ? hp_counters_at(tctx) : NULL;
 
@@ -55,7 +55,7 @@ static void add_block(uint64_t size, uint32_t tctx, uint32_t tick, void *arg)
 
 int hp_agehist_take(struct hp_agehist *a, const struct hp_totals *s)
 {
-	struct walk w = { a, hp_ages_now(), HP_LOAD(&hp_switches.gen) };
+	struct age_walk w = { a, hp_ages_now(), HP_LOAD(&hp_switches.gen) };
 
 	memset(a, 0, sizeof(*a));
 	if (!hp_live_ages())
