@@ -10,7 +10,8 @@
 # age from 0 to 6 s, 2/6 of them allocated in the warm-up, 2/6 younger
 # than it, 2/6 long-lived; the cache's are all younger than 2 s.
 . "$(dirname "$0")/lib.sh"
-plan 18
+. "$SRC/t/browser.sh"
+plan 21
 
 # shares DUMP FUNCTION: "long-lived% young%" of FUNCTION's stack, and
 # "first" when it is the first row (the most long-lived bytes).
@@ -46,6 +47,19 @@ like "$(sed -n 1p out)" '^Ages: [0-9.]+[KM]iB live in [0-9]+ stacks; uptime [0-9
 like "$(sed -n 2,4p out | awk '{ print $1 }' | tr '\n' ' ')" '^startup long-lived young $' "then the three shares"
 like "$(sed -n 6p out)" ' lose_request$' "the first row is lose_request"
 like "$(cat out)" 'ages: (<1s|1-2s) [0-9.]+[KM]iB, ' "each row with its ages"
+
+# --html: frames coloured by their long-lived share, grey to red, in
+# headless Chromium.
+"$BIN" report --age --warmup 2s --html -o age.html "$dump"
+fill() { echo "eval document.querySelector('#frames g[data-name=\"$1\"] rect').getAttribute('fill')"; }
+browse age.html <<EOF
+eval document.getElementById('legend').textContent
+$(fill lose_request)
+$(fill cache_request)
+EOF
+is "$(at 1)" '"young  long-lived"' "--age --html: the legend runs from young to long-lived"
+like "$(at 2)" '^"rgb\(2[0-3][0-9],[0-9]+,[0-9]+\)"$' "lose_request is reddened ($(at 2))"
+is "$(at 3)" '"rgb(238,238,238)"' "cache_request is grey: nothing long-lived"
 
 # At a sampled rate (one sample per 16 KiB on average), the same shapes.
 for run in 1 2; do
