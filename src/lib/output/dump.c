@@ -32,6 +32,7 @@
 #include "base/sandbox.h"
 #include "record/sample.h"
 #include "output/totals.h"
+#include "output/agehist.h"
 #include "output/statefile.h"
 #include "output/dumpsyms.h"
 #include "output/buildid.h"
@@ -197,7 +198,8 @@ static void put_time(struct hp_out *o)
 }
 
 /* After the header: the process's peak and temporary allocations. */
-static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
+static void put_extra_header(struct hp_out *o, const struct hp_totals *s,
+			     const struct hp_agehist *ages)
 {
 	hp_out_str(o, "# heapprof peak: ");
 	hp_out_u64(o, objs_of(s->total.peak_cnt));
@@ -211,6 +213,8 @@ static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 	hp_out_u64(o, objs_of((int64_t)s->total.accum_cnt));
 	hp_out_char(o, '\n');
 	put_time(o);
+	if (ages)
+		hp_agehist_put_uptime(o, ages);
 	/* heapprof attach: what was allocated before is not in any figure. */
 	if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON) {
 		char when[40];
@@ -354,7 +358,7 @@ static void put_maps(struct hp_out *o)
 }
 
 static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
-			     double rate, int accum)
+			     double rate, int accum, const struct hp_agehist *ages)
 {
 	struct row tot = { 0, 0, 0, 0 }, r;
 
@@ -376,7 +380,7 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		hp_out_u64(o, (uint64_t)rate);
 		hp_out_char(o, '\n');
 	}
-	put_extra_header(o, s);
+	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		if (row_empty(&r))
@@ -385,6 +389,8 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		hp_out_char(o, ' ');
 		put_frames(o, st);
 		put_extra(o, &s->by_stack[st], st, 0);
+		if (ages)
+			hp_agehist_put_stack(o, ages, st);
 	}
 	put_extra_rowless(o, s, rate, accum);
 	put_zero_size(o, s, accum);
@@ -456,7 +462,7 @@ static void put_stack_threads(struct hp_out *o, const struct hp_totals *s,
 }
 
 static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
-			   double rate, int accum)
+			   double rate, int accum, const struct hp_agehist *ages)
 {
 	struct row r;
 
@@ -476,7 +482,7 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 			put_name(o, t->name);
 		hp_out_char(o, '\n');
 	}
-	put_extra_header(o, s);
+	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		if (row_empty(&r))
@@ -487,12 +493,16 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 		hp_out_char(o, '\n');
 		put_stack_threads(o, s, st, rate, accum);
 		put_extra(o, &s->by_stack[st], st, 0);
+		if (ages)
+			hp_agehist_put_stack(o, ages, st);
 	}
 	put_extra_rowless(o, s, rate, accum);
 	put_zero_size(o, s, accum);
 }
 
-int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
+/* A dump of s, with the ages of its stacks when ages is not NULL. */
+static int write_dump(const char *path, const struct hp_totals *s, int format, int accum,
+		      const struct hp_agehist *ages)
 {
 	struct hp_file f;
 	struct hp_out o;
@@ -508,9 +518,9 @@ int hp_dump_write(const char *path, const struct hp_totals *s, int format, int a
 	if (hp_conf.dump_symbols)
 		hp_dumpsyms_write(&o, s, accum);
 	if (format == HP_CONF_DUMP_JEMALLOC)
-		write_jemalloc(&o, s, rate, accum);
+		write_jemalloc(&o, s, rate, accum, ages);
 	else
-		write_gperftools(&o, s, rate, accum);
+		write_gperftools(&o, s, rate, accum, ages);
 	hp_buildid_write(&o);
 	put_maps(&o);
 	err = hp_out_flush(&o);
@@ -523,11 +533,17 @@ out:
 	return err;
 }
 
+int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
+{
+	return write_dump(path, s, format, accum, NULL);
+}
+
 /* Under the dump lock, inside the guard.  A high-water dump ('u') shows
- * the heap at its peak. */
+ * the heap at its peak, and has no ages (they are the blocks' of now). */
 static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 {
 	struct hp_totals s;
+	struct hp_agehist a = { 0 };
 
 	hp_threads_refresh_names();
 	int err = hp_totals_take(&s);
@@ -535,7 +551,10 @@ static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 		return err;
 	if (trigger == 'u')
 		hp_totals_at_peak(&s);
-	err = hp_dump_write(path, &s, hp_conf.dump_format, hp_conf.prof_accum);
+	else
+		(void)hp_agehist_take(&a, &s);   /* none without prof_age, or memory */
+	err = write_dump(path, &s, hp_conf.dump_format, hp_conf.prof_accum, a.h ? &a : NULL);
+	hp_agehist_release(&a);
 	if (!err && keep)
 		*keep = s;
 	else
