@@ -19,11 +19,14 @@
 # random rounding adds at most 1/4 of a row's object squared per row,
 # (1/p')^2/4 objects and (s/p')^2/4 bytes with p' = 1 - exp(-s/R), for
 # each stack's live and allocated rows.  Rounding to the nearest misses
-# by 10 to 20 of these standard deviations.
+# by 10 to 20 of these standard deviations.  The age lines (prof_age,
+# on at a sampled rate) follow the rows and hold the estimates: a stack
+# whose row rounds to no object keeps a row, of zeros, so that they sum
+# to the live bytes too (within the same bound).
 . "$(dirname "$0")/lib.sh"
 RUNS=3
 PER=2000
-plan $((2 * RUNS * 5))
+plan $((2 * RUNS * 6))
 
 # sd KIND: the standard deviation of the total of KIND (live-objects,
 # live-bytes, alloc-objects, alloc-bytes) at lg_prof_sample:14.
@@ -61,6 +64,12 @@ for layout in gperftools jemalloc; do
 			ok $(awk -v z="$z" 'BEGIN { exit !(z <= 5 && z >= -5) }'; echo $?) \
 				"$layout, run $run: $kind $e vs $t ($z sd of $s)"
 		done
+		t=$(sed 's/.*live [0-9]* \([0-9]*\)/\1/' truth) s=$(sd live-bytes)
+		e=$(awk '/^# age:/ { for (i = 3; i <= NF; i++) { split($i, a, ":"); b += a[3] } }
+			END { printf "%.0f", b }' "$dump")
+		z=$(awk -v e="$e" -v t="$t" -v s="$s" 'BEGIN { printf "%+.2f", (e - t) / s }')
+		ok $(awk -v z="$z" 'BEGIN { exit !(z <= 5 && z >= -5) }'; echo $?) \
+			"$layout, run $run: the age lines' live bytes $e vs $t ($z sd of $s)"
 	done
 done
 done_testing

@@ -246,35 +246,33 @@ static void put_extra(struct hp_out *o, const struct hp_counts *k, uint32_t st, 
 	}
 }
 
-/* The stacks that have no row but held part of the peak or made
- * temporary allocations. */
-static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, double rate,
-			      int accum)
-{
-	struct row r;
-
-	if (!hp_conf.dump_peak)
-		return;
-	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		const struct hp_counts *k = &s->by_stack[st];
-		row_of(s, k, rate, accum, row_key(st, 0), &r);
-		if (row_empty(&r) && (k->peak_cnt > 0 || k->tmp_cnt > 0))
-			put_extra(o, k, st, 1);
-	}
-}
-
 /* Whether k's figures (live, and allocated with accum) have no bytes to
- * make a row of: objects of zero bytes, or none. */
+ * make a row of: objects of zero bytes, or none.  Every other stack has
+ * its row, of zeros when its rounding gave no object (hp_dump_preimage),
+ * so that its age line and peak still have a row to follow. */
 static int no_bytes(const struct hp_counts *k, int accum)
 {
 	return (k->live_cnt <= 0 || k->live_bytes <= 0) &&
 	       (!accum || !k->accum_cnt || !k->accum_bytes);
 }
 
+/* The stacks that have no row but held part of the peak or made
+ * temporary allocations. */
+static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, int accum)
+{
+	if (!hp_conf.dump_peak)
+		return;
+	for (uint32_t st = 1; st <= s->nstacks; st++) {
+		const struct hp_counts *k = &s->by_stack[st];
+		if (no_bytes(k, accum) && (k->peak_cnt > 0 || k->tmp_cnt > 0))
+			put_extra(o, k, st, 1);
+	}
+}
+
 /* The stacks whose blocks are all of zero bytes (malloc(0)): a row of
  * objects without bytes makes jeprof divide by zero, so their objects go
- * on a line of heapprof's own.  (A stack left out by its rows' rounding
- * has bytes, and no such line.) */
+ * on a line of heapprof's own.  (A stack whose row rounded to no object
+ * has bytes, and its row of zeros.) */
 static void put_zero_size(struct hp_out *o, const struct hp_totals *s, int accum)
 {
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
@@ -382,9 +380,9 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 	}
 	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
-		if (row_empty(&r))
+		if (no_bytes(&s->by_stack[st], accum))
 			continue;
+		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		put_counts(o, &r);
 		hp_out_char(o, ' ');
 		put_frames(o, st);
@@ -392,7 +390,7 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		if (ages)
 			hp_agehist_put_stack(o, ages, st);
 	}
-	put_extra_rowless(o, s, rate, accum);
+	put_extra_rowless(o, s, accum);
 	put_zero_size(o, s, accum);
 }
 
@@ -484,9 +482,9 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 	}
 	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
-		if (row_empty(&r))
+		if (no_bytes(&s->by_stack[st], accum))
 			continue;
+		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		put_frames(o, st);
 		hp_out_str(o, "  t*: ");
 		put_counts(o, &r);
@@ -496,7 +494,7 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 		if (ages)
 			hp_agehist_put_stack(o, ages, st);
 	}
-	put_extra_rowless(o, s, rate, accum);
+	put_extra_rowless(o, s, accum);
 	put_zero_size(o, s, accum);
 }
 
@@ -594,8 +592,8 @@ static void log_dump(int level, const char *path, char trigger, unsigned flags,
 		uint64_t o, b;
 		row_of(s, &s->by_stack[st], rate, 0, row_key(st, 0), &r);
 		if (!r.c) {
-			/* Left out by the rounding, or all of zero bytes
-			 * (put_zero_size) */
+			/* Rounded to no object (a row of zeros), or all of
+			 * zero bytes (put_zero_size) */
 			uint64_t zero = no_bytes(&s->by_stack[st], 0) ? objs_of(s->by_stack[st].live_cnt) : 0;
 			contexts += zero > 0;
 			objects += zero;

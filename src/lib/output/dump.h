@@ -83,8 +83,9 @@ int hp_dump_path(const char *path);
  * is the count on average, and bytes_in is that count times avg, so that
  * the reader's average size is the estimate's.  The reading is then
  * unbiased in objects and bytes, row by row.  A row that rounds to no
- * object has none (0, 0): a stack with one small sample is left out of
- * a dump now and then, as often as its figures require.
+ * object has none (0, 0): a stack with one small sample reads nothing
+ * now and then, as often as its figures require (the dump still writes
+ * its row, of zeros, which its age line and peak follow).
  *
  * dither HP_DUMP_NEAREST: the nearest count, at least one object (the
  * leak dump: every leak has its row, at the price of that bias).
