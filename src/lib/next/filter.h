@@ -190,11 +190,13 @@ HP_INLINE void hp_filter_dec(uintptr_t p)
 
 	if ((uint8_t)(v - 1) >= 254)
 		return;   /* 0 or 255 */
-	if (v <= 3) {   /* one test for exact mode's counts, mostly above */
+	/* One test for exact mode's counts, mostly above 3; a sampled
+	 * rate's, mostly 1, take a second and no slot. */
+	if (v <= 3 && v != 1) {
 		uintptr_t *one = hp_filter_one_slot(i);
 		if (v == 3)
 			HP_STORE(one, hp_filter_unknown(i));   /* two left: which, unknown */
-		else if (v == 2 && HP_LOAD(one) == ~p)
+		else if (HP_LOAD(one) == ~p)
 			/* One left: the other of the two, if the slot held p
 			 * (else it holds the other, or is unknown, or another
 			 * byte's). */
