@@ -176,8 +176,13 @@ HP_INLINE void hp_filter_inc(uintptr_t p)
 		return;
 	/* One test for both slots (exact mode's counts are mostly above 1,
 	 * and pay one compare here, as they did before the second slot). */
-	if (v < 2)
-		HP_STORE(v ? hp_filter_two_slot(i) : hp_filter_one_slot(i), ~p);   /* inverted */
+	if (v < 2) {
+		size_t k = hp_filter_slot_index(i);
+		if (v == 0)
+			HP_STORE(&hp_filter_one[k], ~p);   /* the byte's one block, inverted */
+		else
+			HP_STORE(&hp_filter_two[k], ~p);   /* and its second */
+	}
 	HP_STORE_REL(f, (uint8_t)(v + 1));
 }
 
