@@ -743,6 +743,8 @@ struct serve_delta {
 	int value_opt;		/* HP_ROPTS_OPT_INUSE_SPACE...; 0: the default */
 	bool peak, temporary;
 	const char *list;	/* with HP_ROPTS_FMT_LIST: the regular expression */
+	bool age;		/* report --age (its --json or --html) */
+	double warmup;		/* --warmup in seconds; < 0: the default */
 };
 
 /* In convert's child: the report's options for d (exits 1 with the
@@ -764,6 +766,9 @@ static void render_opts(struct hp_ropts *o, const struct serve_delta *d)
 		exit(1);
 	o->peak = d->peak;
 	o->temporary = d->temporary;
+	o->age = d->age;
+	if (d->age)
+		o->warmup = d->warmup;
 	if (d->list) {
 		char msg[256];
 		int err = regcomp(&o->list, d->list, REG_EXTENDED | REG_NOSUB);
@@ -1322,7 +1327,41 @@ static void work_api_action(const struct hp_httpd_req *req, struct hp_httpd_resp
 	give(resp, &b, "application/json");
 }
 
-/* GET /api/view?pid=N&dump=D[&base=B]&view=top|flame|list&value=V[&fn=RE]:
+/* /api/view's age=1[&warmup=SECONDS]: report --age's JSON (view=top) or
+ * its flame graph coloured by age (view=flame), of live bytes.  False
+ * (answered 400) when the query is bad. */
+static bool view_age(const struct hp_httpd_req *req, struct serve_delta *d,
+		     struct hp_httpd_resp *resp)
+{
+	char v[32], *end;
+
+	d->warmup = -1;
+	int r = hp_httpd_query(req->query, "age", v, sizeof(v));
+	if (r == 1 && strcmp(v, "0") && strcmp(v, "1")) {
+		hp_httpd_text(resp, 400, "age: 0 or 1, not '%s'", v);
+		return false;
+	}
+	d->age = r == 1 && !strcmp(v, "1");
+	r = hp_httpd_query(req->query, "warmup", v, sizeof(v));
+	if (r == 1 && *v) {
+		errno = 0;
+		double w = strtod(v, &end);
+		if (!d->age || !isdigit((unsigned char)v[0]) || *end || errno || !(w <= 1e9)) {
+			hp_httpd_text(resp, 400, d->age ? "warmup: want seconds, as 90 or 2.5, not '%s'" :
+				      "warmup goes with age=1%s", d->age ? v : "");
+			return false;
+		}
+		d->warmup = w;
+	}
+	if (d->age && (d->value_opt != HP_ROPTS_OPT_INUSE_SPACE || d->peak || d->temporary)) {
+		hp_httpd_text(resp, 400, "age shows live bytes: value=inuse_space, or no value");
+		return false;
+	}
+	return true;
+}
+
+/* GET /api/view?pid=N&dump=D[&base=B]&view=top|flame|list&value=V[&fn=RE]
+ * [&age=1[&warmup=SECONDS]]:
  * one of the process's dumps (or its difference from an older one) as the
  * report engine renders it: JSON for the table and the callers and
  * callees, the flame graph's page, or the source lines of a function. */
@@ -1366,6 +1405,8 @@ static void work_api_view(const struct hp_httpd_req *req, struct hp_httpd_resp *
 	d.value_opt = values[vi].opt;
 	d.peak = values[vi].peak;
 	d.temporary = values[vi].temporary;
+	if (!view_age(req, &d, resp))
+		return;
 	const char *type;
 	if (!strcmp(view, "top")) {
 		d.format = HP_ROPTS_FMT_JSON;
@@ -1374,6 +1415,10 @@ static void work_api_view(const struct hp_httpd_req *req, struct hp_httpd_resp *
 		d.format = HP_ROPTS_FMT_HTML;
 		type = "text/html; charset=utf-8";
 	} else if (!strcmp(view, "list")) {
+		if (d.age) {
+			hp_httpd_text(resp, 400, "age: with view=top or flame, not list");
+			return;
+		}
 		if (hp_httpd_query(req->query, "fn", fn, sizeof(fn)) != 1 || !*fn) {
 			hp_httpd_text(resp, 400, "view=list needs fn, the function (a regular expression)");
 			return;
@@ -1404,6 +1449,11 @@ static void work_api_view(const struct hp_httpd_req *req, struct hp_httpd_resp *
 			hp_httpd_text(resp, 404, "%s: not a dump of process %d", nm, (int)pid);
 			return;
 		}
+	}
+	if (hasbase && d.age) {
+		hp_httpd_text(resp, 400, "age: not with a base (ages are of one dump's moment: its "
+			      "long-lived memory is what a diff shows growing and staying)");
+		return;
 	}
 	if (hasbase)
 		d.base = bpath;
