@@ -56,7 +56,7 @@ eval document.getElementById('value').disabled
 click nav button[data-view=flame]
 $(fill lose_request)
 $(fill cache_request)
-eval document.querySelector('#out iframe').contentDocument.getElementById('legend').title
+eval (() => { const l = document.querySelector('#out iframe').contentDocument.getElementById('legend'); return l.getClientRects().length > 0 && l.title; })()
 click #dump
 eval until(() => document.querySelectorAll('#dumptab input[name=view]').length === 2 && !document.querySelectorAll('#dumptab input[name=view]')[0].checked)
 eval (() => { document.querySelectorAll('#dumptab input[name=base]')[1].click(); return 1; })()
@@ -90,7 +90,7 @@ ok $([ "$3" -gt 0 ] && [ "$6" -eq 0 ] && [ "$7" -eq 0 ]; echo $?) \
 is "$(at 7)" true "the value is live bytes while the switch is on"
 like "$(at 8)" '^"rgb\(2[0-3][0-9],(1[0-9]|[2-9])[0-9],[0-9]+\)"$' "Flame graph: lose_request is reddened ($(at 8))"
 is "$(at 9)" '"rgb(238,238,238)"' "cache_request is grey: nothing long-lived"
-like "$(at 10)" 'after the warm-up \(2\.0 s\) and older than it' "report --age --html's legend, for the warm-up typed"
+like "$(at 10)" 'after the warm-up \(2\.0 s\) and older than it' "report --age --html's legend, shown, for the warm-up typed"
 like "$(at 13)" '^": ages are of one dump.s moment: choose no base"$' "a base: the switch is off, and says why"
 is "$(at 11)" true "Take a dump: the newest is viewed"
 is "$(at 14)" true "the flame graph is the difference's, not by age"

@@ -480,6 +480,8 @@
 
 	/* ---- start -------------------------------------------------------- */
 
+	if (D.age)
+		$("legend").classList.add("on");   /* its scale is the page's (html.c) */
 	if (D.diff) {
 		var stops = [];
 		for (var s = -4; s <= 4; s++)
