@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 [ -x /usr/bin/chromium ] || { echo "Bail out! chromium is missing: run make deps"; exit 1; }
-plan 22
+plan 23
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
@@ -109,6 +109,7 @@ is "$(code "$v&view=top&age=1&base=${dump#d/}") $(cat body)" \
 	"ages with a base: refused, as report --age --base is"
 is "$(code "$v&view=list&fn=main&age=1") $(cat body)" "400 age: with view=top or flame, not list" "ages of source lines: refused"
 is "$(code "$v&view=top&age=1&warmup=5m") $(cat body)" "400 warmup: want seconds, as 90 or 2.5, not '5m'" "a warm-up not in seconds: refused"
+is "$(code "$v&view=top&warmup=2") $(cat body)" "400 warmup goes with age=1" "a warm-up without ages: refused"
 is "$(code "$v&view=top&age=1&value=alloc_space") $(cat body)" "400 age shows live bytes: value=inuse_space, or no value" \
 	"ages of another value: refused"
 like "$(code "$url/api/view?pid=$aged&dump=${adump#d/}&view=top&age=1") $(cat body)" "^422 .*has no ages" \

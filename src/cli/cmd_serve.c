@@ -1344,11 +1344,15 @@ static bool view_age(const struct hp_httpd_req *req, struct serve_delta *d,
 	d->age = r == 1 && !strcmp(v, "1");
 	r = hp_httpd_query(req->query, "warmup", v, sizeof(v));
 	if (r == 1 && *v) {
+		if (!d->age) {
+			hp_httpd_text(resp, 400, "warmup goes with age=1");
+			return false;
+		}
 		errno = 0;
 		double w = strtod(v, &end);
-		if (!d->age || !isdigit((unsigned char)v[0]) || *end || errno || !(w <= 1e9)) {
-			hp_httpd_text(resp, 400, d->age ? "warmup: want seconds, as 90 or 2.5, not '%s'" :
-				      "warmup goes with age=1%s", d->age ? v : "");
+		if (!isdigit((unsigned char)v[0]) || strchr(v, 'x') || strchr(v, 'X') || *end || errno ||
+		    !(w <= 1e9)) {
+			hp_httpd_text(resp, 400, "warmup: want seconds, as 90 or 2.5, not '%s'", v);
 			return false;
 		}
 		d->warmup = w;
