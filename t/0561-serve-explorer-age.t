@@ -2,10 +2,11 @@
 # heapprof serve's explorer by age, in headless Chromium: t/prog/leakysvc
 # in exact mode with prof_age:true (lose_request loses 256 KiB a "minute"
 # of 500 ms; cache_request's entries live about 1.3 s, as in t/0512),
-# dumped at about 6 s.  The age switch on, the warm-up typed as 2s: the
-# top table gains each function's startup, long-lived and young bytes,
-# the same as `heapprof report --age --json`'s; the flame graph is report
-# --age --html's, lose_request reddened and cache_request grey.  A new
+# dumped at about 6 s.  The age switch on, at the default warm-up and
+# then at one typed as 2s: the top table gains each function's startup,
+# long-lived and young bytes, the same as `heapprof report --age --json`'s;
+# the flame graph is report --age --html's, lose_request reddened and
+# cache_request grey.  A new
 # dump with the first as its base turns the switch off, saying why, as
 # does a process without ages (exact mode's default, t/prog/aged).  Then
 # what the API refuses: ages with a base, of source lines, of another
@@ -13,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 [ -x /usr/bin/chromium ] || { echo "Bail out! chromium is missing: run make deps"; exit 1; }
-plan 23
+plan 25
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
@@ -48,7 +49,9 @@ fill() { echo "eval until(() => { const f = document.querySelector('#out iframe'
 browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 240 <<EOF
 eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.querySelector('#toptab') && window.ageWhy === '' && !document.getElementById('age').disabled))
 eval document.getElementById('agenote').textContent
-eval (() => { document.getElementById('warmup').value = '2s'; const a = document.getElementById('age'); a.click(); return a.checked; })()
+eval (() => { const a = document.getElementById('age'); a.click(); return a.checked; })()
+eval until(() => { const p = document.getElementById('ageline'), r = [...document.querySelectorAll('#toptab tbody tr')].find(r => r.cells[r.cells.length - 1].textContent === 'lose_request'); return p && r && p.textContent + ' | ' + r.querySelector('td[data-key=long_lived]').dataset.bytes; })
+eval (() => { const w = document.getElementById('warmup'); w.value = '2s'; w.dispatchEvent(new Event('change')); return w.value; })()
 eval until(() => { const p = document.getElementById('ageline'); return p && p.textContent.includes('warm-up 2.0 s') && p.textContent; })
 eval [...document.querySelectorAll('#toptab thead th')].map(t => t.textContent).join(' ')
 eval ['lose_request', 'cache_request'].map(n => { const r = [...document.querySelectorAll('#toptab tbody tr')].find(r => r.cells[r.cells.length - 1].textContent === n); return n + ' ' + [...r.querySelectorAll('td.agecol')].map(td => td.dataset.bytes).join(' '); }).join('; ')
@@ -69,9 +72,15 @@ is "$(at 1)" true "a dump with ages: the age switch is on offer"
 default=$("$BIN" report --age --json "$dump" | python3 -c 'import json, sys; print("%.1f" % json.load(sys.stdin)["warmup"])')
 like "$(at 2)" "^\" \\(uptime [0-9.]+ s; default $default s\\)\"\$" "it states report --age's default warm-up ($default s)"
 is "$(at 3)" true "the switch on"
-like "$(at 4)" '^"Ages: uptime [0-9.]+ s, warm-up 2\.0 s: startup [0-9.]+[KM]iB \([0-9.]+%\), long-lived ' \
+ll=$("$BIN" report --age --json "$dump" | python3 -c '
+import json, sys
+print(sum(s["long_lived"] for s in json.load(sys.stdin)["stacks"] if s["frames"][0] == "lose_request"))')
+like "$(at 4)" "^\"Ages: uptime [0-9.]+ s, warm-up $default s: .* \\| $ll\"\$" \
+	"by default, report --age's warm-up and lose_request's long-lived bytes ($ll)"
+is "$(at 5)" '"2s"' "a warm-up typed"
+like "$(at 6)" '^"Ages: uptime [0-9.]+ s, warm-up 2\.0 s: startup [0-9.]+[KM]iB \([0-9.]+%\), long-lived ' \
 	"the warm-up typed (2s) is the view's; the totals by age"
-is "$(at 5)" '"flat flat% cum cum% startup long-lived young function"' "the table gains three columns"
+is "$(at 7)" '"flat flat% cum cum% startup long-lived young function"' "the table gains three columns"
 want=$("$BIN" report --age --warmup 2 --json "$dump" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -83,17 +92,17 @@ for fn in ("lose_request", "cache_request"):
             t = [t[0] + s["startup"], t[1] + s["long_lived"], t[2] + s["young"]]
     out.append(fn + " " + " ".join(map(str, t)))
 print("; ".join(out))')
-is "$(at 6)" "\"$want\"" "lose_request's and cache_request's columns are report --age --json's"
+is "$(at 8)" "\"$want\"" "lose_request's and cache_request's columns are report --age --json's"
 set -- $(echo "$want" | tr -d ';')
 ok $([ "$3" -gt 0 ] && [ "$6" -eq 0 ] && [ "$7" -eq 0 ]; echo $?) \
 	"lose_request has long-lived bytes ($3), cache_request none ($7) and no startup ones ($6)"
-is "$(at 7)" true "the value is live bytes while the switch is on"
-like "$(at 8)" '^"rgb\(2[0-3][0-9],(1[0-9]|[2-9])[0-9],[0-9]+\)"$' "Flame graph: lose_request is reddened ($(at 8))"
-is "$(at 9)" '"rgb(238,238,238)"' "cache_request is grey: nothing long-lived"
-like "$(at 10)" 'after the warm-up \(2\.0 s\) and older than it' "report --age --html's legend, shown, for the warm-up typed"
-like "$(at 13)" '^": ages are of one dump.s moment: choose no base"$' "a base: the switch is off, and says why"
-is "$(at 11)" true "Take a dump: the newest is viewed"
-is "$(at 14)" true "the flame graph is the difference's, not by age"
+is "$(at 9)" true "the value is live bytes while the switch is on"
+like "$(at 10)" '^"rgb\(2[0-3][0-9],(1[0-9]|[2-9])[0-9],[0-9]+\)"$' "Flame graph: lose_request is reddened ($(at 10))"
+is "$(at 11)" '"rgb(238,238,238)"' "cache_request is grey: nothing long-lived"
+like "$(at 12)" 'after the warm-up \(2\.0 s\) and older than it' "report --age --html's legend, shown, for the warm-up typed"
+like "$(at 15)" '^": ages are of one dump.s moment: choose no base"$' "a base: the switch is off, and says why"
+is "$(at 13)" true "Take a dump: the newest is viewed"
+is "$(at 16)" true "the flame graph is the difference's, not by age"
 
 browse "$url/ui?pid=$aged" --size 1400x1000 --timeout 120 <<'EOF'
 eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.querySelector('#toptab') && window.ageWhy && document.getElementById('age').disabled && document.getElementById('agenote').textContent))
