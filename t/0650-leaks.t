@@ -6,7 +6,7 @@
 # its output unchanged; 23 on leaks, 0 without; --confirm, --json, the
 # threads that do not stop, the API, the interval trigger, bad arguments.
 . "$(dirname "$0")/lib.sh"
-plan 58
+plan 59
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run
@@ -34,9 +34,9 @@ stop_svc() {
 mkdir bare
 (cd bare && touch go && "$SVC" -b -y >out 2>err; echo $? >status)
 
-# ---- exact mode, 10 runs ------------------------------------------------
+# ---- exact mode, 20 runs ------------------------------------------------
 named=0 cache=0 exact=0 st23=0 same=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for i in $(seq 1 20); do
 	start_svc lg_prof_sample:0 -b -y
 	"$BIN" leaks "$pid" >leaks.out 2>leaks.err
 	[ $? -eq 23 ] && st23=$((st23 + 1))
@@ -47,11 +47,11 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	stop_svc
 	cmp -s s/out bare/out && [ "$(cat s/status)" = 0 ] && [ ! -s s/err ] && same=$((same + 1))
 done
-is "$st23" 10 "exact mode: heapprof leaks exits 23 in each of 10 runs"
-is "$named" 10 "it names the lost sessions' path (lose_session, with file:line) every time"
+is "$st23" 20 "exact mode: heapprof leaks exits 23 in each of 20 runs"
+is "$named" 20 "it names the lost sessions' path (lose_session, with file:line) every time"
 is "$cache" 0 "and never the bounded cache's (cache_put)"
-is "$exact" 10 "exactly 4800 bytes in 100 allocations, every time"
-is "$same" 10 "the service's output, standard error and exit status are the bare run's"
+is "$exact" 20 "exactly 4800 bytes in 100 allocations, every time"
+is "$same" 20 "the service's output, standard error and exit status are the bare run's"
 like "$(sed -n 1p first.out)" "^heapprof leaks: .*/leaksvc \\(pid [0-9]+\\): " "the report names the process"
 like "$(sed -n 2p first.out)" "^leak check 1 of the running process: its threads were stopped for [0-9]+\\.[0-9]{3} ms$" \
 	"and says how long its threads were stopped"
@@ -144,18 +144,23 @@ stop_svc
 # relative standard deviation of sqrt((1 - p) / (1024 p)) = 8.6%.  Five
 # standard deviations: within 43% of 64 MiB.  The cache's 64 entries
 # are reachable: never reported, whatever is sampled.
-inside=0 cache=0 est=0
-for i in 1 2 3; do
+# Over the 20 runs, their mean is within 5 / sqrt(20) sd (9.6%): a bias
+# would show there.
+inside=0 cache=0 est=0 sum=0
+for i in $(seq 1 20); do
 	start_svc "" -b -n 1024 -s 65536
 	"$BIN" leaks "$pid" >def.out
 	b=$(sed -n 's/^SUMMARY: heapprof: ~\([0-9]*\) byte(s) leaked.*estimated from [0-9]* sampled blocks* (lg_prof_sample:19)\.$/\1/p' def.out)
-	[ -n "$b" ] && est=$((est + 1))
+	[ -n "$b" ] && est=$((est + 1)) && sum=$((sum + b))
 	[ -n "$b" ] && [ "$b" -gt 38252543 ] && [ "$b" -lt 95964979 ] && inside=$((inside + 1))
 	grep -q cache_put def.out && cache=$((cache + 1))
 	stop_svc
 done
-is "$est" 3 "the default rate: the figures are marked as estimates, with the rate"
-is "$inside" 3 "within 5 sd (43%) of the 64 MiB lost, in each of 3 runs"
+is "$est" 20 "the default rate: the figures are marked as estimates, with the rate"
+is "$inside" 20 "within 5 sd (43%) of the 64 MiB lost, in each of 20 runs"
+mean=$((sum / 20))
+ok $([ $mean -gt 60666413 ] && [ $mean -lt 73551314 ]; echo $?) \
+	"and their mean within 9.6% of it ($mean bytes)"
 is "$cache" 0 "and the cache is never reported"
 
 # ---- the API ---------------------------------------------------------------------
