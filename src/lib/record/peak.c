@@ -1,15 +1,122 @@
 /*
  * peak.c -- the peak snapshot (see peak.h).
  *
- * Owns the shared live total and its peak.  hp_peak_save runs on the
- * allocation and free slow paths, inside the guard, on any thread: it
- * reads its context and writes three words, no lock, no call out;
- * hp_peak_read runs on dump writers.
+ * Owns the shared live total, its peak and the threads' slots of
+ * pending frees.  hp_peak_save, hp_peak_candidate and hp_peak_shrink_slow
+ * run on the allocation and free slow paths, inside the guard, on any
+ * thread: no lock, no call out; hp_peak_read runs on dump writers.
  */
+#include <stdbool.h>
+
 #include "record/peak.h"
+#include "record/switches.h"
 #include "base/banned.h"
 
 struct hp_peak hp_peak_state;
+
+static struct hp_peak_slot slots[HP_PEAK_SLOTS];
+static uint32_t slots_used;   /* a high-water mark: candidates read slots[0, used) */
+__thread struct hp_peak_slot *hp_peak_mine;
+/* Whether the thread looked for a slot and found none. */
+static __thread bool no_slot;
+
+void hp_peak_candidate(int64_t live, int64_t key, uint32_t gen)
+{
+	unsigned n = HP_LOAD(&slots_used);
+
+	/* The counter is the truth plus every pending free: take them out.
+	 * A slot read while its thread is moving its frees to the counter
+	 * (hp_peak_grow) counts them twice or not at all: that thread's
+	 * allocation is in flight. */
+	for (unsigned i = 0; i < n; i++)
+		if (HP_LOAD(&slots[i].gen) == gen)
+			live -= HP_LOAD(&slots[i].owed);
+	while (live > key && !HP_CAS(&hp_peak_state.peak, &key, live))
+		;
+}
+
+/* A free slot for the calling thread, or NULL. */
+static struct hp_peak_slot *claim(void)
+{
+	for (unsigned i = 0; i < HP_PEAK_SLOTS; i++) {
+		uint32_t free_ = 0;
+		if (HP_LOAD(&slots[i].taken) ||
+		    !__atomic_compare_exchange_n(&slots[i].taken, &free_, 1, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		unsigned used = HP_LOAD(&slots_used);
+		while (used < i + 1 && !HP_CAS(&slots_used, &used, i + 1))
+			;
+		return &slots[i];
+	}
+	return NULL;
+}
+
+/* Moves the slot's pending frees to the counter (an older generation's
+ * are only dropped). */
+static void settle(struct hp_peak_slot *s)
+{
+	int64_t owed = HP_LOAD(&s->owed);
+
+	hp_peak_add_own(&s->owed, -owed);
+	if (HP_LOAD(&s->gen) == HP_LOAD(&hp_switches.gen))
+		HP_SUB(&hp_peak_state.live, owed);
+}
+
+void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
+{
+	struct hp_peak_slot *s = hp_peak_mine;
+
+	if (!s && !no_slot) {
+		s = hp_peak_mine = claim();
+		no_slot = !s;
+		if (s) {
+			HP_STORE(&s->owed, 0);
+			HP_STORE(&s->gen, gen);
+		}
+	}
+	if (!s) {
+		HP_SUB(&hp_peak_state.live, bytes);
+		return;
+	}
+	if (HP_LOAD(&s->gen) != gen) {
+		/* An older generation's pending frees: a reset dropped
+		 * them from the counter. */
+		hp_peak_add_own(&s->owed, -HP_LOAD(&s->owed));
+		HP_STORE(&s->gen, gen);
+	}
+	if (HP_LOAD(&s->owed) + bytes <= HP_PEAK_OWED_MAX) {
+		hp_peak_add_own(&s->owed, bytes);
+		return;
+	}
+	settle(s);
+	HP_SUB(&hp_peak_state.live, bytes);
+}
+
+void hp_peak_thread_exit(void)
+{
+	struct hp_peak_slot *s = hp_peak_mine;
+
+	if (!s)
+		return;
+	hp_peak_mine = NULL;
+	no_slot = true;   /* a destructor that frees after this one: at once */
+	settle(s);
+	HP_STORE_REL(&s->taken, 0);
+}
+
+void hp_peak_postfork_child(void)
+{
+	unsigned n = HP_LOAD(&slots_used);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct hp_peak_slot *s = &slots[i];
+		if (s == hp_peak_mine || !HP_LOAD(&s->taken))
+			continue;
+		settle(s);
+		HP_STORE(&s->taken, 0);
+	}
+}
 
 void hp_peak_save(struct hp_counters *c, int64_t key)
 {
