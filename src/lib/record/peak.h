@@ -47,6 +47,7 @@
 
 #include "base/compiler.h"
 #include "record/counters.h"
+#include "base/spin.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -125,6 +126,18 @@ HP_INLINE void hp_peak_grow(int64_t bytes, int64_t key, uint32_t gen)
 	struct hp_peak_slot *s = hp_peak_mine;
 	int64_t owed = 0;
 
+	if (!s && hp_single_threaded()) {
+		/* Alone, with nothing pending (base/spin.h): no locked
+		 * instruction, only one a signal handler cannot split (the
+		 * handler that interrupts us here only frees, and never
+		 * writes the peak).  Recording a 1 GiB heap made every
+		 * allocation a new peak: two locked instructions each. */
+		hp_peak_add_own(&hp_peak_state.live, bytes);
+		int64_t live = HP_LOAD(&hp_peak_state.live);
+		if (live > key)
+			HP_STORE(&hp_peak_state.peak, live);
+		return;
+	}
 	if (s && (owed = HP_LOAD(&s->owed)) != 0) {
 		if (HP_LIKELY(HP_LOAD(&s->gen) == gen))
 			hp_peak_add_own(&s->owed, -owed);
@@ -148,6 +161,10 @@ HP_INLINE void hp_peak_shrink(int64_t bytes, uint32_t gen)
 
 	if (HP_LIKELY(s && HP_LOAD(&s->gen) == gen && HP_LOAD(&s->owed) < HP_PEAK_OWED_MAX)) {
 		hp_peak_add_own(&s->owed, bytes);
+		return;
+	}
+	if (!s && hp_single_threaded()) {
+		hp_peak_add_own(&hp_peak_state.live, -bytes);   /* alone: see hp_peak_grow */
 		return;
 	}
 	hp_peak_shrink_slow(bytes, gen);
