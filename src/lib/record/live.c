@@ -118,25 +118,22 @@ static uint32_t next(uint32_t n, uint32_t i)
  * lock (base/spin.h: hp_single_threaded; nothing under a shard lock
  * creates a thread), only the held entry that its signal handlers
  * respect: the locked exchange was a third of an insert's time recording
- * a 1 GiB heap.  The caller keeps what shard_lock returned for
- * shard_unlock. */
-HP_INLINE bool shard_lock(struct shard *s)
+ * a 1 GiB heap.  The unlock's store is then of the 0 the lock word
+ * already holds. */
+HP_INLINE void shard_lock(struct shard *s)
 {
 	if (held.n < HELD_MAX)
 		held.shard[held.n] = (int)(s - shards);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	held.n++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (hp_single_threaded())
-		return false;
-	hp_spin_lock(&s->lock);
-	return true;
+	if (!hp_single_threaded())
+		hp_spin_lock(&s->lock);
 }
 
-HP_INLINE void shard_unlock(struct shard *s, bool locked)
+HP_INLINE void shard_unlock(struct shard *s)
 {
-	if (locked)
-		hp_spin_unlock(&s->lock);
+	hp_spin_unlock(&s->lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	held.n--;
 }
@@ -360,7 +357,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 
 	if (size > HP_LIVE_SIZE_MAX)
 		size = HP_LIVE_SIZE_MAX;
-	bool locked = shard_lock(s);
+	shard_lock(s);
 	/* Keep the load at most grow_at's. */
 	if (HP_UNLIKELY(s->live >= s->grow_at)) {
 		if (!grow(s)) {
@@ -376,7 +373,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 		hp_filter_inc(key);
 	}
 out:
-	shard_unlock(s, locked);
+	shard_unlock(s);
 	if (HP_LOAD(&hp_live_tables_big))
 		prefetch_next(key);
 	return ok;
@@ -415,7 +412,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 		return HP_LIVE_ABSENT;
 	if (held_by_me(s))
 		return HP_LIVE_BUSY;
-	bool locked = shard_lock(s);
+	shard_lock(s);
 	if (s->n) {
 		uint32_t i = probe(s, key, &found);
 		if (found) {
@@ -427,7 +424,7 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 			hp_filter_dec(key);
 		}
 	}
-	shard_unlock(s, locked);
+	shard_unlock(s);
 	return found ? HP_LIVE_REMOVED : HP_LIVE_ABSENT;
 }
 
@@ -439,7 +436,7 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 
 	if (key == SLOT_EMPTY || held_by_me(s))
 		return false;
-	bool locked = shard_lock(s);
+	shard_lock(s);
 	if (s->n) {
 		uint32_t i = probe(s, key, &found);
 		if (found) {
@@ -447,7 +444,7 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 			*tctx = (uint32_t)(s->slots[i].val >> SIZE_BITS);
 		}
 	}
-	shard_unlock(s, locked);
+	shard_unlock(s);
 	return found;
 }
 
