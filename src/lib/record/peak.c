@@ -10,6 +10,7 @@
 
 #include "record/peak.h"
 #include "record/switches.h"
+#include "record/tls.h"
 #include "base/banned.h"
 
 struct hp_peak hp_peak_state;
@@ -67,12 +68,24 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
 {
 	struct hp_peak_slot *s = hp_peak_mine;
 
-	if (!s && !no_slot) {
-		s = hp_peak_mine = claim();
-		no_slot = !s;
-		if (s) {
-			HP_STORE(&s->owed, 0);
-			HP_STORE(&s->gen, gen);
+	/* Only a thread with a record has the exit hook that gives the
+	 * slot back (record/threads.c); the others count at once. */
+	if (!s && !no_slot && hp_tls.thread) {
+		struct hp_peak_slot *c = claim(), *none = NULL;
+		if (c) {
+			HP_STORE(&c->owed, 0);
+			HP_STORE(&c->gen, gen);
+		}
+		/* A signal handler's free may have claimed one meanwhile:
+		 * then ours goes back. */
+		if (__atomic_compare_exchange_n(&hp_peak_mine, &none, c, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			s = c;
+			no_slot = !c;
+		} else {
+			s = none;
+			if (c)
+				HP_STORE_REL(&c->taken, 0);
 		}
 	}
 	if (!s) {
