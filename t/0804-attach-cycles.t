@@ -5,7 +5,7 @@
 # exit status.  The pause of the borrowed thread is printed (diag), not
 # asserted: timings are the benchmarks' business.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 cycles=${HP_ATTACH_CYCLES:-100}
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
@@ -13,6 +13,10 @@ export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 n=0
 while ! grep -q '^ready ' out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 pid=$(sed -n 's/^ready //p' out)
+# Its descriptors, by number and target (libunwind's validation pipe must
+# not outlive a detach: heapprof's walks end before the GOT is restored).
+fds() { for f in /proc/"$pid"/fd/*; do echo "${f##*/} $(readlink "$f")"; done | sort -n; }
+fds >fds.before
 
 fail=0 dumps=0 i=0
 : >pauses
@@ -35,6 +39,8 @@ while [ $i -lt "$cycles" ]; do
 	fi
 	sed -n 's/.* paused \([0-9.]*\) ms$/\1/p' a.out >>pauses
 done
+fds >fds.after
+is "$(diff fds.before fds.after)" "" "after the last detach, the program holds the descriptors it held before the first attach"
 alive=1
 kill -0 "$pid" 2>/dev/null && alive=0
 ok $alive "the process lives through $i cycles"

@@ -141,10 +141,19 @@ in_root() {
 		HOME=/root $last_env "$@"
 }
 
+# give_up WHY: the checks left can't run (their image did not build):
+# each is not ok, and the script ends (never with a half-built root, whose
+# paths would be the host's).
+give_up() {
+	while [ "$n" -lt 9 ]; do ok 1 "$1"; done
+	exit 1
+}
+
+last_root= last_env= last_cmd=
 build contrib/docker/Dockerfile
 r=$?
 ok $r "contrib/docker/Dockerfile builds heapprof on Debian bookworm (debootstrap + chroot)"
-[ $r -eq 0 ] || tail -n 30 "$work/build.log" | diag
+[ $r -eq 0 ] || { tail -n 30 "$work/build.log" | diag; give_up "not run: contrib/docker/Dockerfile did not build"; }
 rm -rf "$last_root"/tmp/heapprof-run.*
 in_root sh -c 'cd /tmp && heapprof run -c prof_final:true,lg_prof_sample:0 ls / >/dev/null 2>&1
 	heapprof report /tmp/heapprof-run.*/ls.*.f.*.heap' >"$work/run.out" 2>&1
@@ -154,10 +163,12 @@ ok $? "heapprof run works in it: heapprof report reads its final dump of ls"
 [ -f "$last_root/etc/heapprof/profiler.ini" ]
 ok $? "make install put the sample profiler.ini at /etc/heapprof/profiler.ini"
 
+last_cmd=
 build contrib/docker/Dockerfile.service
 r=$?
 ok $r "contrib/docker/Dockerfile.service builds the service image (build stage, then bookworm-slim)"
-[ $r -eq 0 ] || tail -n 30 "$work/build.log" | diag
+[ $r -eq 0 ] || { tail -n 30 "$work/build.log" | diag; give_up "not run: contrib/docker/Dockerfile.service did not build"; }
+[ -n "$last_cmd" ] || give_up "not run: contrib/docker/Dockerfile.service has no CMD"
 bind "$top/contrib/docker/profiler.ini" "$last_root/etc/heapprof/profiler.ini" ro
 rm -rf "$work/volume" && mkdir -m 0700 "$work/volume"
 bind "$work/volume" "$last_root/var/lib/heapprof"

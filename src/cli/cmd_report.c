@@ -47,6 +47,11 @@ static const char usage_text[] =
 	"  --temporary        temporary allocations (freed before the thread's next\n"
 	"                     allocation or free) per stack, with their share\n"
 	"                     (dumps written with lg_prof_sample:0 only)\n"
+	"  --age              live bytes by age per stack: allocated during the warm-up,\n"
+	"                     after it and older than it (a leak's shape), younger\n"
+	"                     (--text or --json; dumps written with prof_age)\n"
+	"  --warmup DURATION  --age's warm-up, as 90, 90s, 5m, 2h (default a tenth\n"
+	"                     of the uptime, at most 60s)\n"
 	"Flame and call graphs:\n"
 	"  --icicle           flame graphs top-down, the root at the top\n"
 	"  --node-fraction F  --graph: leave out functions under F of the total\n"
@@ -98,6 +103,8 @@ static const struct option longopts[] = {
 	{ "leaks", no_argument, NULL, 'L' },
 	{ "peak", no_argument, NULL, HP_ROPTS_OPT_PEAK },
 	{ "temporary", no_argument, NULL, HP_ROPTS_OPT_TEMPORARY },
+	{ "age", no_argument, NULL, HP_ROPTS_OPT_AGE },
+	{ "warmup", required_argument, NULL, HP_ROPTS_OPT_WARMUP },
 	{ "merge", no_argument, NULL, 'M' },
 	HP_ROPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 },
@@ -139,6 +146,28 @@ static int count(long *out, const char *opt, const char *arg)
 	}
 	*out = n;
 	return 0;
+}
+
+/* A duration: a number of seconds, or with a unit (ms, s, m, h, d);
+ * -1 (with a message) if not. */
+static int duration(double *out, const char *opt, const char *arg)
+{
+	static const struct { const char *unit; double s; } units[] = {
+		{ "", 1 }, { "ms", 0.001 }, { "s", 1 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
+	};
+	char *end;
+
+	errno = 0;
+	double d = strtod(arg, &end);
+	if (!errno && end != arg && d >= 0 && d <= 1e9 && *arg >= '0' && *arg <= '9')
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].unit)) {
+				*out = d * units[i].s;
+				return 0;
+			}
+	fprintf(stderr, "heapprof report: %s wants a duration such as 90, 90s, 5m or 2h, not '%s'\n",
+		opt, arg);
+	return -1;
 }
 
 static int list_regex(struct hp_ropts *o, const char *arg)
@@ -197,6 +226,11 @@ static int report_option(struct hp_ropts *o, int c, const char *arg)
 	case HP_ROPTS_OPT_TEMPORARY:
 		o->temporary = 1;
 		return 0;
+	case HP_ROPTS_OPT_AGE:
+		o->age = 1;
+		return 0;
+	case HP_ROPTS_OPT_WARMUP:
+		return duration(&o->warmup, "--warmup", arg);
 	default:
 		return -1;
 	}
@@ -298,6 +332,22 @@ static int report(struct hp_ropts *o, int argc, char **argv)
 	if (o->temporary && (o->nbase || o->format == HP_ROPTS_FMT_PPROF))
 		return usage_error("--temporary does not go with %s",
 				   o->nbase ? "--base" : "--pprof");
+	if (o->age + o->peak + o->temporary > 1)
+		return usage_error("choose one of --age, --peak and --temporary%s", "");
+	if (o->warmup >= 0 && !o->age)
+		return usage_error("--warmup goes with --age%s", "");
+	if (o->age && o->value_set)
+		return usage_error("--age shows live bytes: it takes no %s",
+				   "--inuse-* or --alloc-* value");
+	/* Ages are of one moment: a base's ages, subtracted, would mix
+	 * blocks of different lives.  What grew and stays is the newer
+	 * dump's long-lived memory. */
+	if (o->age && o->nbase)
+		return usage_error("--age does not go with --base (ages are of one dump's moment: "
+				   "its long-lived memory is what a diff shows growing and staying)%s", "");
+	if (o->age && o->format != HP_ROPTS_FMT_TEXT && o->format != HP_ROPTS_FMT_JSON &&
+	    o->format != HP_ROPTS_FMT_HTML)
+		return usage_error("--age writes --text, --json or --html%s", "");
 	if (leaks)
 		for (int i = optind; i < argc; i++)
 			argv[i] = leak_dump_of(argv[i]);

@@ -76,12 +76,18 @@ static int path_cmp(const void *a, const void *b)
 
 void hp_flame_build(struct hp_flame *f, const struct hp_profile *p, int vi, int diff)
 {
+	hp_flame_build_with(f, p, vi, companion(vi), diff);
+}
+
+void hp_flame_build_with(struct hp_flame *f, const struct hp_profile *p, int vi, int oi,
+			 int diff)
+{
 	uint32_t *ids = hp_util_xcalloc(p->nstacks + 1, sizeof(*ids));
 	size_t m = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->vi = vi;
-	f->oi = companion(vi);
+	f->oi = oi;
 	f->diff = diff;
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct hp_profile_stack *st = &p->stacks[s];

@@ -47,6 +47,10 @@ struct hp_flame {
  * stacks with a positive value are drawn (slot ignored).
  */
 void hp_flame_build(struct hp_flame *f, const struct hp_profile *p, int vi, int diff);
+/* The same with the companion value oi (report --age: the long-lived
+ * bytes, HP_V_AGE_LONG, which colour the frames). */
+void hp_flame_build_with(struct hp_flame *f, const struct hp_profile *p, int vi, int oi,
+			 int diff);
 void hp_flame_release(struct hp_flame *f);
 
 

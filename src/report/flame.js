@@ -237,7 +237,8 @@
 			var n = out[f][0], fx = out[f][1], fw = out[f][2], anc = out[f][3];
 			var y = icicle ? depth[n] * ROW + 1 : H - 1 - (depth[n] + 1) * ROW;
 			var name = nameOf(n), label = fit(name, fw - 6);
-			var fill = D.diff ? diffColor(net(n), maxChange) : hot(name);
+			var fill = D.diff ? diffColor(net(n), maxChange) :
+				   D.age ? diffColor(T.v[n] > 0 ? T.o[n] / T.v[n] : 0, 1) : hot(name);
 			var cls = "f" + (anc ? " anc" : "") + (hits && hits[n] ? " hit" : "");
 			html.push('<g class="' + cls + '" data-i="' + n + '" data-name="' + esc(name) +
 				  '"><rect x="' + fx.toFixed(2) + '" y="' + y + '" width="' +
@@ -302,7 +303,11 @@
 			s += esc(value(T.v[i]));
 			if (D.unit === "bytes" && !D.showBytes)
 				s += " (" + T.v[i] + " bytes)";
-			s += ", " + esc(value(T.o[i], D.other)) + "<br>";
+			if (D.age)
+				s += ", long-lived " + esc(value(T.o[i], D.other)) + " (" +
+				     pct(T.o[i], T.v[i]) + ")<br>";
+			else
+				s += ", " + esc(value(T.o[i], D.other)) + "<br>";
 			s += pct(T.v[i], T.v[0]) + " of the total";
 			if (parent[i] >= 0)
 				s += ", " + pct(T.v[i], T.v[parent[i]]) + " of its caller";

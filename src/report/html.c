@@ -146,11 +146,11 @@ static void data(struct hp_buf *b, const struct hp_profile *p, const struct hp_r
 	hp_buf_str(b, "{\"format\":\"heapprof-flame\",\"value\":");
 	json_str(b, hp_render_value_name(r->vi));
 	hp_buf_printf(b, ",\"unit\":\"%s\",\"other\":\"%s\",\"showBytes\":%s,\"diff\":%s,"
-			 "\"icicle\":%s,\n",
+			 "\"age\":%s,\"icicle\":%s,\n",
 		      hp_render_value_is_bytes(r->vi) ? "bytes" : "objects",
-		      hp_render_value_is_bytes(f->oi) ? "bytes" : "objects",
+		      r->age || hp_render_value_is_bytes(f->oi) ? "bytes" : "objects",
 		      r->show_bytes ? "true" : "false", f->diff ? "true" : "false",
-		      r->icicle ? "true" : "false");
+		      r->age ? "true" : "false", r->icicle ? "true" : "false");
 	names(b, &w, p);
 	hp_buf_str(b, ",\n\"nodes\":{\"name\":[");
 	for (size_t i = 0; i < w.n; i++)
@@ -200,7 +200,11 @@ void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struc
 	struct hp_flame f;
 	const char *what = r->diff ? "diff flame graph" : "flame graph";
 
-	hp_flame_build(&f, p, r->vi, r->diff);
+	/* --age: live bytes wide, coloured by their long-lived share. */
+	if (r->age)
+		hp_flame_build_with(&f, p, HP_V_INUSE_SPACE, HP_V_AGE_LONG, 0);
+	else
+		hp_flame_build(&f, p, r->vi, r->diff);
 	hp_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 			 "<meta name=\"generator\" content=\"heapprof report --html\">\n"
@@ -217,6 +221,12 @@ void hp_html_render(const struct hp_profile *p, const struct hp_render *r, struc
 		      "aria-label=\"search, a regular expression\" spellcheck=\"false\" "
 		      "autocomplete=\"off\">\n"
 		      "<span id=\"match\" role=\"status\"></span>\n");
+	if (r->age)
+		hp_buf_printf(b, "<span id=\"legend\" title=\"colour: the share of the frame's live "
+				 "bytes allocated after the warm-up (%.1f s) and older than it\">"
+				 "young <span class=\"scale\" style=\"background:linear-gradient(to right,"
+				 "rgb(238,238,238),rgb(215,38,38))\"></span> long-lived</span>\n",
+			      r->age_warmup);
 	if (f.diff)
 		hp_buf_str(b, "<select id=\"widths\" aria-label=\"frame widths\">"
 			      "<option value=\"change\">widths: what changed</option>"

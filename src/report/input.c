@@ -293,6 +293,50 @@ static void taken_line(struct reader *r, const char *p, const char *end)
 	in->taken.tv_nsec = (long)ns;
 }
 
+/* "# heapprof uptime: <seconds>[.<fraction>]", after the word. */
+static void uptime_line(struct reader *r, const char *p, const char *end)
+{
+	struct hp_input *in = r->in;
+	uint64_t sec = 0;
+	double frac = 0, unit = 0.1;
+
+	if (number(r, &p, end, &sec))
+		bad(r, "expected '# heapprof uptime: <seconds>'");
+	if (p < end && *p == '.')
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++, unit /= 10)
+			frac += (*p - '0') * unit;
+	skip_spaces(&p, end);
+	if (p < end || sec > ((uint64_t)1 << 40))
+		bad(r, "expected '# heapprof uptime: <seconds>'");
+	in->has_ages = 1;
+	in->uptime = (double)sec + frac;
+}
+
+/* "# age: <lo>:<objects>:<bytes> ...", after the word: the last row's
+ * stack's live bytes by age. */
+static void age_line(struct reader *r, const char *p, const char *end)
+{
+	struct hp_input *in = r->in;
+	int64_t v[HP_NVALUES] = { 0 };
+
+	if (r->last == SIZE_MAX)
+		bad(r, "'# age:' line with no stack row before it");
+	if (!in->has_ages)
+		bad(r, "'# age:' line before '# heapprof uptime:'");
+	while (p < end) {
+		uint64_t lo, objs, bytes;
+		if (number(r, &p, end, &lo) || lit(&p, end, ':') || number(r, &p, end, &objs) ||
+		    lit(&p, end, ':') || number(r, &p, end, &bytes) || (lo & (lo - 1)))
+			bad(r, "expected '# age: <seconds>:<objects>:<bytes> ...' (seconds 0 or a power of 2)");
+		int b = lo ? 64 - __builtin_clzll(lo) : 0;
+		if (b >= HP_AGE_BUCKETS)
+			b = HP_AGE_BUCKETS - 1;
+		v[HP_V_AGE_B0 + b] = hp_util_sat_add(v[HP_V_AGE_B0 + b], clamp_count(bytes));
+		skip_spaces(&p, end);
+	}
+	add_values(&in->stacks[r->last], v);
+}
+
 /* The longest build-id we take, in bytes (--build-id=0x... allows any). */
 #define BUILDID_MAX 64
 
@@ -369,6 +413,14 @@ static int comment_line(struct reader *r)
 	}
 	if (word(&p, end, "heapprof time:")) {
 		taken_line(r, p, end);
+		return 0;
+	}
+	if (word(&p, end, "heapprof uptime:")) {
+		uptime_line(r, p, end);
+		return 0;
+	}
+	if (word(&p, end, "age:")) {
+		age_line(r, p, end);
 		return 0;
 	}
 	if (word(&p, end, "heapprof attached:")) {

@@ -22,6 +22,13 @@
  *                                    a stack of zero-byte blocks (objects
  *                                    only: a row would make jeprof divide
  *                                    by zero)
+ *   # heapprof uptime: <seconds>     seconds since heapprof started in the
+ *                                    process (prof_age); then, after a
+ *                                    stack's row(s):
+ *   # age: <lo>:<objects>:<bytes> ...
+ *                                    its live memory by age, per bucket:
+ *                                    ages from <lo> seconds (0, 1, 2, 4,
+ *                                    ...) to twice that (0: under 1 s)
  *   # heapprof build-id: 0x<address> <hex> [<path>]
  *                                    the build-id of the object whose
  *                                    mapping holds <address> (its first)
@@ -46,8 +53,20 @@ enum hp_value {
 	HP_V_PEAK_SPACE,
 	HP_V_TEMPORARY,		/* temporary allocations (same) */
 	HP_V_ALLOCATIONS,	/* allocations, for the temporary share (same) */
+	/* Live bytes by age (the "# age" lines), split at the warm-up by
+	 * the report (report.c, --age): allocated during it, after it and
+	 * older than it, younger than it. */
+	HP_V_AGE_STARTUP,
+	HP_V_AGE_LONG,
+	HP_V_AGE_YOUNG,
+	HP_V_AGE_B0,		/* live bytes of ages in bucket 0 ... */
+	HP_V_AGE_LAST = HP_V_AGE_B0 + 23,	/* ... and 23: 2^22 s (48 days) and older */
 	HP_NVALUES
 };
+#define HP_AGE_BUCKETS (HP_V_AGE_LAST - HP_V_AGE_B0 + 1)
+/* Bucket b's ages in seconds: [lo, hi). */
+#define HP_AGE_LO(b) ((b) ? (double)((uint64_t)1 << ((b) - 1)) : 0.0)
+#define HP_AGE_HI(b) ((double)((uint64_t)1 << (b)))
 
 /* Scaled values are clamped to this, so that sums of a few million of
  * them cannot overflow int64 (sums saturate as well: hp_util_sat_add in
@@ -124,6 +143,8 @@ struct hp_input {
 	const char *binary;	/* "binary=" of the symbol section, or NULL */
 	struct hp_input_name name;
 	struct timespec written;	/* when the dump was written, at the latest */
+	int has_ages;			/* "# heapprof uptime:" was present (prof_age) */
+	double uptime;			/* ... seconds since heapprof started */
 	int has_taken;			/* "# heapprof time:" was present */
 	struct timespec taken;		/* ... when the dump was taken, to the ns */
 };

@@ -34,6 +34,10 @@ struct hp_render {
 	/* --temporary: the dumps' own totals, for the whole processes */
 	int64_t temporary, allocations;
 	int64_t time_ns, duration_ns;	/* pprof's, when not 0 (ropts.h) */
+	/* --age: the uptime (the longest of the dumps') and the warm-up
+	 * (the first dump's when each took its default) */
+	int age;
+	double age_uptime, age_warmup;
 	/* heapprof attach's time when a dump came from an attached process
 	 * (the first such dump's): its figures start there. */
 	char attached[40];

@@ -13,6 +13,7 @@
 #include "render.h"
 #include "report.h"
 #include "temporary.h"
+#include "age.h"
 #include "util.h"
 
 void hp_report_shape(const struct hp_ropts *o, struct hp_shape *shape)
@@ -97,6 +98,17 @@ static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_r
 		r->temporary = hp_util_sat_add(r->temporary, in.temporary);
 		r->allocations = hp_util_sat_add(r->allocations, in.allocations);
 	}
+	if (o->age) {
+		if (!in.has_ages)
+			hp_util_die("'%s' has no ages (dumps date blocks at a sampled rate, or with "
+				    "prof_age:true in exact mode; not a dump of jemalloc, gperftools or an "
+				    "older heapprof)", path);
+		hp_age_split(&in, o->warmup);
+		if (!r->age++)
+			r->age_warmup = o->warmup < 0 ? hp_age_default_warmup(in.uptime) : o->warmup;
+		if (in.uptime > r->age_uptime)
+			r->age_uptime = in.uptime;
+	}
 	if (in.attached[0] && !r->attached[0])
 		memcpy(r->attached, in.attached, sizeof(r->attached));
 	hp_profile_add(p, &in, sign, slot);
@@ -145,7 +157,9 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 	r.ignore = o->ignore_text;
 	switch (o->format) {
 	case HP_ROPTS_FMT_TEXT:
-		if (o->temporary)
+		if (o->age)
+			hp_age_render(&p, &r, &out, 0);
+		else if (o->temporary)
 			hp_temporary_render(&p, &r, &out);
 		else
 			hp_text_render(&p, &r, &out);
@@ -163,7 +177,10 @@ int hp_report_run(const struct hp_ropts *o, char *const *dumps, size_t n)
 		hp_pprof_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_JSON:
-		hp_json_render(&p, &r, &out);
+		if (o->age)
+			hp_age_render(&p, &r, &out, 1);
+		else
+			hp_json_render(&p, &r, &out);
 		break;
 	case HP_ROPTS_FMT_HTML:
 		hp_html_render(&p, &r, &out);

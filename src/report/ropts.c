@@ -21,6 +21,7 @@ void hp_ropts_init(struct hp_ropts *o, const char *who)
 	o->format = HP_ROPTS_FMT_TEXT;
 	o->value = HP_V_INUSE_SPACE;
 	o->top = -1;
+	o->warmup = -1;
 	/* jeprof's and pprof's defaults. */
 	o->node_fraction = 0.005;
 	o->edge_fraction = 0.001;

@@ -57,6 +57,8 @@ enum hp_ropts_code {
 	HP_ROPTS_OPT_NODE_COUNT,
 	HP_ROPTS_OPT_PEAK,
 	HP_ROPTS_OPT_TEMPORARY,
+	HP_ROPTS_OPT_AGE,
+	HP_ROPTS_OPT_WARMUP,
 	/* trend only */
 	HP_ROPTS_OPT_FUNCTIONS,
 };
@@ -112,6 +114,8 @@ struct hp_ropts {
 	long node_count;
 	int peak;		/* report --peak */
 	int temporary;		/* report --temporary */
+	int age;		/* report --age */
+	double warmup;		/* report --warmup, seconds; < 0: the default */
 	int functions;		/* trend --functions */
 	int merge;		/* --merge: dumps of several processes (report, trend) */
 	int suspects;		/* trend --suspects */

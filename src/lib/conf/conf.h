@@ -51,6 +51,7 @@ enum hp_conf_id {
 /* Values of the ENUM options. */
 enum { HP_CONF_DUMP_GPERFTOOLS = 0, HP_CONF_DUMP_JEMALLOC = 1 };
 enum { HP_CONF_LEAK_LIVE = 0, HP_CONF_LEAK_REACHABLE = 1 };
+enum { HP_CONF_AGE_SAMPLED = 0, HP_CONF_AGE_TRUE = 1, HP_CONF_AGE_FALSE = 2 };
 enum { HP_CONF_HELPER_AUTO = 0, HP_CONF_HELPER_START = 1, HP_CONF_HELPER_NEVER = 2 };
 
 struct hp_conf_desc {

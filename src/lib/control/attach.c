@@ -35,6 +35,7 @@
 #include "next/next.h"
 #include "record/switches.h"
 #include "record/tls.h"
+#include "stack/unwpipe.h"
 #include "base/banned.h"
 
 static void answer(struct hp_attach_result *out, int status, const char *text)
@@ -176,9 +177,11 @@ HP_EXPORT void heapprof_attach(const char *conf, struct hp_attach_result *out)
 	hp_tls_guard_enter(t);
 	out->rewritten = hp_got_route(&objects);
 	out->objects = objects;
+	hp_unwpipe_open();
 	hp_tls_guard_leave(t);
 	if (hp_lifecycle_attach(conf, &why) != 0) {
 		hp_tls_guard_enter(t);
+		hp_unwpipe_shut();
 		hp_got_restore();
 		hp_tls_guard_leave(t);
 		drop_host_dir();
@@ -204,6 +207,9 @@ HP_EXPORT void heapprof_detach(struct hp_attach_result *out)
 		return;
 	}
 	hp_tls_guard_enter(t);
+	if (!hp_unwpipe_shut())
+		hp_log(HP_LOG_WARN, "detach: a stack walk did not end within 1 s; libunwind's "
+		       "validation pipe may stay open");
 	out->rewritten = hp_got_restore();
 	hp_tls_guard_leave(t);
 	hp_lifecycle_detach();

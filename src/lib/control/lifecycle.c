@@ -34,6 +34,7 @@
 #include "leak/leak.h"
 #include "leak/livecheck.h"
 #include "record/live.h"
+#include "record/ages.h"
 #include "base/log.h"
 #include "base/pages.h"
 #include "base/sandbox.h"
@@ -210,6 +211,23 @@ static void start_once(int sandboxed)
 	(void)sandboxed;
 }
 
+/* Ages (prof_age), decided once, before sampling starts: the live
+ * table's layout cannot change after its first block.  Not in exact
+ * mode unless asked: there every block is in the table, and its tick
+ * cost 3.5% more instructions (churn) and a quarter more table memory
+ * (the 1 GiB heap: 275 MB instead of 220). */
+static void keep_ages(void)
+{
+	static int decided;
+
+	if (decided)
+		return;
+	decided = 1;
+	if (hp_conf.prof_age == HP_CONF_AGE_TRUE ||
+	    (hp_conf.prof_age == HP_CONF_AGE_SAMPLED && hp_conf.lg_prof_sample > 0))
+		hp_live_keep_ages();
+}
+
 /* Start-up: preloaded, from the constructor (extra NULL); attached, from
  * hp_lifecycle_attach, with heapprof attach's -c options. */
 static void start(const char *extra, int sandboxed, const char *sandbox_why)
@@ -225,6 +243,8 @@ static void start(const char *extra, int sandboxed, const char *sandbox_why)
 	 * statistical and says so below. */
 	if (hp_conf.prof_leak_error && hp_conf_sources[HP_CONF_O_lg_prof_sample] == HP_CONF_SRC_DEFAULT)
 		hp_conf.lg_prof_sample = 0;
+	hp_ages_begin();
+	keep_ages();
 	/* A process outside prof_programs or run_only_top starts as with
 	 * prof:false. */
 	HP_STORE(&hp_switches.enabled, hp_conf.prof && hp_scope_profiles());

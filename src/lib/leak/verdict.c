@@ -89,7 +89,8 @@ static void as_read(struct leak_group *g, int lg)
 	double rate = hp_maths_pow2(lg);
 	uint64_t c, b, objs, bytes;
 
-	hp_dump_preimage((double)g->cnt_fp / (double)HP_CNT_ONE, (double)g->bytes, rate, &c, &b);
+	hp_dump_preimage((double)g->cnt_fp / (double)HP_CNT_ONE, (double)g->bytes, rate,
+			 HP_DUMP_NEAREST, &c, &b);
 	if (!c)
 		return;
 	hp_dump_row_read(c, b, rate, &objs, &bytes);

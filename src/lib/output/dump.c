@@ -32,6 +32,7 @@
 #include "base/sandbox.h"
 #include "record/sample.h"
 #include "output/totals.h"
+#include "output/agehist.h"
 #include "output/statefile.h"
 #include "output/dumpsyms.h"
 #include "output/buildid.h"
@@ -53,16 +54,15 @@ static uint64_t round_u64(double y)
 	return y >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)(y + 0.5);
 }
 
-void hp_dump_preimage(double cnt, double bytes, double rate,
+void hp_dump_preimage(double cnt, double bytes, double rate, double dither,
 		      uint64_t *cnt_in, uint64_t *bytes_in)
 {
+	*cnt_in = 0;
+	*bytes_in = 0;
 	/* A row of zero bytes (malloc(0)) would make readers divide by zero
 	 * (jeprof dies): such blocks are left out. */
-	if (!(cnt > 0) || !(bytes > 0)) {
-		*cnt_in = 0;
-		*bytes_in = 0;
+	if (!(cnt > 0) || !(bytes > 0))
 		return;
-	}
 	/* Exact mode: every allocation was recorded, and the rows say so as
 	 * they are.  Scaling them would count 20 one-byte blocks as 31. */
 	if (rate <= 1) {
@@ -73,15 +73,23 @@ void hp_dump_preimage(double cnt, double bytes, double rate,
 		return;
 	}
 	double avg = bytes / cnt;
-	double y = bytes * -hp_maths_expm1(-avg / rate);
-	double c = y / avg;
-	*bytes_in = round_u64(y);
-	*cnt_in = round_u64(c);
-	/* Readers reject a count of 0 with bytes, and divide by bytes. */
+	double c = cnt * -hp_maths_expm1(-avg / rate);
+	uint64_t k;
+	if (dither < 0) {
+		/* Readers reject a count of 0 with bytes. */
+		k = round_u64(c);
+		if (k == 0)
+			k = 1;
+	} else {
+		double f = c + dither;   /* >= 0: truncation is floor */
+		k = f >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)f;
+		if (k == 0)
+			return;
+	}
+	*cnt_in = k;
+	*bytes_in = round_u64((double)k * avg);
 	if (*bytes_in == 0)
-		*bytes_in = 1;
-	if (*cnt_in == 0)
-		*cnt_in = 1;
+		*bytes_in = 1;   /* readers divide by bytes */
 }
 
 void hp_dump_row_read(uint64_t cnt_in, uint64_t bytes_in, double rate, uint64_t *objs,
@@ -101,14 +109,38 @@ struct row {
 	uint64_t c, b, ac, ab;
 };
 
-static void row_of(const struct hp_counts *k, double rate, int accum, struct row *r)
+/* Where a row is in the dump, for its dither: its stack (0: the total)
+ * and its thread's uid + 1 (0: every thread). */
+static uint64_t row_key(uint32_t st, uint32_t uid_plus_1)
+{
+	return (uint64_t)st | (uint64_t)uid_plus_1 << 32;
+}
+
+/* The dither of one field of a row (hp_dump_preimage): uniform in
+ * [0, 1), a hash of the snapshot's salt and the row's place, so that it
+ * is independent of what was sampled, and the same in every dump of the
+ * process (a stack that did not change reads the same).  Salt 0: to the
+ * nearest (the leak dump). */
+static double dither_of(const struct hp_totals *s, uint64_t key, int accum)
+{
+	if (!s->dither_salt)
+		return HP_DUMP_NEAREST;
+	uint64_t x = s->dither_salt ^ (key << 1 | (uint64_t)accum);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return (double)(x >> 11) * 0x1.0p-53;
+}
+
+static void row_of(const struct hp_totals *s, const struct hp_counts *k, double rate, int accum,
+		   uint64_t key, struct row *r)
 {
 	hp_dump_preimage(hp_totals_objects(k->live_cnt), (double)k->live_bytes, rate,
-			 &r->c, &r->b);
+			 dither_of(s, key, 0), &r->c, &r->b);
 	r->ac = r->ab = 0;
 	if (accum)
 		hp_dump_preimage(hp_totals_objects((int64_t)k->accum_cnt),
-				 (double)k->accum_bytes, rate, &r->ac, &r->ab);
+				 (double)k->accum_bytes, rate, dither_of(s, key, 1), &r->ac, &r->ab);
 }
 
 static int row_empty(const struct row *r)
@@ -166,7 +198,8 @@ static void put_time(struct hp_out *o)
 }
 
 /* After the header: the process's peak and temporary allocations. */
-static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
+static void put_extra_header(struct hp_out *o, const struct hp_totals *s,
+			     const struct hp_agehist *ages)
 {
 	hp_out_str(o, "# heapprof peak: ");
 	hp_out_u64(o, objs_of(s->total.peak_cnt));
@@ -180,6 +213,8 @@ static void put_extra_header(struct hp_out *o, const struct hp_totals *s)
 	hp_out_u64(o, objs_of((int64_t)s->total.accum_cnt));
 	hp_out_char(o, '\n');
 	put_time(o);
+	if (ages)
+		hp_agehist_put_uptime(o, ages);
 	/* heapprof attach: what was allocated before is not in any figure. */
 	if (HP_LOAD(&hp_switches.attached) == HP_ATTACH_ON) {
 		char when[40];
@@ -211,37 +246,39 @@ static void put_extra(struct hp_out *o, const struct hp_counts *k, uint32_t st, 
 	}
 }
 
+/* Whether k's figures (live, and allocated with accum) have no bytes to
+ * make a row of: objects of zero bytes, or none.  Every other stack has
+ * its row, of zeros when its rounding gave no object (hp_dump_preimage),
+ * so that its age line and peak still have a row to follow. */
+static int no_bytes(const struct hp_counts *k, int accum)
+{
+	return (k->live_cnt <= 0 || k->live_bytes <= 0) &&
+	       (!accum || !k->accum_cnt || !k->accum_bytes);
+}
+
 /* The stacks that have no row but held part of the peak or made
  * temporary allocations. */
-static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, double rate,
-			      int accum)
+static void put_extra_rowless(struct hp_out *o, const struct hp_totals *s, int accum)
 {
-	struct row r;
-
 	if (!hp_conf.dump_peak)
 		return;
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		const struct hp_counts *k = &s->by_stack[st];
-		row_of(k, rate, accum, &r);
-		if (row_empty(&r) && (k->peak_cnt > 0 || k->tmp_cnt > 0))
+		if (no_bytes(k, accum) && (k->peak_cnt > 0 || k->tmp_cnt > 0))
 			put_extra(o, k, st, 1);
 	}
 }
 
 /* The stacks whose blocks are all of zero bytes (malloc(0)): a row of
  * objects without bytes makes jeprof divide by zero, so their objects go
- * on a line of heapprof's own. */
-static void put_zero_size(struct hp_out *o, const struct hp_totals *s, double rate, int accum)
+ * on a line of heapprof's own.  (A stack whose row rounded to no object
+ * has bytes, and its row of zeros.) */
+static void put_zero_size(struct hp_out *o, const struct hp_totals *s, int accum)
 {
-	struct row r;
-
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		const struct hp_counts *k = &s->by_stack[st];
 		uint64_t live = objs_of(k->live_cnt), all = accum ? objs_of((int64_t)k->accum_cnt) : 0;
-		if (!live && !all)
-			continue;
-		row_of(k, rate, accum, &r);
-		if (!row_empty(&r))
+		if ((!live && !all) || !no_bytes(k, accum))
 			continue;
 		hp_out_str(o, "# zero-size: ");
 		hp_out_u64(o, live);
@@ -319,12 +356,12 @@ static void put_maps(struct hp_out *o)
 }
 
 static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
-			     double rate, int accum)
+			     double rate, int accum, const struct hp_agehist *ages)
 {
 	struct row tot = { 0, 0, 0, 0 }, r;
 
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		row_of(&s->by_stack[st], rate, accum, &r);
+		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		tot.c += r.c;
 		tot.b += r.b;
 		tot.ac += r.ac;
@@ -341,18 +378,20 @@ static void write_gperftools(struct hp_out *o, const struct hp_totals *s,
 		hp_out_u64(o, (uint64_t)rate);
 		hp_out_char(o, '\n');
 	}
-	put_extra_header(o, s);
+	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		row_of(&s->by_stack[st], rate, accum, &r);
-		if (row_empty(&r))
+		if (no_bytes(&s->by_stack[st], accum))
 			continue;
+		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		put_counts(o, &r);
 		hp_out_char(o, ' ');
 		put_frames(o, st);
 		put_extra(o, &s->by_stack[st], st, 0);
+		if (ages)
+			hp_agehist_put_stack(o, ages, st);
 	}
-	put_extra_rowless(o, s, rate, accum);
-	put_zero_size(o, s, rate, accum);
+	put_extra_rowless(o, s, accum);
+	put_zero_size(o, s, accum);
 }
 
 /* Thread names go on the header rows; keep them on one printable line. */
@@ -412,7 +451,7 @@ static void put_stack_threads(struct hp_out *o, const struct hp_totals *s,
 			sum.accum_bytes += k.accum_bytes;
 		}
 		struct row r;
-		row_of(&sum, rate, accum, &r);
+		row_of(s, &sum, rate, accum, row_key(st, c->thread + 1), &r);
 		if (row_empty(&r))
 			continue;
 		put_thread_row(o, c->thread, &r);
@@ -421,19 +460,19 @@ static void put_stack_threads(struct hp_out *o, const struct hp_totals *s,
 }
 
 static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
-			   double rate, int accum)
+			   double rate, int accum, const struct hp_agehist *ages)
 {
 	struct row r;
 
 	hp_out_str(o, "heap_v2/");
 	hp_out_u64(o, (uint64_t)rate);
 	hp_out_str(o, "\n  t*: ");
-	row_of(&s->total, rate, accum, &r);
+	row_of(s, &s->total, rate, accum, row_key(0, 0), &r);
 	put_counts(o, &r);
 	hp_out_char(o, '\n');
 	for (uint32_t uid = 0; uid < s->nthreads; uid++) {
 		const struct hp_thread *t = thread_by_uid(uid);
-		row_of(&s->by_thread[uid], rate, accum, &r);
+		row_of(s, &s->by_thread[uid], rate, accum, row_key(0, uid + 1), &r);
 		if (row_empty(&r) && (!t || HP_LOAD(&t->exited)))
 			continue;
 		put_thread_row(o, uid, &r);
@@ -441,23 +480,27 @@ static void write_jemalloc(struct hp_out *o, const struct hp_totals *s,
 			put_name(o, t->name);
 		hp_out_char(o, '\n');
 	}
-	put_extra_header(o, s);
+	put_extra_header(o, s, ages);
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
-		row_of(&s->by_stack[st], rate, accum, &r);
-		if (row_empty(&r))
+		if (no_bytes(&s->by_stack[st], accum))
 			continue;
+		row_of(s, &s->by_stack[st], rate, accum, row_key(st, 0), &r);
 		put_frames(o, st);
 		hp_out_str(o, "  t*: ");
 		put_counts(o, &r);
 		hp_out_char(o, '\n');
 		put_stack_threads(o, s, st, rate, accum);
 		put_extra(o, &s->by_stack[st], st, 0);
+		if (ages)
+			hp_agehist_put_stack(o, ages, st);
 	}
-	put_extra_rowless(o, s, rate, accum);
-	put_zero_size(o, s, rate, accum);
+	put_extra_rowless(o, s, accum);
+	put_zero_size(o, s, accum);
 }
 
-int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
+/* A dump of s, with the ages of its stacks when ages is not NULL. */
+static int write_dump(const char *path, const struct hp_totals *s, int format, int accum,
+		      const struct hp_agehist *ages)
 {
 	struct hp_file f;
 	struct hp_out o;
@@ -473,9 +516,9 @@ int hp_dump_write(const char *path, const struct hp_totals *s, int format, int a
 	if (hp_conf.dump_symbols)
 		hp_dumpsyms_write(&o, s, accum);
 	if (format == HP_CONF_DUMP_JEMALLOC)
-		write_jemalloc(&o, s, rate, accum);
+		write_jemalloc(&o, s, rate, accum, ages);
 	else
-		write_gperftools(&o, s, rate, accum);
+		write_gperftools(&o, s, rate, accum, ages);
 	hp_buildid_write(&o);
 	put_maps(&o);
 	err = hp_out_flush(&o);
@@ -488,11 +531,17 @@ out:
 	return err;
 }
 
+int hp_dump_write(const char *path, const struct hp_totals *s, int format, int accum)
+{
+	return write_dump(path, s, format, accum, NULL);
+}
+
 /* Under the dump lock, inside the guard.  A high-water dump ('u') shows
- * the heap at its peak. */
+ * the heap at its peak, and has no ages (they are the blocks' of now). */
 static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 {
 	struct hp_totals s;
+	struct hp_agehist a = { 0 };
 
 	hp_threads_refresh_names();
 	int err = hp_totals_take(&s);
@@ -500,7 +549,10 @@ static int dump_locked(const char *path, char trigger, struct hp_totals *keep)
 		return err;
 	if (trigger == 'u')
 		hp_totals_at_peak(&s);
-	err = hp_dump_write(path, &s, hp_conf.dump_format, hp_conf.prof_accum);
+	else
+		(void)hp_agehist_take(&a, &s);   /* none without prof_age, or memory */
+	err = write_dump(path, &s, hp_conf.dump_format, hp_conf.prof_accum, a.h ? &a : NULL);
+	hp_agehist_release(&a);
 	if (!err && keep)
 		*keep = s;
 	else
@@ -538,10 +590,11 @@ static void log_dump(int level, const char *path, char trigger, unsigned flags,
 	for (uint32_t st = 1; st <= s->nstacks; st++) {
 		struct row r;
 		uint64_t o, b;
-		row_of(&s->by_stack[st], rate, 0, &r);
+		row_of(s, &s->by_stack[st], rate, 0, row_key(st, 0), &r);
 		if (!r.c) {
-			/* All of zero bytes (put_zero_size) */
-			uint64_t zero = objs_of(s->by_stack[st].live_cnt);
+			/* Rounded to no object (a row of zeros), or all of
+			 * zero bytes (put_zero_size) */
+			uint64_t zero = no_bytes(&s->by_stack[st], 0) ? objs_of(s->by_stack[st].live_cnt) : 0;
 			contexts += zero > 0;
 			objects += zero;
 			continue;

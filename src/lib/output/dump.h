@@ -69,9 +69,29 @@ void hp_dump_log(int level, const char *path, char trigger, const struct hp_tota
 int hp_dump_path(const char *path);
 
 /* The reader's scaling, inverted: integer (objs, bytes) that jeprof's and
- * pprof's 1/(1-exp(-avg/R)) maps back to (cnt, bytes).  Exposed for the
- * unit tests. */
-void hp_dump_preimage(double cnt, double bytes, double rate,
+ * pprof's 1/(1-exp(-avg/R)) maps back to the estimates (cnt, bytes) at a
+ * sampled rate R, and (cnt, bytes) as they are in exact mode (R = 1).
+ *
+ * At a sampled rate the count the scaling needs, cnt (1 - exp(-avg/R)),
+ * is a real number, and rounding it is not harmless: a stack with one
+ * sample of s bytes needs about s/(s+1) of an object (the sample point
+ * takes s + 1 bytes of the stream, record/sample.h), so that rounding to
+ * the nearest reads 1/s more objects, whatever the rate; real programs
+ * have many such stacks (gcc's cc1 read 7% more objects).  So the count
+ * is rounded down or up at random, up with the probability of its
+ * fraction: with dither uniform in [0, 1), floor(count + dither), which
+ * is the count on average, and bytes_in is that count times avg, so that
+ * the reader's average size is the estimate's.  The reading is then
+ * unbiased in objects and bytes, row by row.  A row that rounds to no
+ * object has none (0, 0): a stack with one small sample reads nothing
+ * now and then, as often as its figures require (the dump still writes
+ * its row, of zeros, which its age line and peak follow).
+ *
+ * dither HP_DUMP_NEAREST: the nearest count, at least one object (the
+ * leak dump: every leak has its row, at the price of that bias).
+ * Blocks of zero bytes make no row.  Exposed for the unit tests. */
+#define HP_DUMP_NEAREST (-1.0)
+void hp_dump_preimage(double cnt, double bytes, double rate, double dither,
 		      uint64_t *cnt_in, uint64_t *bytes_in);
 
 /* What a reader (heapprof report, jeprof) makes of a row (cnt_in,

@@ -72,12 +72,28 @@ static int reread_peak(struct hp_totals *s, const uint32_t *stack_of, uint32_t e
 	return hp_peak_key() == key;
 }
 
+/* The process's salt for the rows' rounding: random, drawn once (the
+ * first snapshot's), so that every dump rounds a row alike. */
+static uint64_t dither_salt(void)
+{
+	static uint64_t salt;
+	uint64_t v = HP_LOAD(&salt);
+
+	if (!v) {
+		uint64_t want = hp_sample_seed(&salt), none = 0;
+		v = __atomic_compare_exchange_n(&salt, &none, want, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED) ? want : none;
+	}
+	return v;
+}
+
 int hp_totals_take(struct hp_totals *s)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 
 	memset(s, 0, sizeof(*s));
 	s->lg = HP_LOAD(&hp_switches.lg_sample);
+	s->dither_salt = dither_salt();
 	/* Contexts first: every context read refers to a stack that was
 	 * interned before it, so nstacks read afterwards covers them all. */
 	uint32_t end = hp_counters_end();

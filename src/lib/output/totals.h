@@ -31,6 +31,10 @@ struct hp_totals {
 	int64_t peak;                /* the peak's live bytes (record/peak.h) */
 	int peak_moving;             /* new peaks came during every read */
 	int at_peak;                 /* live figures replaced by the peak's */
+	/* The salt of the rows' rounding at a sampled rate (output/dump.h):
+	 * the process's, drawn at its first snapshot; 0 (a snapshot not
+	 * taken here: the leak dump's) rounds to the nearest. */
+	uint64_t dither_salt;
 	/* Context ids grouped by stack: ctx_of_stack[first[s] .. first[s+1]). */
 	uint32_t nctx;
 	uint32_t *ctx_sorted;

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 
 #include "record/live.h"
+#include "record/ages.h"
 #include "base/pages.h"
 #include "base/spin.h"
 #include "base/banned.h"
@@ -58,7 +59,27 @@ struct shard {
 	uint32_t grow_at;   /* records past which an insert grows the table
 			     * (a half or 80% of n; 0 before the first) */
 	struct slot *slots;
+	uint32_t *ticks;    /* with ages: each slot's allocation tick
+			     * (record/ages.h), after the slots in the same
+			     * mapping; NULL without */
 } __attribute__((aligned(HP_CACHELINE)));
+
+/* Whether tables carry a tick per slot (prof_age): decided once, before
+ * the first table, so that every table of the process has the same
+ * layout and the small tables' free lists one size per class. */
+static bool ages;
+
+/* Bytes a slot takes in a table. */
+static size_t slot_bytes(void)
+{
+	return sizeof(struct slot) + (ages ? sizeof(uint32_t) : 0);
+}
+
+/* A table's ticks: the n words after its n slots. */
+static uint32_t *ticks_of(struct slot *t, uint32_t n)
+{
+	return ages ? (uint32_t *)(t + n) : NULL;
+}
 
 static struct shard shards[HP_LIVE_SHARDS];
 /* The shards this thread holds (or is taking), innermost last, so that a
@@ -201,7 +222,7 @@ static unsigned small_class(uint32_t n)
 
 static struct slot *table_alloc(uint32_t n)
 {
-	size_t bytes = (size_t)n * sizeof(struct slot);
+	size_t bytes = (size_t)n * slot_bytes();
 
 	if (n >= PAGE_SLOTS) {
 		/* Faulted in by one call: the rehash that follows reads
@@ -241,7 +262,7 @@ static struct slot *table_alloc(uint32_t n)
 static void table_free(struct slot *t, uint32_t n)
 {
 	if (n >= PAGE_SLOTS) {
-		hp_pages_free(t, (size_t)n * sizeof(*t));
+		hp_pages_free(t, (size_t)n * slot_bytes());
 		return;
 	}
 	unsigned c = small_class(n);
@@ -277,17 +298,21 @@ static HP_COLD bool grow(struct shard *s)
 	struct slot *fresh = table_alloc(n);
 	if (!fresh)
 		return false;
-	note_table_bytes((int64_t)((uint64_t)n - old_n) * (int64_t)sizeof(*fresh));
-	struct shard bigger = { .n = n, .slots = fresh };
+	note_table_bytes((int64_t)((uint64_t)n - old_n) * (int64_t)slot_bytes());
+	struct shard bigger = { .n = n, .slots = fresh, .ticks = ticks_of(fresh, n) };
 	for (uint32_t i = 0; i < old_n; i++) {
 		uintptr_t k = s->slots[i].key;
 		if (k == SLOT_EMPTY)
 			continue;
 		bool found;
-		fresh[probe(&bigger, k, &found)] = s->slots[i];
+		uint32_t j = probe(&bigger, k, &found);
+		fresh[j] = s->slots[i];
+		if (bigger.ticks)
+			bigger.ticks[j] = s->ticks[i];
 	}
 	if (old_n)
 		table_free(s->slots, old_n);
+	s->ticks = bigger.ticks;
 	HP_STORE(&s->slots, fresh);   /* hp_live_prefetch reads both unlocked */
 	HP_STORE(&s->n, n);
 	/* Small tables at most half full: a removal's backward shift walks
@@ -357,6 +382,7 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 
 	if (size > HP_LIVE_SIZE_MAX)
 		size = HP_LIVE_SIZE_MAX;
+	uint32_t tick = ages ? hp_ages_now() : 0;   /* outside the lock */
 	shard_lock(s);
 	/* Keep the load at most grow_at's. */
 	if (HP_UNLIKELY(s->live >= s->grow_at)) {
@@ -368,6 +394,8 @@ bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
 	uint32_t i = probe(s, key, &found);
 	s->slots[i].key = key;
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
+	if (s->ticks)
+		s->ticks[i] = tick;
 	if (!found) {
 		HP_STORE(&s->live, s->live + 1);   /* hp_live_records reads it unlocked */
 		hp_filter_inc(key);
@@ -384,6 +412,7 @@ out:
 static void delete_at(struct shard *s, uint32_t i)
 {
 	struct slot *slots = s->slots;
+	uint32_t *ticks = s->ticks;
 	uint32_t n = s->n;
 
 	for (uint32_t j = next(n, i);; j = next(n, j)) {
@@ -396,6 +425,8 @@ static void delete_at(struct shard *s, uint32_t i)
 		int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
 		if (!stays) {
 			slots[i] = slots[j];
+			if (ticks)
+				ticks[i] = ticks[j];
 			i = j;
 		}
 	}
@@ -460,6 +491,36 @@ void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), voi
 			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
 		}
 	}
+}
+
+void hp_live_each_aged(void (*fn)(uint64_t size, uint32_t tctx, uint32_t tick, void *arg),
+		       void *arg)
+{
+	if (!ages)
+		return;
+	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
+		struct shard *s = &shards[n];
+		shard_lock(s);
+		for (uint32_t i = 0; i < s->n; i++) {
+			if (s->slots[i].key == SLOT_EMPTY)
+				continue;
+			uint64_t v = s->slots[i].val;
+			fn(v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), s->ticks[i], arg);
+		}
+		shard_unlock(s);
+	}
+}
+
+bool hp_live_keep_ages(void)
+{
+	if (!ages && !HP_LOAD(&table_bytes))
+		ages = true;
+	return ages;
+}
+
+bool hp_live_ages(void)
+{
+	return ages;
 }
 
 bool hp_live_find_held(uintptr_t p, uint64_t *size, uint32_t *tctx)

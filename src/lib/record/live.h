@@ -79,6 +79,21 @@ bool hp_live_find_held(uintptr_t p, uint64_t *size, uint32_t *tctx);
 
 uint64_t hp_live_records(void);
 
+/* Ages (prof_age): from now on every table keeps each block's allocation
+ * tick (record/ages.h) beside its slot, 4 bytes more a slot.  Only
+ * before the first insert: returns whether tables keep ticks.  Called
+ * once, at start-up. */
+bool hp_live_keep_ages(void);
+bool hp_live_ages(void);
+
+/* Calls fn for every live record with its allocation tick, taking each
+ * shard's lock in turn (never two at once): a dump, on a thread inside
+ * the guard, while the program runs.  fn runs under a shard lock: it
+ * must be short, and must not allocate through malloc or touch the live
+ * table.  Does nothing when tables keep no ticks. */
+void hp_live_each_aged(void (*fn)(uint64_t size, uint32_t tctx, uint32_t tick, void *arg),
+		       void *arg);
+
 /* fork(): take every shard lock in the parent before fork, release them
  * after; the child resets them. */
 /* Bytes of the live table, now and at the most, for the debug log. */

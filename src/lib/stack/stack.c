@@ -238,12 +238,13 @@ void hp_stack_set_unwinder(int how)
 	 * is system calls (the validation pipe, signal masks).  Deferred, it
 	 * is hp_stack_warm's. */
 	if (want != policy && !hp_sandbox_on() && !hp_stack_deferred()) {
-		policy = want;
 		/* The first call into libunwind opens its validation pipe. */
 		if (!hp_unwpipe_hi)
 			hp_unwpipe_init();
-		hp_unwpipe_enter();
-		unw_set_caching_policy(unw_local_addr_space, want);
+		if (hp_unwpipe_enter()) {
+			unw_set_caching_policy(unw_local_addr_space, want);
+			policy = want;
+		}
 		hp_unwpipe_leave();
 	}
 }

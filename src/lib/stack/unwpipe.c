@@ -21,6 +21,7 @@
 #include <link.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define UNW_LOCAL_ONLY
@@ -48,6 +49,8 @@ static int last[2] = { -1, -1 };
 static __thread int mine[2] = { -1, -1 };
 static uint64_t refused;
 static int told;
+/* Set by hp_unwpipe_shut: no walk may start (heapprof detaching). */
+static int shut;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -95,6 +98,11 @@ int hp_unwpipe_enter(void)
 	hp_spin_lock(&lock);
 	walkers++;
 	hp_unwpipe_walking = 1;
+	if (shut) {
+		hp_spin_unlock(&lock);
+		errno = saved;
+		return 0;
+	}
 	int a = last[0], b = last[1];
 	int theirs = programs(a) || programs(b) ||
 		     (mine[0] != a && (programs(mine[0]) || programs(mine[1])));
@@ -141,6 +149,33 @@ void hp_unwpipe_leave(void)
 	}
 	hp_spin_unlock(&lock);
 	errno = saved;
+}
+
+bool hp_unwpipe_shut(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	hp_spin_lock(&lock);
+	HP_STORE(&shut, 1);
+	hp_spin_unlock(&lock);
+	/* A walk lasts microseconds; the wait is bounded all the same (a
+	 * thread stopped by a debugger mid-walk must not hang the detach). */
+	for (int i = 0; i < 1000; i++) {
+		hp_spin_lock(&lock);
+		int w = walkers;
+		hp_spin_unlock(&lock);
+		if (w == 0)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+void hp_unwpipe_open(void)
+{
+	hp_spin_lock(&lock);
+	HP_STORE(&shut, 0);
+	hp_spin_unlock(&lock);
 }
 
 static int top(void)

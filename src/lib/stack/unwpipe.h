@@ -22,6 +22,7 @@
 #ifndef HP_UNWPIPE_H
 #define HP_UNWPIPE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -45,6 +46,15 @@ void hp_unwpipe_init(void);
 int hp_unwpipe_enter(void);
 /* After the walk: the last walker out closes libunwind's pipe. */
 void hp_unwpipe_leave(void);
+
+/* Detach: before the GOT entries are restored, no walk may start, and the
+ * walks under way end (the last closes the pipe); a walk after the
+ * restore would reach the program's pipe2, and libunwind's pipe would stay
+ * open in the program on the lowest free numbers.  False if a walk did
+ * not end within a second.  hp_unwpipe_open undoes it (attach, after the
+ * GOT entries are routed). */
+bool hp_unwpipe_shut(void);
+void hp_unwpipe_open(void);
 
 /* Whether a pipe2 that returns to ret is libunwind's, opened during one of
  * our walks. */
