@@ -25,8 +25,9 @@
  *   thread waits, allocating nothing more, while the main thread's
  *   up4() allocates 4 blocks of KB KiB and frees them; then the thread
  *   ends.  The peak is up4()'s 4 x KB KiB, f()'s frees made before it
- *   (the library counts a thread's frees at its next allocation: the
- *   peak must not count f()'s blocks as still live).
+ *   (the library keeps a thread's frees in its allowance, which the
+ *   shared counter still counts: the peak must not count f()'s blocks
+ *   as still live).
  */
 #include <pthread.h>
 #include <stdio.h>

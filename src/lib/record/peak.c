@@ -25,13 +25,12 @@ void hp_peak_candidate(int64_t live, int64_t key, uint32_t gen)
 {
 	unsigned n = HP_LOAD(&slots_used);
 
-	/* The counter is the truth plus every pending free: take them out.
-	 * A slot read while its thread is moving its frees to the counter
-	 * (hp_peak_grow) counts them twice or not at all: that thread's
-	 * allocation is in flight. */
+	/* The counter is the truth plus every allowance: take them out.  A
+	 * slot read while its thread moves allowance between it and the
+	 * counter is that thread's allocation or free in flight. */
 	for (unsigned i = 0; i < n; i++)
 		if (HP_LOAD(&slots[i].gen) == gen)
-			live -= HP_LOAD(&slots[i].owed);
+			live -= HP_LOAD(&slots[i].avail);
 	while (live > key && !HP_CAS(&hp_peak_state.peak, &key, live))
 		;
 }
@@ -53,18 +52,10 @@ static struct hp_peak_slot *claim(void)
 	return NULL;
 }
 
-/* Moves the slot's pending frees to the counter (an older generation's
- * are only dropped). */
-static void settle(struct hp_peak_slot *s)
-{
-	int64_t owed = HP_LOAD(&s->owed);
-
-	hp_peak_add_own(&s->owed, -owed);
-	if (HP_LOAD(&s->gen) == HP_LOAD(&hp_switches.gen))
-		HP_SUB(&hp_peak_state.live, owed);
-}
-
-void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
+/* The calling thread's slot, taken now if it has none and can have one,
+ * with an allowance of generation gen (an older one dropped: a reset
+ * took it out of the counter); NULL if none. */
+static struct hp_peak_slot *mine(uint32_t gen)
 {
 	struct hp_peak_slot *s = hp_peak_mine;
 
@@ -73,10 +64,10 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
 	if (!s && !no_slot && hp_tls.thread) {
 		struct hp_peak_slot *c = claim(), *none = NULL;
 		if (c) {
-			HP_STORE(&c->owed, 0);
+			HP_STORE(&c->avail, 0);
 			HP_STORE(&c->gen, gen);
 		}
-		/* A signal handler's free may have claimed one meanwhile:
+		/* A signal handler's call may have claimed one meanwhile:
 		 * then ours goes back. */
 		if (__atomic_compare_exchange_n(&hp_peak_mine, &none, c, false,
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -88,22 +79,73 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
 				HP_STORE_REL(&c->taken, 0);
 		}
 	}
+	if (s && HP_LOAD(&s->gen) != gen) {
+		hp_peak_add_own(&s->avail, -HP_LOAD(&s->avail));
+		HP_STORE(&s->gen, gen);
+	}
+	return s;
+}
+
+void hp_peak_grow_slow(int64_t bytes, int64_t key, uint32_t gen)
+{
+	struct hp_peak_slot *s = mine(gen);
+	int64_t avail = s ? HP_LOAD(&s->avail) : 0;
+
+	if (s) {
+		/* Room below the peak for this allocation and HP_PEAK_ROOM
+		 * more: no candidate, since the counter stays at most the
+		 * peak.  The allowance is raised after the counter: a
+		 * candidate that reads it in between counts this thread's
+		 * room as allocated, never the other way. */
+		int64_t d = bytes + HP_PEAK_ROOM - avail;
+		int64_t cur = HP_LOAD(&hp_peak_state.live);
+		while (cur + d <= HP_LOAD(&hp_peak_state.peak))
+			if (HP_CAS(&hp_peak_state.live, &cur, cur + d)) {
+				hp_peak_add_own(&s->avail, HP_PEAK_ROOM - avail);
+				return;
+			}
+		/* Near the peak: the allocation counts in the counter, less
+		 * what is left of the allowance (taken out first: a candidate
+		 * that reads the slot in between counts it twice, never
+		 * not at all). */
+		hp_peak_add_own(&s->avail, -avail);
+	}
+	int64_t d = bytes - avail;
+	int64_t live = HP_ADD(&hp_peak_state.live, d) + d;
+
+	if (live > key)
+		hp_peak_candidate(live, key, gen);
+}
+
+/* Gives the slot's allowance back to the counter (an older generation's
+ * is only dropped). */
+static void settle(struct hp_peak_slot *s)
+{
+	int64_t avail = HP_LOAD(&s->avail);
+
+	hp_peak_add_own(&s->avail, -avail);
+	if (HP_LOAD(&s->gen) == HP_LOAD(&hp_switches.gen))
+		HP_SUB(&hp_peak_state.live, avail);
+}
+
+void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
+{
+	struct hp_peak_slot *s = mine(gen);
+
 	if (!s) {
 		HP_SUB(&hp_peak_state.live, bytes);
 		return;
 	}
-	if (HP_LOAD(&s->gen) != gen) {
-		/* An older generation's pending frees: a reset dropped
-		 * them from the counter. */
-		hp_peak_add_own(&s->owed, -HP_LOAD(&s->owed));
-		HP_STORE(&s->gen, gen);
-	}
-	if (HP_LOAD(&s->owed) + bytes <= HP_PEAK_OWED_MAX) {
-		hp_peak_add_own(&s->owed, bytes);
+	int64_t avail = HP_LOAD(&s->avail) + bytes;
+	if (avail <= HP_PEAK_AVAIL_MAX) {
+		hp_peak_add_own(&s->avail, bytes);
 		return;
 	}
-	settle(s);
-	HP_SUB(&hp_peak_state.live, bytes);
+	/* Keeps HP_PEAK_ROOM, gives the rest back: the allowance first, so
+	 * that a candidate in between counts it as allocated. */
+	int64_t back = avail - HP_PEAK_ROOM;
+	hp_peak_add_own(&s->avail, bytes - back);
+	HP_SUB(&hp_peak_state.live, back);
 }
 
 void hp_peak_thread_exit(void)
@@ -113,7 +155,7 @@ void hp_peak_thread_exit(void)
 	if (!s)
 		return;
 	hp_peak_mine = NULL;
-	no_slot = true;   /* a destructor that frees after this one: at once */
+	no_slot = true;   /* a destructor that allocates or frees after this one: at once */
 	settle(s);
 	HP_STORE_REL(&s->taken, 0);
 }

@@ -2,20 +2,24 @@
  * peak.h -- the peak snapshot: the process's highest total of live
  * recorded bytes, and which contexts held it.
  *
- * The total is one shared counter that every recorded allocation moves
- * (the sampled path only: the fast path never sees it), and the peak is
- * its highest value so far.  A free does not touch it: it adds its bytes
- * to a count of its own thread's (a slot, below), which the thread's next
- * recorded allocation takes out of the shared counter in the same locked
- * add as its own bytes (one locked add a malloc/free pair on a line that
- * every core writes, not two: 60% of the recorded free's time in a
- * two-thread churn was that add).  The shared counter is therefore the
- * live total plus every thread's pending frees, never below the truth,
- * and only an allocation can raise the truth, so no peak goes unnoticed;
- * a candidate peak (the counter above the peak) subtracts the pending
- * frees of every thread before it is believed (hp_peak_candidate).  A
- * thread whose pending frees pass HP_PEAK_OWED_MAX, or that has no slot,
- * takes them out at once; a thread's slot is emptied when it exits.
+ * The total is kept as one shared counter less what the threads' slots
+ * hold (below).  A thread's slot holds its allowance: bytes the counter
+ * already counts that the thread has not allocated.  A recorded free
+ * adds its bytes to its thread's allowance, and a recorded allocation
+ * spends from it, neither with a shared write, as long as the counter is
+ * at most the peak: every allowance is at least 0, so the live total is
+ * then at most the peak too, and no allocation spent from an allowance
+ * can make a new one.  An allocation whose allowance runs short takes
+ * HP_PEAK_ROOM more at once, one compare-exchange on the counter, if
+ * that keeps the counter at most the peak; near the peak it adds its
+ * bytes (less what is left of its allowance) to the counter, and a
+ * counter above the peak is a candidate, believed after every thread's
+ * allowance is taken out (hp_peak_candidate).  An allowance past
+ * HP_PEAK_AVAIL_MAX is given back down to HP_PEAK_ROOM; a thread with no
+ * slot counts in the counter at once; an exiting thread gives its
+ * allowance back.  (A locked add on a line every core writes, on each
+ * recorded allocation and free, was a third of a two-thread churn's
+ * time when its threads ran at once.)
  *
  * The peak's value is also the snapshot's key.  A context keeps its live
  * figures at the peak lazily: before its first change after a new peak,
@@ -23,19 +27,19 @@
  * stamps them with the key (hp_peak_keep).  A context not stamped with
  * the current key has not changed since the peak, so its live figures
  * are its peak figures.  No copy of the whole table is ever made, and
- * each allocation costs one atomic add, a compare with the peak, and at
- * most one copy of its own context's figures; each free, one add to its
- * thread's slot and at most one such copy.
+ * each allocation and free costs an add to its thread's slot (or, near
+ * the peak, one atomic add and a compare with the peak), and at most one
+ * copy of its own context's figures.
  *
  * Exactness, by construction: in exact mode, with one thread allocating
  * at a time, the snapshot is the live heap at the very allocation that
  * set the peak, and the peak is exact.  With several threads allocating
- * at once, the peak is still the exact maximum of the live total at the
- * allocations that raised it, but each other thread's one allocation or
- * free in flight at that moment may fall on either side of the snapshot
- * (an allocation in flight includes the thread's pending frees it takes
- * out of the counter).  At a sampled rate the total, its peak and the
- * snapshot are estimates, as every other figure is.
+ * at once, the peak is the maximum of the live total at the allocations
+ * that raised it, but each other thread's one allocation or free in
+ * flight at that moment may fall on either side of it and of the
+ * snapshot (an allocation in flight includes the allowance it moves
+ * between its slot and the counter).  At a sampled rate the total, its
+ * peak and the snapshot are estimates, as every other figure is.
  *
  * Only contexts of the current reset generation count: prof.reset starts
  * a new peak from zero (hp_peak_reset).
@@ -81,24 +85,29 @@ HP_INLINE void hp_peak_keep(struct hp_counters *c, int64_t key)
 		hp_peak_save(c, key);
 }
 
-/* A thread's pending frees: bytes freed since its last recorded
- * allocation, of contexts of generation gen (a reset drops the older
- * ones).  Written only by its thread (and that thread's signal handlers),
- * read by any thread's candidate peak; a cache line each. */
+/* A thread's allowance: bytes the shared counter already counts that
+ * the thread has not allocated (its recorded frees, and room it took
+ * below the peak), of contexts of generation gen (a reset drops the older
+ * ones).  The live total is the counter less every thread's allowance.
+ * Written only by its thread (and that thread's signal handlers), read
+ * by any thread's candidate peak; a cache line each. */
 struct hp_peak_slot {
-	int64_t owed;
+	int64_t avail;
 	uint32_t gen;
 	uint32_t taken;
 } __attribute__((aligned(HP_CACHELINE)));
 
 #define HP_PEAK_SLOTS 64
-/* Pending frees past this are taken out of the counter at once, so that
- * a thread that frees much and then sleeps does not keep the counter far
- * above the truth (every allocation near the peak a candidate). */
-#define HP_PEAK_OWED_MAX (256 << 10)
+/* The room a thread takes below the peak when its allowance runs out,
+ * and the allowance past which it gives the excess back (so that a
+ * thread that frees much and then sleeps does not hold the counter far
+ * above the truth: every allocation near the peak then a candidate). */
+#define HP_PEAK_ROOM (16 << 10)
+#define HP_PEAK_AVAIL_MAX (4 * HP_PEAK_ROOM)
 
 /* The calling thread's slot, NULL before its first recorded free (or
- * when every slot is taken: then frees go to the counter at once). */
+ * when every slot is taken: then it counts in the shared counter at
+ * once). */
 extern __thread struct hp_peak_slot *hp_peak_mine;
 
 /* v += d on the calling thread's own slot in one instruction, so that a
@@ -114,20 +123,28 @@ HP_INLINE void hp_peak_add_own(int64_t *v, int64_t d)
 }
 
 void hp_peak_candidate(int64_t live, int64_t key, uint32_t gen);
+void hp_peak_grow_slow(int64_t bytes, int64_t key, uint32_t gen);
 
 /* After an allocation of bytes (of generation gen) was counted in its
- * context: the total grows, less the thread's pending frees, and a new
- * peak (above key) becomes the snapshot's key.  The pending frees leave
- * the slot before the locked add (which makes that store visible first):
- * a candidate that reads the slot in between counts them once too
- * many, never once too few. */
+ * context: the live total grows, and a new peak (above key) becomes the
+ * snapshot's key.  Spent from the thread's allowance, with no shared
+ * write, while the counter is at most the peak: every allowance is then
+ * at least 0, so the live total, the counter less the allowances, stays
+ * at most the peak after this allocation as before it (an allocation of
+ * another thread in flight when the counter passes the peak may be
+ * missed by that candidate).  Otherwise hp_peak_grow_slow. */
 HP_INLINE void hp_peak_grow(int64_t bytes, int64_t key, uint32_t gen)
 {
 	struct hp_peak_slot *s = hp_peak_mine;
-	int64_t owed = 0;
 
-	if (!s && hp_single_threaded()) {
-		/* Alone, with nothing pending (base/spin.h): no locked
+	if (HP_LIKELY(s)) {
+		if (HP_LIKELY(HP_LOAD(&s->avail) >= bytes && HP_LOAD(&s->gen) == gen &&
+			      HP_LOAD(&hp_peak_state.live) <= HP_LOAD(&hp_peak_state.peak))) {
+			hp_peak_add_own(&s->avail, -bytes);
+			return;
+		}
+	} else if (hp_single_threaded()) {
+		/* Alone, with no allowance (base/spin.h): no locked
 		 * instruction, only one a signal handler cannot split (the
 		 * handler that interrupts us here only frees, and never
 		 * writes the peak).  Recording a 1 GiB heap made every
@@ -138,29 +155,19 @@ HP_INLINE void hp_peak_grow(int64_t bytes, int64_t key, uint32_t gen)
 			HP_STORE(&hp_peak_state.peak, live);
 		return;
 	}
-	if (s && (owed = HP_LOAD(&s->owed)) != 0) {
-		if (HP_LIKELY(HP_LOAD(&s->gen) == gen))
-			hp_peak_add_own(&s->owed, -owed);
-		else
-			owed = 0;   /* an older generation's: hp_peak_shrink drops them */
-	}
-	int64_t d = bytes - owed;
-	int64_t live = HP_ADD(&hp_peak_state.live, d) + d;
-
-	if (HP_UNLIKELY(live > key))
-		hp_peak_candidate(live, key, gen);
+	hp_peak_grow_slow(bytes, key, gen);
 }
 
 void hp_peak_shrink_slow(int64_t bytes, uint32_t gen);
 
 /* After a free of bytes (of generation gen) was counted in its context:
- * owed until the thread's next recorded allocation. */
+ * the thread's allowance grows, with no shared write. */
 HP_INLINE void hp_peak_shrink(int64_t bytes, uint32_t gen)
 {
 	struct hp_peak_slot *s = hp_peak_mine;
 
-	if (HP_LIKELY(s && HP_LOAD(&s->gen) == gen && HP_LOAD(&s->owed) < HP_PEAK_OWED_MAX)) {
-		hp_peak_add_own(&s->owed, bytes);
+	if (HP_LIKELY(s && HP_LOAD(&s->gen) == gen && HP_LOAD(&s->avail) < HP_PEAK_AVAIL_MAX)) {
+		hp_peak_add_own(&s->avail, bytes);
 		return;
 	}
 	if (!s && hp_single_threaded()) {
@@ -170,8 +177,8 @@ HP_INLINE void hp_peak_shrink(int64_t bytes, uint32_t gen)
 	hp_peak_shrink_slow(bytes, gen);
 }
 
-/* The calling thread exits: its pending frees go to the counter and its
- * slot to the next thread (record/threads.c's exit hook). */
+/* The calling thread exits: its allowance leaves the counter and its
+ * slot goes to the next thread (record/threads.c's exit hook). */
 void hp_peak_thread_exit(void);
 
 /* c's live figures at the peak key into out->peak_cnt and
@@ -181,12 +188,12 @@ void hp_peak_thread_exit(void);
 void hp_peak_read(const struct hp_counters *c, int64_t key, struct hp_counts *out);
 
 /* prof.reset: a new generation starts with nothing live and no peak
- * (the older generation's pending frees are dropped as their threads
+ * (the older generation's allowances are dropped as their threads
  * meet them). */
 void hp_peak_reset(void);
 
-/* fork(): in the child, the other threads' pending frees go to the
- * counter and their slots are free. */
+/* fork(): in the child, the other threads' allowances leave the counter
+ * and their slots are free. */
 void hp_peak_postfork_child(void);
 
 #pragma GCC visibility pop
