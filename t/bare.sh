@@ -28,23 +28,37 @@ run_one() {
 	grep -v '^<heapprof>: ' "$_tag.rawerr" >"$_tag.err"
 }
 
+# quick_enough: whether the last pre run ended within a second of the
+# last bare run (a helper thread that kept the process alive, or woke
+# only on its 1-second housekeeping, would not).
+quick_enough() { [ "$(cat pre.ms)" -le $(( $(cat bare.ms) + 1000 )) ]; }
+
 # compare NAME: four tests on the last bare and pre runs.  "As quick":
-# within a second of the bare run (a helper thread that kept the process
-# alive, or woke only on its 1-second housekeeping, would not be).
+# quick_enough.
 compare() {
 	is "$(cat pre.st)" "$(cat bare.st)" "$1: exit status as bare ($(cat bare.st))"
 	is "$(cat pre.out)" "$(cat bare.out)" "$1: standard output as bare"
 	is "$(cat pre.err)" "$(cat bare.err)" "$1: standard error as bare, heapprof's lines aside"
-	ok $([ "$(cat pre.ms)" -le $(( $(cat bare.ms) + 1000 )) ]; echo $?) \
-		"$1: as quick as bare ($(cat pre.ms) ms; bare $(cat bare.ms) ms)"
+	ok $(quick_enough; echo $?) "$1: as quick as bare ($(cat pre.ms) ms; bare $(cat bare.ms) ms)"
 }
 
-# same_as_bare NAME CMD...: runs CMD bare and preloaded and compares (4 tests).
+# same_as_bare NAME CMD...: runs CMD bare and preloaded and compares (4
+# tests).  A pair that is not quick enough runs once more before it
+# counts: a delay of heapprof's is in every run, a burst of load on the
+# machine (make check runs two tests at once) seldom twice.
 same_as_bare() {
 	_name=$1
 	shift
 	run_one bare 0 "$@"
 	run_one pre 1 "$@"
+	if ! quick_enough; then
+		diag "$_name: $(cat pre.ms) ms against bare $(cat bare.ms) ms; once more"
+		cp pre.st pre.st1 && cp pre.out pre.out1 && cp pre.err pre.err1
+		run_one bare 0 "$@"
+		run_one pre 1 "$@"
+		# The first pair's status and output are the ones compared.
+		mv pre.st1 pre.st && mv pre.out1 pre.out && mv pre.err1 pre.err
+	fi
 	compare "$_name"
 }
 

@@ -113,16 +113,50 @@ static void test_second_look(void)
 	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
 	   "second look: two blocks in the page: maybe for every pointer in it");
 	hp_filter_dec(p);
-	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
-	   "second look: down to one, which one is not known: maybe still");
+	ok(hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p),
+	   "second look: the first of two freed, the second is the one block");
+	hp_filter_inc(p);
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)r),
+	   "second look: the second of two freed, the first is the one block");
+	hp_filter_inc(p);
+	hp_filter_inc(r);
+	hp_filter_dec(r);
+	ok(hp_filter_second_look((void *)p) && hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r),
+	   "second look: three down to two: maybe for every pointer");
+	hp_filter_dec(p);
+	ok(hp_filter_second_look((void *)q) && hp_filter_second_look((void *)r) && hp_filter_second_look((void *)(r + 16)),
+	   "second look: down to one of three, which one is not known: maybe still");
 	hp_filter_dec(q);
 	ok(!hp_filter_second_look((void *)q) && !hp_filter_second_look((void *)p), "second look: none left");
 	hp_filter_inc(r);
 	ok(hp_filter_second_look((void *)r) && !hp_filter_second_look((void *)p), "second look: a new one block");
 
-	/* A page 64 MiB on shares r's slot: each byte's one block
-	 * overwrites the other's, and the loser's pointers are maybe. */
-	uintptr_t s = r + ONE_SPAN;
+	/* Pages 64 MiB apart (glibc's thread arenas' heaps are aligned to
+	 * 64 MiB) take slots of their own; so do the pages of two heaps
+	 * 128 MiB apart across a 4 GiB boundary, whose indexes xor-folding
+	 * matched page for page. */
+	uintptr_t t = r + ONE_SPAN;
+	hp_filter_inc(t);
+	ok(hp_filter_one_slot(hp_filter_index(t)) != hp_filter_one_slot(hp_filter_index(r)) &&
+	   !hp_filter_second_look((void *)(r + 16)) && !hp_filter_second_look((void *)(t + 16)) &&
+	   hp_filter_second_look((void *)r) && hp_filter_second_look((void *)t),
+	   "second look: pages 64 MiB apart each keep their one block");
+	hp_filter_dec(t);
+	int shared = 0;
+	for (uintptr_t k = 0; k < 128; k++)
+		for (uintptr_t l = 0; l < 128; l++)
+			shared += hp_filter_one_slot(hp_filter_index(0x7f05fc000000ULL + k * PAGE)) ==
+				  hp_filter_one_slot(hp_filter_index(0x7f0604000000ULL + l * PAGE));
+	ok(shared < 16, "second look: two 2 MiB heaps 128 MiB apart share few slots (%d of 16384 pairs)", shared);
+
+	/* The first page after r's that shares its slot: each byte's one
+	 * block overwrites the other's, and the loser's pointers are
+	 * maybe. */
+	uintptr_t s = r + PAGE;
+	while (hp_filter_one_slot(hp_filter_index(s)) != hp_filter_one_slot(hp_filter_index(r)))
+		s += PAGE;
+	ok(s - r < SPAN, "second look: a page within 4 GiB of r shares its slot");
 	hp_filter_inc(s);
 	ok(hp_filter_second_look((void *)s) && !hp_filter_second_look((void *)(s + 16)),
 	   "second look: a page sharing the slot has its own one block");
@@ -137,15 +171,19 @@ static void test_second_look(void)
 	ok(hp_filter_second_look((void *)a) && hp_filter_second_look((void *)(a + 64)),
 	   "second look: pinned pages are always maybe");
 
-	/* A cleared slot holds 0, whose byte is byte 0: a page of byte 0
-	 * down to one block must still say maybe. */
+	/* A slot marked unknown holds (inverted) an address of the next
+	 * byte, whose index differs from byte 0's in the lowest bit: a page
+	 * of byte 0 down to one block of three must still say maybe. */
 	uintptr_t z = 0x7f4000000000ULL;   /* 4 GiB-aligned: byte 0 */
 	hp_filter_inc(z + 0x100);
 	hp_filter_inc(z + 0x200);
+	hp_filter_inc(z + 0x300);
 	hp_filter_dec(z + 0x100);
-	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x200)),
-	   "second look: a cleared slot is not taken for a block of byte 0");
 	hp_filter_dec(z + 0x200);
+	ok(hp_filter_index(z) == 0 && hp_filter_second_look((void *)(z + 0x300)) &&
+	   hp_filter_second_look((void *)(z + 0x400)),
+	   "second look: a slot marked unknown is not taken for a block of byte 0");
+	hp_filter_dec(z + 0x300);
 }
 
 /* One thread counts blocks in and out of a page, as the live table's

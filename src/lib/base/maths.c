@@ -72,10 +72,7 @@ double hp_maths_ln(double x)
  *   c = 1 + (i + 0.5) / 128; inv = 1.0 / c
  *   print(inv.hex(), float(Decimal(inv).ln()).hex())
  */
-#define VARIATE_BITS 7
-static const struct {
-	double inv_c, ln_inv_c;
-} variate_table[1 << VARIATE_BITS] = {
+const struct hp_maths_variate_row hp_maths_variate_table[1 << HP_MATHS_VARIATE_BITS] = {
 	{ 0x1.fe01fe01fe020p-1, -0x1.ff00aa2b10ba0p-9 },
 	{ 0x1.fa11caa01fa12p-1, -0x1.7dc475f810a69p-7 },
 	{ 0x1.f6310aca0dbb5p-1, -0x1.3cea44346a584p-6 },
@@ -205,24 +202,6 @@ static const struct {
 	{ 0x1.0182436517a37p-1, -0x1.5fe1edad18919p-1 },
 	{ 0x1.0080402010080p-1, -0x1.61e3efda46467p-1 },
 };
-
-double hp_maths_exp_variate(uint64_t bits)
-{
-	/* k + 1 in [1, 2^53]: exact as a double.  Its exponent e and its
-	 * mantissa m in [1, 2): u = m 2^(e - 53), so
-	 * -ln u = (53 - e) ln2 - ln m, and ln m = ln(m/c) - ln(1/c). */
-	double k = (double)(int64_t)((bits >> 11) + 1);
-	uint64_t kb = bits_of(k);
-	int e = (int)(kb >> 52) - 1023;
-	unsigned i = (unsigned)(kb >> (52 - VARIATE_BITS)) & ((1u << VARIATE_BITS) - 1);
-	double m = double_of((kb & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
-	/* |r| <= 1/256: the series' first omitted term, r^7/7, is below
-	 * 3e-18; m * inv_c rounds once, 1e-16 at most. */
-	double r = m * variate_table[i].inv_c - 1.0;
-	double ln_m_over_c = r * (1.0 + r * (-1.0 / 2 + r * (1.0 / 3 + r * (-1.0 / 4 + r * (1.0 / 5 + r * (-1.0 / 6))))));
-	double ln_m = ln_m_over_c - variate_table[i].ln_inv_c;
-	return (double)(53 - e) * 6.93147180559945309417e-01 - ln_m;
-}
 
 /* exp(r) - 1 for |r| <= ln2/2 + a little: Taylor to r^14 / 14!. */
 static double expm1_reduced(double r)

@@ -1,7 +1,7 @@
 /*
  * filter.c -- the page filter (see filter.h).
  *
- * Owns hp_filter and hp_filter_one.  Never allocates; safe on any thread, before
+ * Owns hp_filter, hp_filter_one and hp_filter_two.  Never allocates; safe on any thread, before
  * everything else is initialised.
  */
 #include "next/filter.h"
@@ -9,6 +9,7 @@
 
 uint8_t hp_filter[1u << HP_FILTER_BITS];
 uintptr_t hp_filter_one[1u << HP_FILTER_ONE_BITS];
+uintptr_t hp_filter_two[1u << HP_FILTER_ONE_BITS];
 
 void hp_filter_pin(const void *start, size_t len)
 {
