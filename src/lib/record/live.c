@@ -341,11 +341,6 @@ HP_INLINE void prefetch_slot(uintptr_t key, int lines)
 	}
 }
 
-void hp_live_prefetch_slot(const void *p)
-{
-	prefetch_slot((uintptr_t)p, 1);
-}
-
 /* The stride between the thread's last inserted addresses: an allocator
  * that hands out consecutive blocks (glibc from its top chunk, any
  * allocator filling a fresh run) makes the next addresses predictable,
@@ -363,6 +358,17 @@ static __thread struct {
 	uintptr_t last_inv;
 	uintptr_t stride_inv;
 } seq;
+
+/* hp_live_prefetch's slot, unless the stride foretold this block: then
+ * prefetch_next fetched its slot eight blocks ago (recording a 1 GiB
+ * heap of 10 M blocks, the second fetch and its slot's arithmetic were
+ * 1% of the time). */
+void hp_live_prefetch_slot(const void *p)
+{
+	if ((uintptr_t)p - ~seq.last_inv == ~seq.stride_inv)
+		return;
+	prefetch_slot((uintptr_t)p, 1);
+}
 
 HP_INLINE void prefetch_next(uintptr_t key)
 {
