@@ -19,9 +19,20 @@
  *   up2() keeps 3 more and frees 4 of the 6 at once; sleeps 1.5 s (so
  *   that a rate-limited high-water dump is written after the fall), frees
  *   the rest.  The peak is 6 x KB KiB: 3 in up(), 3 in up2().
+ *
+ * usage: peaktmp handoff KB
+ *   a thread's f() allocates 3 blocks of KB KiB and frees them, then the
+ *   thread waits, allocating nothing more, while the main thread's
+ *   up4() allocates 4 blocks of KB KiB and frees them; then the thread
+ *   ends.  The peak is up4()'s 4 x KB KiB, f()'s frees made before it
+ *   (the library keeps a thread's frees in its allowance, which the
+ *   shared counter still counts: the peak must not count f()'s blocks
+ *   as still live).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -102,8 +113,46 @@ __attribute__((noinline)) static void up2(void **a, size_t bytes)
 		a[i] = touch(bytes);
 }
 
+__attribute__((noinline)) static void up4(size_t bytes)
+{
+	void *a[4];
+
+	for (int i = 0; i < 4; i++)
+		a[i] = touch(bytes);
+	for (int i = 0; i < 4; i++)
+		free(a[i]);
+}
+
+static int to_main[2], to_thread[2];
+static size_t handoff_bytes;
+
+static void *handoff_thread(void *arg)
+{
+	char c = 0;
+
+	f(handoff_bytes);
+	if (write(to_main[1], &c, 1) != 1 || read(to_thread[0], &c, 1) != 1)
+		abort();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "handoff")) {
+		pthread_t th;
+		char c = 0;
+		handoff_bytes = (size_t)atol(argv[2]) << 10;
+		if (pipe(to_main) || pipe(to_thread) ||
+		    pthread_create(&th, NULL, handoff_thread, NULL))
+			abort();
+		if (read(to_main[0], &c, 1) != 1)
+			abort();
+		up4(handoff_bytes);
+		if (write(to_thread[1], &c, 1) != 1 || pthread_join(th, NULL))
+			abort();
+		puts("done");
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "basic")) {
 		long n = atol(argv[2]);
 		size_t bytes = (size_t)atol(argv[3]) << 10;
@@ -130,6 +179,6 @@ int main(int argc, char **argv)
 		puts("done");
 		return 0;
 	}
-	fputs("usage: peaktmp basic N KB | peaktmp water KB\n", stderr);
+	fputs("usage: peaktmp basic N KB | peaktmp water KB | peaktmp handoff KB\n", stderr);
 	return 2;
 }

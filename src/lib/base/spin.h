@@ -64,6 +64,20 @@ HP_INLINE void hp_spin_unlock(struct hp_spin *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
+/* Whether the process has one thread: glibc's __libc_single_threaded
+ * (2.32 on; the library needs 2.35), which its own malloc trusts to skip
+ * its arena locks.  It turns false in pthread_create before the new
+ * thread exists (and true again only in a fork child), so a thread that
+ * reads it true stays alone until it creates a thread itself: a section
+ * that creates none needs no lock against other threads, only care of
+ * the thread's own signal handlers. */
+extern char __libc_single_threaded;
+
+HP_INLINE int hp_single_threaded(void)
+{
+	return HP_LOAD(&__libc_single_threaded);
+}
+
 /* In a fork child only the forking thread exists: any lock is free. */
 HP_INLINE void hp_spin_reset(struct hp_spin *l)
 {

@@ -114,6 +114,7 @@ static void postfork_child(void)
 	hp_unwpipe_postfork_child();
 	hp_live_postfork_child();
 	hp_counters_postfork_child();
+	hp_peak_postfork_child();
 	hp_stacktab_postfork_child();
 	hp_threads_postfork_child();
 	hp_unwind_postfork_child();

@@ -135,7 +135,12 @@ static uint32_t next(uint32_t n, uint32_t i)
 /* The held stack covers the whole window in which the lock may be ours:
  * an entry is pushed before the lock is taken and popped after it is
  * released, so a handler that runs in between never spins on our own lock
- * (it defers, which is always safe). */
+ * (it defers, which is always safe).  A process of one thread takes no
+ * lock (base/spin.h: hp_single_threaded; nothing under a shard lock
+ * creates a thread), only the held entry that its signal handlers
+ * respect: the locked exchange was a third of an insert's time recording
+ * a 1 GiB heap.  The unlock's store is then of the 0 the lock word
+ * already holds. */
 HP_INLINE void shard_lock(struct shard *s)
 {
 	if (held.n < HELD_MAX)
@@ -143,7 +148,8 @@ HP_INLINE void shard_lock(struct shard *s)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	held.n++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	hp_spin_lock(&s->lock);
+	if (!hp_single_threaded())
+		hp_spin_lock(&s->lock);
 }
 
 HP_INLINE void shard_unlock(struct shard *s)
@@ -335,11 +341,6 @@ HP_INLINE void prefetch_slot(uintptr_t key, int lines)
 	}
 }
 
-void hp_live_prefetch_slot(const void *p)
-{
-	prefetch_slot((uintptr_t)p, 1);
-}
-
 /* The stride between the thread's last inserted addresses: an allocator
  * that hands out consecutive blocks (glibc from its top chunk, any
  * allocator filling a fresh run) makes the next addresses predictable,
@@ -357,6 +358,17 @@ static __thread struct {
 	uintptr_t last_inv;
 	uintptr_t stride_inv;
 } seq;
+
+/* hp_live_prefetch's slot, unless the stride foretold this block: then
+ * prefetch_next fetched its slot eight blocks ago (recording a 1 GiB
+ * heap of 10 M blocks, the second fetch and its slot's arithmetic were
+ * 1% of the time). */
+void hp_live_prefetch_slot(const void *p)
+{
+	if ((uintptr_t)p - ~seq.last_inv == ~seq.stride_inv)
+		return;
+	prefetch_slot((uintptr_t)p, 1);
+}
 
 HP_INLINE void prefetch_next(uintptr_t key)
 {

@@ -187,7 +187,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
-	hp_peak_grow((int64_t)bytes, key);
+	hp_peak_grow((int64_t)bytes, key, c->gen);
 	hp_trigger_note_live(t, (int64_t)bytes);
 	HP_PROBE_ALLOC(p, size, bytes);
 	/* The countdown as the next free will find it if this thread
@@ -238,7 +238,7 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 	if (tmp && own)
 		hp_counters_temporary(c, cnt);
 	if (current)
-		hp_peak_shrink((int64_t)bytes);
+		hp_peak_shrink((int64_t)bytes, c->gen);
 	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 

@@ -24,6 +24,7 @@
 #include "record/threads.h"
 #include "record/tls.h"
 #include "record/switches.h"
+#include "record/peak.h"
 #include "base/sys.h"
 #include "base/banned.h"
 
@@ -212,6 +213,7 @@ static void on_thread_exit(void *arg)
 	if (!t->name_set && !hp_sandbox_on())
 		hp_syscall(SYS_prctl, PR_GET_NAME, t->name);
 	HP_STORE(&t->exited, 1);
+	hp_peak_thread_exit();
 	give_frames(t->frames);
 	t->frames = NULL;
 	t->memo = NULL;
