@@ -8,11 +8,6 @@
 plan 34
 
 # wait_for FILE ERE: up to 10 s for a line of FILE to match.
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-	grep -Eq -- "$2" "$1" 2>/dev/null
-}
 # stop CONF MODE SIG: runs termed under heapprof (SIGINT at its default
 # action: a shell starts background jobs with it ignored), sends SIG once
 # it is ready and sets $how to the signal it died by (kill -l) or its exit

@@ -12,10 +12,6 @@ plan 34
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 export PPROF_TMPDIR=$T_DIR/pprof
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 # served NAME: a profiled process dumping to NAME.*, its pid in $pid once
 # its state file names its control signal.
 served() {

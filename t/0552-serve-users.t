@@ -14,10 +14,6 @@ if [ "$(id -u)" != 0 ]; then
 	for i in $(seq 1 21); do echo "ok $i # SKIP another user's processes need root (setpriv)"; done
 	exit 0
 fi
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 # A user ID no process has.
 u=$((40000 + $$ % 20000))
 while ps -e -o uid= | grep -qx " *$u"; do u=$((u + 1)); done

@@ -12,10 +12,6 @@ unset DEBUGINFOD_URLS
 plan 53
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/a LD_PRELOAD=$LIB "$TP/served" 60 >a.out 2>a.err &
 a=$!
 # One that writes no dumps: an empty prof_prefix.
@@ -38,10 +34,7 @@ while [ "$(cut -d' ' -f3 "/proc/$(cat zombie 2>/dev/null)/stat" 2>/dev/null)" !=
 done
 zombie=$(cat zombie)
 
-timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --timeout 2 --client-timeout 2 >serve.out 2>serve.err &
-srv=$!
-wait_for serve.out 'listening'
-url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+start_serve 120 --timeout 2 --client-timeout 2
 port=${url##*:}
 raw() { timeout 30 python3 "$SRC/t/rawhttp.py" "$@"; }
 # answer EXPR: the status code and the one line of text an HTTP request

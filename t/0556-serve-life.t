@@ -9,10 +9,6 @@ unset DEBUGINFOD_URLS
 plan 31
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 # serve NAME OPTION...: heapprof serve in the background; $srv, $url.
 serve() {
 	_name=$1

@@ -11,20 +11,13 @@ plan 21
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 export PPROF_TMPDIR=$T_DIR/pprof
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 # A heap that grows by 64 KiB every 100 ms, until killed.
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/g LD_PRELOAD=$LIB "$TP/grower" 64 100 0 >g.out 2>g.err &
 g=$!
-wait_for g.out '^ready'
-wait_for "run/$g" '^signal_control='
+wait_for g.out '^ready' 20
+wait_for "run/$g" '^signal_control=' 20
 
-timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 >serve.out 2>serve.err &
-srv=$!
-wait_for serve.out 'listening'
-url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+start_serve 120
 samples() { sed -n '/^Samples:/,/^Locations/p' "$1" | grep '^ *[0-9]' | sed 's/:.*//'; }
 
 # ---- curl ------------------------------------------------------------------
@@ -92,8 +85,8 @@ is "$(head -n 1 head.hdr | tr -d '\r')|$(comm -3 before after)" "HTTP/1.1 200 OK
 # ---- a process that ends during the window -----------------------------------
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/e LD_PRELOAD=$LIB "$TP/grower" 64 100 10 >e.out 2>e.err &
 e=$!
-wait_for e.out '^ready'
-wait_for "run/$e" '^signal_control='
+wait_for e.out '^ready' 20
+wait_for "run/$e" '^signal_control=' 20
 is "$(get "/debug/pprof/heap?pid=$e&seconds=5")|$(cat body)" \
 	"404|process $e exited during the 5 s of the delta profile" "ended during the window: 404, saying so"
 wait $e

@@ -15,10 +15,6 @@ done
 plan 25
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 MiB=1048576
 HEAPPROF_CONF=lg_prof_sample:0,helper_thread:start,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 120 16 >x.out 2>&1 &
 x=$!
@@ -29,10 +25,7 @@ wait_for s.out '^ready'
 wait_for "run/$x" '^signal_control='
 wait_for "run/$s" '^signal_control='
 
-timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 -q >serve.out 2>serve.err &
-srv=$!
-wait_for serve.out 'listening'
-url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+start_serve 120 -q
 
 metric() {   # metric FILE NAME PID: the value of NAME for PID
 	sed -n "s/^$2{pid=\"$3\",program=\"idle\"} \\([0-9]*\\)\$/\\1/p" "$1"

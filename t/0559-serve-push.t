@@ -14,10 +14,6 @@ plan 18
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 export PPROF_TMPDIR=$T_DIR/pprof
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 2000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 
 # The receiver: answers STATUS to every request and files each one as
 # req.N (request line, headers) and its parts as req.N.<part name>.
@@ -58,20 +54,20 @@ mkdir ok bad
 rok=$!
 (cd bad && exec python3 ../recv.py 500 >port) &
 rbad=$!
-wait_for ok/port '^port'
-wait_for bad/port '^port'
+wait_for ok/port '^port' 20
+wait_for bad/port '^port' 20
 pok=$(sed -n 's/^port //p' ok/port)
 pbad=$(sed -n 's/^port //p' bad/port)
 
 HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 120 8 >x.out 2>&1 &
 x=$!
-wait_for x.out '^ready'
-wait_for "run/$x" '^signal_control='
+wait_for x.out '^ready' 20
+wait_for "run/$x" '^signal_control=' 20
 
 timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --push "http://127.0.0.1:$pok/pyro/" \
 	--push-interval 1 --push-label env=test >serve.out 2>serve.err &
 srv=$!
-wait_for serve.out 'pushing'
+wait_for serve.out 'pushing' 20
 like "$(sed -n 2p serve.out)" "^heapprof serve: pushing every profiled process's heap profile to http://127\\.0\\.0\\.1:$pok/pyro/ingest every 1 s\$" \
 	"start-up says where and how often"
 # Two pushes of our process.
@@ -112,8 +108,8 @@ wait $srv 2>/dev/null
 timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --push "http://127.0.0.1:$pbad" \
 	--push-interval 0.5 -q >serve2.out 2>serve2.err &
 srv=$!
-wait_for serve2.out 'pushing'
-wait_for serve2.err "push of pid $x "
+wait_for serve2.out 'pushing' 20
+wait_for serve2.err "push of pid $x " 20
 like "$(cat serve2.err)" "^heapprof serve: push of pid $x \\(idle\\) to http://127\\.0\\.0\\.1:$pbad/ingest failed: HTTP 500: ingestion refused: the test says so\$" \
 	"a refused push: one line with the status and the receiver's reason"
 url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve2.out)

@@ -14,19 +14,12 @@ plan 25
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 mkdir d
 HEAPPROF_CONF=lg_prof_sample:0,prof_accum:true,dump_interval_s:2,prof_prefix:$T_DIR/d/svc LD_PRELOAD=$LIB \
 	"$TP/leakysvc" 60 2000 1024 8192 >svc.out 2>svc.err &
 svc=$!
 wait_for "run/$svc" '^signal_control='
-timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 -q >serve.out 2>serve.err &
-srv=$!
-wait_for serve.out 'listening'
-url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+start_serve 120 -q
 # Two timed dumps before the page opens.
 n=0
 while [ "$(ls d | wc -l)" -lt 2 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -18,10 +18,6 @@ plan 25
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 mkdir d
 HEAPPROF_CONF=lg_prof_sample:0,prof_age:true,prof_prefix:$T_DIR/d/svc LD_PRELOAD=$LIB \
 	"$TP/leakysvc" 240 500 256 512 >svc.out 2>svc.err &
@@ -31,10 +27,7 @@ HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/d/aged LD_PRELOAD=$LIB \
 aged=$!
 wait_for "run/$svc" '^signal_control='
 wait_for "run/$aged" '^signal_control='
-timeout --foreground 150 "$BIN" serve --listen 127.0.0.1:0 -q >serve.out 2>serve.err &
-srv=$!
-wait_for serve.out 'listening'
-url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+start_serve 150 -q
 # A dump of each at about 6 s of the service.
 sleep 6
 kill -USR1 $svc $aged

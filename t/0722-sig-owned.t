@@ -13,11 +13,6 @@ export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 conf=prof_prefix:$T_DIR/p,lg_prof_sample:0
 
 # wait_for FILE ERE: up to 10 s for a line of FILE to match.
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-	grep -Eq -- "$2" "$1" 2>/dev/null
-}
 # start MODE: runs sigowner under heapprof, sets $pid once it is ready and
 # its state file is published.
 start() {

@@ -7,10 +7,6 @@
 plan 12
 
 conf=prof_prefix:$T_DIR/p,lg_prof_sample:0
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $_n -lt 1000 ]; do sleep 0.01; _n=$((_n + 1)); done
-}
 
 if [ "$(id -u)" = 0 ]; then
 	# Root's process under heapprof, asked by nobody.

@@ -62,12 +62,3 @@ same_as_bare() {
 	compare "$_name"
 }
 
-# wait_for FILE REGEX [SECONDS]: true once FILE has a matching line.
-wait_for() {
-	_n=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
-		_n=$((_n + 1))
-		[ $_n -gt $(( ${3:-10} * 100 )) ] && return 1
-		sleep 0.01
-	done
-}

@@ -71,6 +71,30 @@ unlike() {
 	fi
 }
 
+# wait_for FILE REGEX [SECONDS]: until FILE has a line matching REGEX
+# (10 s at most, or SECONDS); true if it has.
+wait_for() {
+	_n=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+		_n=$((_n + 1))
+		[ $_n -gt $(( ${3:-10} * 100 )) ] && return 1
+		sleep 0.01
+	done
+}
+
+# start_serve SECONDS [ARGS...]: heapprof serve ARGS on a free loopback
+# port, ended after SECONDS, its output in serve.out and serve.err; sets
+# srv (its pid) and, once it listens (20 s at most), url
+# (http://127.0.0.1:PORT).
+start_serve() {
+	_secs=$1
+	shift
+	timeout --foreground "$_secs" "$BIN" serve --listen 127.0.0.1:0 "$@" >serve.out 2>serve.err &
+	srv=$!
+	wait_for serve.out 'listening' 20
+	url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+}
+
 # wait_ready FILE: until a program has printed "ready PID" in FILE (10 s
 # at most).
 wait_ready() {
