@@ -27,7 +27,8 @@ start_svc() {
 stop_svc() {
 	touch s/go
 	n=0
-	while [ ! -e s/status ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
+	while [ ! -e s/status ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	[ -e s/status ] || diag "the service did not end within 30 s of ./go"
 }
 
 # The bare run's output, for comparison.
@@ -78,6 +79,7 @@ like "$(cat multi.out)" "^SUMMARY: heapprof: 4800 byte\\(s\\) leaked in 100 allo
 is "$(grep -c '^block ' "run/leaks.$pid")" 0 "a plain check's verdict lists no blocks"
 stop_svc
 is "$(cat s/status)" 0 "the exit status stays the program's"
+[ "$(cat s/status)" = 0 ] || diag "its stderr: $(cat s/err)"
 like "$(cat s/err)" "^<heapprof>: SUMMARY: heapprof: 4800 byte\\(s\\) leaked in 100 allocation\\(s\\)\\.$" \
 	"and the exit's own leak check agrees"
 
