@@ -223,6 +223,11 @@ static void keep_ages(void)
 	if (decided)
 		return;
 	decided = 1;
+	/* Under a seccomp filter, no clock read on the allocation path: the
+	 * vDSO's, where a kernel has none, is a system call the filter may
+	 * answer by killing the process. */
+	if (hp_sandbox_on())
+		return;
 	if (hp_conf.prof_age == HP_CONF_AGE_TRUE ||
 	    (hp_conf.prof_age == HP_CONF_AGE_SAMPLED && hp_conf.lg_prof_sample > 0))
 		hp_live_keep_ages();
