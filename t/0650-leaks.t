@@ -6,7 +6,7 @@
 # its output unchanged; 23 on leaks, 0 without; --confirm, --json, the
 # threads that do not stop, the API, the interval trigger, bad arguments.
 . "$(dirname "$0")/lib.sh"
-plan 59
+plan 61
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run
@@ -177,6 +177,17 @@ like "$(cat s/err)" "^api: rc=0 direct_bytes=4800 direct_objects=100 indirect_by
 is "$(cat s/status)" 0 "and the program goes on"
 (cd s && "$SVC" -A -n 3 -c 3 >/dev/null 2>err2 </dev/null & sleep 0.3; touch go; wait)
 like "$(cat s/err2)" "^api: rc=38 " "without heapprof: ENOSYS"
+# The check handed to the helper thread, the caller waiting in heapprof:
+# its stack is scanned from where the program called, not from where it
+# waits.  The last sessions' pointers lie in the dead stack below main's
+# frame (no cache requests after them), where heapprof's waiting frames
+# are; from there, 97 of the 100 were taken as reachable.
+for t in -b -y; do
+	start_svc lg_prof_sample:0 $t -A -c 0
+	stop_svc
+	like "$(cat s/err)" "^api: rc=0 direct_bytes=4800 direct_objects=100 indirect_bytes=0 check=1 " \
+		"heapprof_leak_check() with another thread ($t), the last sessions lost: every one found"
+done
 
 # ---- the interval trigger -----------------------------------------------------------
 start_svc lg_prof_sample:0,leak_check_interval_s:1

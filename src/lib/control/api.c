@@ -90,9 +90,10 @@ struct api_leaks {
 _Static_assert(sizeof(struct api_leaks) == 72, "struct heapprof_leaks, as include/heapprof.h has it");
 
 /* A leak check now: on the helper thread when there is one (the caller
- * waits, stopped and scanned as the other threads); else on the caller's
- * thread, its stack taken from where the program called (heapprof's
- * frames below hold stale pointers). */
+ * waits, stopped as the other threads); else on the caller's thread.
+ * Either way the caller's stack is taken from where the program called,
+ * with the registers it had there: heapprof's frames below hold stale
+ * copies of the program's pointers. */
 static int ctl_leak_check(void *oldp, size_t *oldlenp)
 {
 	struct hp_tls *t = &hp_tls;
@@ -104,14 +105,12 @@ static int ctl_leak_check(void *oldp, size_t *oldlenp)
 	if (!oldp || !oldlenp || *oldlenp != sizeof(out))
 		return EINVAL;
 	hp_tls_guard_enter(t);
-	/* The helper thread checks, when there is one; else this thread,
-	 * its stack from the program's call up. */
-	int err = HP_LOAD(&hp_trigger_answer_mask) ? -1 : hp_requests_leak_check(&c, &why);
-	if (err == -1) {
-		if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
-			e.sp = 0;
+	if (!hp_stack_entry_of((const void *)heapprof_mallctl, &e))
+		e.sp = 0;
+	/* The helper thread checks, when there is one; else this thread. */
+	int err = HP_LOAD(&hp_trigger_answer_mask) ? -1 : hp_requests_leak_check(&c, &why, e.sp ? &e : NULL);
+	if (err == -1)
 		err = hp_livecheck_run(&c, HP_LIVECHECK_API, e.sp ? &e : NULL, 0, &why);
-	}
 	hp_tls_guard_leave(t);
 	if (err)
 		return err;

@@ -63,6 +63,7 @@ static void leaks_asked(void)
  * count of those given (a futex the caller waits on).  One caller at a
  * time (api_lock). */
 static struct hp_livecheck api_check;
+static struct hp_stack_entry api_entry;   /* the caller's, or sp 0 */
 static const char *api_why;
 static int api_err;
 static unsigned api_done;
@@ -75,12 +76,12 @@ static long futex(unsigned *w, int op, unsigned val, const struct timespec *ts)
 
 static void api_checked(void)
 {
-	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, NULL, 0, &api_why);
+	api_err = hp_livecheck_run(&api_check, HP_LIVECHECK_API, api_entry.sp ? &api_entry : NULL, 0, &api_why);
 	__atomic_add_fetch(&api_done, 1, __ATOMIC_RELEASE);
 	futex(&api_done, FUTEX_WAKE_PRIVATE, 1 << 30, NULL);
 }
 
-int hp_requests_leak_check(struct hp_livecheck *out, const char **why)
+int hp_requests_leak_check(struct hp_livecheck *out, const char **why, const struct hp_stack_entry *entry)
 {
 	struct timespec second = { 1, 0 };
 	int err = -1;
@@ -88,6 +89,10 @@ int hp_requests_leak_check(struct hp_livecheck *out, const char **why)
 	while (HP_XCHG(&api_lock, 1))
 		futex((unsigned *)&api_lock, FUTEX_WAIT_PRIVATE, 1, &second);
 	unsigned seen = HP_LOAD_ACQ(&api_done);
+	if (entry)
+		api_entry = *entry;
+	else
+		api_entry.sp = 0;
 	hp_trigger_request(HP_REQ_LEAKCHECK);
 	while (HP_LOAD_ACQ(&api_done) == seen) {
 		/* No helper thread any more (heapprof detach): taken back. */

@@ -1080,6 +1080,21 @@ static int calling_thread_is_own(void)
 	return 0;
 }
 
+/* A stopped thread's stack from where it stopped; but a thread that
+ * waits in heapprof for this scan (heapprof_leak_check() handed to the
+ * helper thread) from where the program's call entered, with the
+ * registers it had there: heapprof's frames below hold stale copies of
+ * the program's pointers, as on an exit path. */
+static void scan_stopped_stack(struct scan *s, const struct hp_world_thread *t, const struct hp_stack_entry *e)
+{
+	if (e && e->sp && e->tid == t->tid && e->sp >= t->sp && e->sp - t->sp < HP_ENTRY_DEPTH_MAX) {
+		scan_stack(s, e->sp);
+		scan_words(s, e->regs, e->nregs);
+	} else {
+		scan_stack(s, t->sp);
+	}
+}
+
 static HP_NOINLINE void scan_stopped(struct scan *s)
 {
 	struct hp_reach *r = s->r;
@@ -1132,7 +1147,7 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	for (unsigned i = 0; i < s->world.n; i++) {
 		const struct hp_world_thread *t = &s->world.threads[i];
 		if (t->tid > 0 && HP_LOAD_ACQ(&t->stopped)) {
-			scan_stack(s, t->sp);
+			scan_stopped_stack(s, t, e);
 			scan_tls(s, t->tp);
 		}
 	}

@@ -90,5 +90,7 @@ int hp_stack_entry_of(const void *fn, struct hp_stack_entry *e)
 	pthread_setcancelstate(cancel, &ignored);
 	if (!found)
 		memset(e, 0, sizeof(*e));
+	else
+		e->tid = gettid();
 	return found;
 }

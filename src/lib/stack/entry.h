@@ -15,11 +15,15 @@
 #pragma GCC visibility push(hidden)
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #define HP_ENTRY_REGS 12
+/* How far above where a waiting thread stopped its entry may be. */
+#define HP_ENTRY_DEPTH_MAX (1u << 20)
 
 struct hp_stack_entry {
 	uintptr_t sp;                    /* 0: not known */
+	pid_t tid;                       /* the thread whose entry it is */
 	uintptr_t regs[HP_ENTRY_REGS];
 	unsigned nregs;
 };
