@@ -56,7 +56,9 @@ struct shard {
 	struct hp_spin lock;
 	uint32_t live;      /* records */
 	uint32_t n;         /* slots, 0 before the first insert */
-	uint32_t grow_at;   /* records past which an insert grows the table
+	uint32_t grow_at;   /* records from which an insert takes its cold
+			     * path: limit, or 0 with ages (below) */
+	uint32_t limit;     /* records past which an insert grows the table
 			     * (a half or 80% of n; 0 before the first) */
 	struct slot *slots;
 	uint32_t *ticks;    /* with ages: each slot's allocation tick
@@ -66,7 +68,12 @@ struct shard {
 
 /* Whether tables carry a tick per slot (prof_age): decided once, before
  * the first table, so that every table of the process has the same
- * layout and the small tables' free lists one size per class. */
+ * layout and the small tables' free lists one size per class.  The hot
+ * paths never test it: with ages every shard's grow_at is 0, so that
+ * every insert takes the cold path, which dates the block (exact mode
+ * has no ages by default, and its insert and backward shift paid about
+ * seven instructions a call for their tests, 1.2% of exact churn); and a
+ * removal tests it only when its backward shift moves an entry. */
 static bool ages;
 
 /* Bytes a slot takes in a table. */
@@ -320,7 +327,8 @@ static HP_COLD bool grow(struct shard *s)
 	 * churn of 2 x 1000 blocks (their 256 shards then hold at most
 	 * 512 KiB of small tables, not 256).  Large ones at most 80%
 	 * full, since they grow by half (see the top). */
-	s->grow_at = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
+	s->limit = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
+	s->grow_at = ages ? 0 : s->limit;
 	return true;
 }
 
@@ -380,33 +388,48 @@ HP_INLINE void prefetch_next(uintptr_t key)
 	seq.stride_inv = ~stride;
 }
 
-bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
+/* Fills slot i (found: it held key already) with key's record. */
+HP_INLINE void put(struct shard *s, uint32_t i, bool found, uintptr_t key, uint64_t size,
+		   uint32_t tctx)
 {
-	uintptr_t key = (uintptr_t)p;
-	struct shard *s = shard_of(key);
-	bool ok = true, found = false;
-
-	if (size > HP_LIVE_SIZE_MAX)
-		size = HP_LIVE_SIZE_MAX;
-	uint32_t tick = ages ? hp_ages_now() : 0;   /* outside the lock */
-	shard_lock(s);
-	/* Keep the load at most grow_at's. */
-	if (HP_UNLIKELY(s->live >= s->grow_at)) {
-		if (!grow(s)) {
-			ok = false;
-			goto out;
-		}
-	}
-	uint32_t i = probe(s, key, &found);
 	s->slots[i].key = key;
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
-	if (s->ticks)
-		s->ticks[i] = tick;
 	if (!found) {
 		HP_STORE(&s->live, s->live + 1);   /* hp_live_records reads it unlocked */
 		hp_filter_inc(key);
 	}
-out:
+}
+
+/* The insert of a shard at its growth threshold, or of any shard with
+ * ages: grows the table if it must, then records key, dated with ages
+ * (the clock read under the lock: with ages a sampled block costs
+ * hundreds of instructions anyway). */
+static HP_COLD bool insert_cold(struct shard *s, uintptr_t key, uint64_t size, uint32_t tctx)
+{
+	bool found;
+
+	if (s->live >= s->limit && !grow(s))
+		return false;
+	uint32_t i = probe(s, key, &found);
+	put(s, i, found, key, size, tctx);
+	if (s->ticks)
+		s->ticks[i] = hp_ages_now();
+	return true;
+}
+
+bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
+{
+	uintptr_t key = (uintptr_t)p;
+	struct shard *s = shard_of(key);
+	bool ok = true, found;
+
+	shard_lock(s);
+	if (HP_UNLIKELY(s->live >= s->grow_at)) {
+		ok = insert_cold(s, key, size, tctx);
+	} else {
+		uint32_t i = probe(s, key, &found);
+		put(s, i, found, key, size, tctx);
+	}
 	shard_unlock(s);
 	if (HP_LOAD(&hp_live_tables_big))
 		prefetch_next(key);
@@ -418,7 +441,6 @@ out:
 static void delete_at(struct shard *s, uint32_t i)
 {
 	struct slot *slots = s->slots;
-	uint32_t *ticks = s->ticks;
 	uint32_t n = s->n;
 
 	for (uint32_t j = next(n, i);; j = next(n, j)) {
@@ -431,8 +453,8 @@ static void delete_at(struct shard *s, uint32_t i)
 		int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
 		if (!stays) {
 			slots[i] = slots[j];
-			if (ticks)
-				ticks[i] = ticks[j];
+			if (HP_UNLIKELY(ages))
+				s->ticks[i] = s->ticks[j];
 			i = j;
 		}
 	}
