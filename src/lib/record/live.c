@@ -99,7 +99,7 @@ static __thread struct {
 	int shard[HELD_MAX];
 } held;
 
-static bool held_by_me(const struct shard *s)
+static HP_NOINLINE bool held_in_stack(const struct shard *s)
 {
 	int idx = (int)(s - shards), n = held.n;
 
@@ -109,6 +109,12 @@ static bool held_by_me(const struct shard *s)
 		if (held.shard[i] == idx)
 			return true;
 	return false;
+}
+
+/* Outside a signal handler that interrupted us, the stack is empty. */
+HP_INLINE bool held_by_me(const struct shard *s)
+{
+	return HP_UNLIKELY(held.n) && held_in_stack(s);
 }
 
 /* Blocks are grouped by region (REGION_SHIFT bits of address, taken
@@ -148,6 +154,14 @@ static uint32_t next(uint32_t n, uint32_t i)
  * respect: the locked exchange was a third of an insert's time recording
  * a 1 GiB heap.  The unlock's store is then of the 0 the lock word
  * already holds. */
+static HP_COLD void shard_lock_contended(struct shard *s)
+{
+	hp_spin_lock(&s->lock);
+}
+
+/* One exchange, and the spin out of line when it fails: inlined, the
+ * spin's sched_yield call made every insert and removal save and
+ * restore six registers. */
 HP_INLINE void shard_lock(struct shard *s)
 {
 	if (held.n < HELD_MAX)
@@ -155,8 +169,8 @@ HP_INLINE void shard_lock(struct shard *s)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	held.n++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!hp_single_threaded())
-		hp_spin_lock(&s->lock);
+	if (!hp_single_threaded() && HP_UNLIKELY(__atomic_exchange_n(&s->lock.locked, 1, __ATOMIC_ACQUIRE)))
+		shard_lock_contended(s);
 }
 
 HP_INLINE void shard_unlock(struct shard *s)
