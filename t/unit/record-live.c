@@ -107,9 +107,57 @@ static void test_live_aliases(void)
 	   alias_bad, stale);
 }
 
+/* Large tables: 2 M blocks 80 bytes apart (below the filter's sticky 255
+ * a page) over every shard, so that each table grows past a page many
+ * times, with removals between the growths, against a model. */
+static void test_live_large(void)
+{
+	enum { N = 2000000 };
+	static unsigned char present[N];
+	const uintptr_t base = 0x7d0040000000ULL;   /* no filter byte of the other tests */
+	uint64_t rng = 99, size;
+	uint32_t ctx;
+	int bad = 0, live = 0;
+
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++) {
+			if (present[i] || (round == 0 && i % 3 == 0))
+				continue;
+			bad += !hp_live_insert((void *)(base + (uintptr_t)i * 80), (uint64_t)i,
+					       (uint32_t)(i % 4096));
+			present[i] = 1;
+			live++;
+		}
+		for (int r = 0; r < N / 2; r++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			int i = (int)(rng % N);
+			if (!present[i])
+				continue;
+			if (hp_live_remove((void *)(base + (uintptr_t)i * 80), &size, &ctx) != HP_LIVE_REMOVED ||
+			    size != (uint64_t)i || ctx != (uint32_t)(i % 4096))
+				bad++;
+			present[i] = 0;
+			live--;
+		}
+	}
+	int wrong = 0;
+	for (int i = 0; i < N; i++) {
+		bool f = hp_live_find((void *)(base + (uintptr_t)i * 80), &size, &ctx);
+		wrong += f != present[i] || (f && size != (uint64_t)i);
+	}
+	ok(!bad && !wrong && (uint64_t)live == hp_live_records(),
+	   "2 M blocks over every shard, tables grown past a page: %d errors, %d wrong, %d live",
+	   bad, wrong, live);
+	for (int i = 0; i < N; i++)
+		if (present[i])
+			bad += hp_live_remove((void *)(base + (uintptr_t)i * 80), &size, &ctx) != HP_LIVE_REMOVED;
+	ok(!bad && hp_live_records() == 0, "and all removed");
+}
+
 int main(void)
 {
 	test_live();
+	test_live_large();
 	test_live_aliases();
 	return done_testing();
 }

@@ -20,6 +20,13 @@
  * once it is large, 66% on average (doubling at 75% would leave every
  * shard 37.5% full at once: in exact mode the table is most of heapprof's
  * memory).  Each record moves about three times over the table's growth.
+ * A probe never wraps round: past a table's n home slots come overflow
+ * slots, where the clusters that reach the end run on, and an empty
+ * sentinel that ends every probe, so that a probe's step has no bound to
+ * test and a backward shift's only compare is an entry's home against
+ * the hole (the wrap's tests were a third of a removal's instructions on
+ * exact churn).  A cluster that would run past the overflow grows the
+ * table early.
  * (By an eighth at 75%, nine times: recording a 1 GiB heap of 10 M
  * blocks took 4.3 s; by a quarter, five times, 3.3 s, then 1.92 s of CPU
  * with the prefetches below; by half at 80%, 1.59 s, its tables 220 MB
@@ -56,9 +63,13 @@ struct shard {
 	struct hp_spin lock;
 	uint32_t live;      /* records */
 	uint32_t n;         /* slots, 0 before the first insert */
-	uint32_t grow_at;   /* records past which an insert grows the table
+	uint32_t grow_at;   /* records from which an insert takes its cold
+			     * path: limit, or 0 with ages (below) */
+	uint32_t limit;     /* records past which an insert grows the table
 			     * (a half or 80% of n; 0 before the first) */
-	struct slot *slots;
+	uint32_t cap;       /* slots a record may take: the n home slots and
+			     * the overflow (0 before the first table) */
+	struct slot *slots; /* cap + 1: the last one always empty */
 	uint32_t *ticks;    /* with ages: each slot's allocation tick
 			     * (record/ages.h), after the slots in the same
 			     * mapping; NULL without */
@@ -66,7 +77,12 @@ struct shard {
 
 /* Whether tables carry a tick per slot (prof_age): decided once, before
  * the first table, so that every table of the process has the same
- * layout and the small tables' free lists one size per class. */
+ * layout and the small tables' free lists one size per class.  The hot
+ * paths never test it: with ages every shard's grow_at is 0, so that
+ * every insert takes the cold path, which dates the block (exact mode
+ * has no ages by default, and its insert and backward shift paid about
+ * seven instructions a call for their tests, 1.2% of exact churn); and a
+ * removal tests it only when its backward shift moves an entry. */
 static bool ages;
 
 /* Bytes a slot takes in a table. */
@@ -75,10 +91,29 @@ static size_t slot_bytes(void)
 	return sizeof(struct slot) + (ages ? sizeof(uint32_t) : 0);
 }
 
-/* A table's ticks: the n words after its n slots. */
+/* Slots of a table of n home slots: the overflow slots past them, where
+ * the clusters that reach the end run on (a small table at most half
+ * full; a large one at most 80% full, whose longest cluster is some
+ * hundreds of slots at 50,000 slots), and the sentinel; a multiple of 4,
+ * so that small tables carved one after the other stay aligned to cache
+ * lines. */
+static uint32_t table_slots(uint32_t n)
+{
+	uint32_t over = n < PAGE_SLOTS ? n / 4 + 3 : n / 64 + 64;
+
+	return (n + over + 1 + 3) & ~3u;
+}
+
+/* Bytes of a table of n home slots (0: none). */
+static size_t table_size(uint32_t n)
+{
+	return n ? (size_t)table_slots(n) * slot_bytes() : 0;
+}
+
+/* A table's ticks: a word for each of its slots, after them. */
 static uint32_t *ticks_of(struct slot *t, uint32_t n)
 {
-	return ages ? (uint32_t *)(t + n) : NULL;
+	return ages ? (uint32_t *)(t + table_slots(n)) : NULL;
 }
 
 static struct shard shards[HP_LIVE_SHARDS];
@@ -92,7 +127,7 @@ static __thread struct {
 	int shard[HELD_MAX];
 } held;
 
-static bool held_by_me(const struct shard *s)
+static HP_NOINLINE bool held_in_stack(const struct shard *s)
 {
 	int idx = (int)(s - shards), n = held.n;
 
@@ -102,6 +137,12 @@ static bool held_by_me(const struct shard *s)
 		if (held.shard[i] == idx)
 			return true;
 	return false;
+}
+
+/* Outside a signal handler that interrupted us, the stack is empty. */
+HP_INLINE bool held_by_me(const struct shard *s)
+{
+	return HP_UNLIKELY(held.n) && held_in_stack(s);
 }
 
 /* Blocks are grouped by region (REGION_SHIFT bits of address, taken
@@ -118,7 +159,7 @@ static struct shard *shard_of(uintptr_t p)
 	return &shards[(region * HASH_MUL) >> 56];
 }
 
-/* Slot arithmetic on a table of n slots.  The loops below keep the
+/* A key's home slot in a table of n home slots.  The loops below keep the
  * table's slots and n in locals: read through the shard, the compiler
  * reloaded both at every step, since a slot's store might change them. */
 static uint32_t home(uint32_t n, uintptr_t key)
@@ -126,10 +167,6 @@ static uint32_t home(uint32_t n, uintptr_t key)
 	return (uint32_t)(((unsigned __int128)((uint64_t)key * HASH_MUL) * n) >> 64);
 }
 
-static uint32_t next(uint32_t n, uint32_t i)
-{
-	return i + 1 == n ? 0 : i + 1;
-}
 
 
 /* The held stack covers the whole window in which the lock may be ours:
@@ -141,14 +178,29 @@ static uint32_t next(uint32_t n, uint32_t i)
  * respect: the locked exchange was a third of an insert's time recording
  * a 1 GiB heap.  The unlock's store is then of the 0 the lock word
  * already holds. */
-HP_INLINE void shard_lock(struct shard *s)
+HP_INLINE void held_push(struct shard *s)
 {
 	if (held.n < HELD_MAX)
 		held.shard[held.n] = (int)(s - shards);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	held.n++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!hp_single_threaded())
+}
+
+/* One exchange, after held_push: false if another thread holds the
+ * lock.  The spin is the caller's, out of line: the insert and the
+ * removal then make no call on their common paths and save no
+ * registers (inlined, the spin's sched_yield call made each save and
+ * restore six). */
+HP_INLINE bool shard_trylock(struct shard *s)
+{
+	return hp_single_threaded() || !__atomic_exchange_n(&s->lock.locked, 1, __ATOMIC_ACQUIRE);
+}
+
+HP_INLINE void shard_lock(struct shard *s)
+{
+	held_push(s);
+	if (!shard_trylock(s))
 		hp_spin_lock(&s->lock);
 }
 
@@ -159,19 +211,17 @@ HP_INLINE void shard_unlock(struct shard *s)
 	held.n--;
 }
 
-/* The slot holding key, or the empty slot ending its probe sequence. */
+/* The slot holding key, or the empty slot ending its probe sequence: at
+ * most cap, the sentinel, which no record may take. */
 static uint32_t probe(const struct shard *s, uintptr_t key, bool *found)
 {
-	const struct slot *slots = s->slots;
-	uint32_t n = s->n, i = home(n, key);
+	const struct slot *slots = s->slots, *at = slots + home(s->n, key);
+	uintptr_t k;
 
-	for (;; i = next(n, i)) {
-		uintptr_t k = slots[i].key;
-		if (k == key || k == SLOT_EMPTY) {
-			*found = k == key;
-			return i;
-		}
-	}
+	while ((k = at->key) != key && k != SLOT_EMPTY)
+		at++;
+	*found = k == key;
+	return (uint32_t)(at - slots);
 }
 
 /* ---- tables ----------------------------------------------------------- */
@@ -222,7 +272,7 @@ static unsigned small_class(uint32_t n)
 
 static struct slot *table_alloc(uint32_t n)
 {
-	size_t bytes = (size_t)n * slot_bytes();
+	size_t bytes = table_size(n);
 
 	if (n >= PAGE_SLOTS) {
 		/* Faulted in by one call: the rehash that follows reads
@@ -262,7 +312,7 @@ static struct slot *table_alloc(uint32_t n)
 static void table_free(struct slot *t, uint32_t n)
 {
 	if (n >= PAGE_SLOTS) {
-		hp_pages_free(t, (size_t)n * slot_bytes());
+		hp_pages_free(t, table_size(n));
 		return;
 	}
 	unsigned c = small_class(n);
@@ -286,33 +336,54 @@ static uint32_t next_size(uint32_t n)
 	return grown > UINT32_MAX / 2 ? n : (uint32_t)grown;
 }
 
-/* Grows the shard's table (or creates it).  False if memory ran out (or
+/* Moves the shard's records into fresh, a zeroed table of n home slots;
+ * false if one would run past its overflow (fresh is then garbage). */
+static bool rehash(const struct shard *s, struct slot *fresh, uint32_t n)
+{
+	uint32_t cap = table_slots(n) - 1, *ticks = ticks_of(fresh, n);
+
+	for (uint32_t i = 0; i < s->cap; i++) {
+		uintptr_t k = s->slots[i].key;
+		if (k == SLOT_EMPTY)
+			continue;
+		uint32_t j = home(n, k);
+		while (fresh[j].key != SLOT_EMPTY)
+			j++;
+		if (j == cap)
+			return false;
+		fresh[j] = s->slots[i];
+		if (ticks)
+			ticks[j] = s->ticks[i];
+	}
+	return true;
+}
+
+/* Grows the shard's table (or creates it): to the next size, or past it
+ * if a cluster would run past the overflow.  False if memory ran out (or
  * the table cannot grow): the old table stays.  Out of line: inlined,
  * its registers made every insert save and restore six more. */
 static HP_COLD bool grow(struct shard *s)
 {
-	uint32_t old_n = s->n, n = next_size(old_n);
+	uint32_t old_n = s->n, n = old_n;
+	struct slot *fresh;
 
-	if (n == old_n)
-		return false;
-	struct slot *fresh = table_alloc(n);
-	if (!fresh)
-		return false;
-	note_table_bytes((int64_t)((uint64_t)n - old_n) * (int64_t)slot_bytes());
-	struct shard bigger = { .n = n, .slots = fresh, .ticks = ticks_of(fresh, n) };
-	for (uint32_t i = 0; i < old_n; i++) {
-		uintptr_t k = s->slots[i].key;
-		if (k == SLOT_EMPTY)
-			continue;
-		bool found;
-		uint32_t j = probe(&bigger, k, &found);
-		fresh[j] = s->slots[i];
-		if (bigger.ticks)
-			bigger.ticks[j] = s->ticks[i];
+	for (;;) {
+		uint32_t bigger = next_size(n);
+		if (bigger == n)
+			return false;
+		n = bigger;
+		fresh = table_alloc(n);
+		if (!fresh)
+			return false;
+		if (rehash(s, fresh, n))
+			break;
+		table_free(fresh, n);   /* a small one comes back dirty: table_alloc zeroes it */
 	}
+	note_table_bytes((int64_t)table_size(n) - (int64_t)table_size(old_n));
 	if (old_n)
 		table_free(s->slots, old_n);
-	s->ticks = bigger.ticks;
+	s->ticks = ticks_of(fresh, n);
+	s->cap = table_slots(n) - 1;
 	HP_STORE(&s->slots, fresh);   /* hp_live_prefetch reads both unlocked */
 	HP_STORE(&s->n, n);
 	/* Small tables at most half full: a removal's backward shift walks
@@ -320,7 +391,8 @@ static HP_COLD bool grow(struct shard *s)
 	 * churn of 2 x 1000 blocks (their 256 shards then hold at most
 	 * 512 KiB of small tables, not 256).  Large ones at most 80%
 	 * full, since they grow by half (see the top). */
-	s->grow_at = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
+	s->limit = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
+	s->grow_at = ages ? 0 : s->limit;
 	return true;
 }
 
@@ -380,89 +452,161 @@ HP_INLINE void prefetch_next(uintptr_t key)
 	seq.stride_inv = ~stride;
 }
 
-bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
+/* Fills slot i (found: it held key already) with key's record. */
+HP_INLINE void put(struct shard *s, uint32_t i, bool found, uintptr_t key, uint64_t size,
+		   uint32_t tctx)
 {
-	uintptr_t key = (uintptr_t)p;
-	struct shard *s = shard_of(key);
-	bool ok = true, found = false;
-
-	if (size > HP_LIVE_SIZE_MAX)
-		size = HP_LIVE_SIZE_MAX;
-	uint32_t tick = ages ? hp_ages_now() : 0;   /* outside the lock */
-	shard_lock(s);
-	/* Keep the load at most grow_at's. */
-	if (HP_UNLIKELY(s->live >= s->grow_at)) {
-		if (!grow(s)) {
-			ok = false;
-			goto out;
-		}
-	}
-	uint32_t i = probe(s, key, &found);
 	s->slots[i].key = key;
 	s->slots[i].val = size | ((uint64_t)tctx << SIZE_BITS);
-	if (s->ticks)
-		s->ticks[i] = tick;
 	if (!found) {
 		HP_STORE(&s->live, s->live + 1);   /* hp_live_records reads it unlocked */
 		hp_filter_inc(key);
 	}
-out:
+}
+
+/* The end of every insert: the lock, then the next blocks' slots. */
+HP_INLINE bool insert_done(struct shard *s, uintptr_t key, bool ok)
+{
 	shard_unlock(s);
 	if (HP_LOAD(&hp_live_tables_big))
 		prefetch_next(key);
 	return ok;
 }
 
-/* Backward-shift deletion: empties slot i and moves up every entry of its
- * cluster that would no longer be reachable from its home slot. */
-static void delete_at(struct shard *s, uint32_t i)
+/* The insert of a shard at its growth threshold, or of any shard with
+ * ages, or whose probe ended on the sentinel (the cluster fills the
+ * overflow: the table grows early), under the lock: grows the table if
+ * it must, then records key, dated with ages (the clock read under the
+ * lock: with ages a sampled block costs hundreds of instructions
+ * anyway). */
+static HP_COLD bool insert_cold(struct shard *s, uintptr_t key, uint64_t size, uint32_t tctx)
 {
-	struct slot *slots = s->slots;
-	uint32_t *ticks = s->ticks;
-	uint32_t n = s->n;
+	bool found;
+	uint32_t i;
 
-	for (uint32_t j = next(n, i);; j = next(n, j)) {
-		uintptr_t k = slots[j].key;
-		if (k == SLOT_EMPTY)
-			break;
-		uint32_t h = home(n, k);
-		/* Entry j may move to i unless its home lies cyclically in
-		 * (i, j]. */
-		int stays = i <= j ? (h > i && h <= j) : (h > i || h <= j);
-		if (!stays) {
+	if (s->live >= s->limit && !grow(s))
+		return insert_done(s, key, false);
+	while ((i = probe(s, key, &found)) == s->cap)
+		if (!grow(s))
+			return insert_done(s, key, false);
+	put(s, i, found, key, size, tctx);
+	if (s->ticks)
+		s->ticks[i] = hp_ages_now();
+	return insert_done(s, key, true);
+}
+
+/* The insert under the lock, which it releases. */
+HP_INLINE bool insert_locked(struct shard *s, uintptr_t key, uint64_t size, uint32_t tctx)
+{
+	bool found;
+
+	if (HP_UNLIKELY(s->live >= s->grow_at))
+		return insert_cold(s, key, size, tctx);
+	uint32_t i = probe(s, key, &found);
+	if (HP_UNLIKELY(i == s->cap))
+		return insert_cold(s, key, size, tctx);
+	put(s, i, found, key, size, tctx);
+	return insert_done(s, key, true);
+}
+
+static HP_COLD bool insert_contended(struct shard *s, uintptr_t key, uint64_t size, uint32_t tctx)
+{
+	hp_spin_lock(&s->lock);
+	return insert_locked(s, key, size, tctx);
+}
+
+/* Every call that leaves the common path is a tail call: nothing is
+ * live across a call, and the common path saves no register. */
+bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx)
+{
+	uintptr_t key = (uintptr_t)p;
+	struct shard *s = shard_of(key);
+
+	held_push(s);
+	if (HP_UNLIKELY(!shard_trylock(s)))
+		return insert_contended(s, key, size, tctx);
+	return insert_locked(s, key, size, tctx);
+}
+
+/* Backward-shift deletion: empties slot i and moves back every entry of
+ * its cluster that would no longer be reachable from its home slot: an
+ * entry whose home is at or before the hole (homes are never after
+ * their entries: a probe never wraps).  The cluster ends at the latest
+ * on the sentinel. */
+HP_INLINE void delete_at(struct shard *s, struct slot *slots, uint32_t n, uint32_t i)
+{
+	uintptr_t k;
+
+	for (uint32_t j = i + 1; (k = slots[j].key) != SLOT_EMPTY; j++) {
+		if (home(n, k) <= i) {
 			slots[i] = slots[j];
-			if (ticks)
-				ticks[i] = ticks[j];
+			if (HP_UNLIKELY(HP_LOAD(&ages)))
+				s->ticks[i] = s->ticks[j];
 			i = j;
 		}
 	}
 	slots[i].key = SLOT_EMPTY;
 }
 
+/* The removal under the lock, which it releases. */
+HP_INLINE enum hp_live_result remove_locked(struct shard *s, uintptr_t key, uint64_t *size,
+					    uint32_t *tctx)
+{
+	struct slot *slots = s->slots;
+	uint32_t n = s->n;
+	enum hp_live_result r = HP_LIVE_ABSENT;
+
+	if (HP_LIKELY(n)) {
+		struct slot *at = slots + home(n, key);
+		uintptr_t k;
+		while ((k = at->key) != key && k != SLOT_EMPTY)
+			at++;
+		if (k == key) {
+			uint64_t v = at->val;
+			*size = v & HP_LIVE_SIZE_MAX;
+			*tctx = (uint32_t)(v >> SIZE_BITS);
+			delete_at(s, slots, n, (uint32_t)(at - slots));
+			HP_STORE(&s->live, s->live - 1);
+			hp_filter_dec(key);
+			r = HP_LIVE_REMOVED;
+		}
+	}
+	shard_unlock(s);
+	return r;
+}
+
+/* A removal while this thread holds some shard: a signal handler's, or
+ * one whose lock is taken by another thread. */
+static HP_COLD enum hp_live_result remove_slow(struct shard *s, uintptr_t key, uint64_t *size,
+					       uint32_t *tctx)
+{
+	if (held_in_stack(s))
+		return HP_LIVE_BUSY;
+	shard_lock(s);
+	return remove_locked(s, key, size, tctx);
+}
+
+static HP_COLD enum hp_live_result remove_contended(struct shard *s, uintptr_t key, uint64_t *size,
+						    uint32_t *tctx)
+{
+	hp_spin_lock(&s->lock);
+	return remove_locked(s, key, size, tctx);
+}
+
+/* As the insert, with tail calls off the common path. */
 enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx)
 {
 	uintptr_t key = (uintptr_t)p;
 	struct shard *s = shard_of(key);
-	bool found = false;
 
 	if (key == SLOT_EMPTY)
 		return HP_LIVE_ABSENT;
-	if (held_by_me(s))
-		return HP_LIVE_BUSY;
-	shard_lock(s);
-	if (s->n) {
-		uint32_t i = probe(s, key, &found);
-		if (found) {
-			uint64_t v = s->slots[i].val;
-			*size = v & HP_LIVE_SIZE_MAX;
-			*tctx = (uint32_t)(v >> SIZE_BITS);
-			delete_at(s, i);
-			HP_STORE(&s->live, s->live - 1);
-			hp_filter_dec(key);
-		}
-	}
-	shard_unlock(s);
-	return found ? HP_LIVE_REMOVED : HP_LIVE_ABSENT;
+	if (HP_UNLIKELY(held.n))
+		return remove_slow(s, key, size, tctx);
+	held_push(s);
+	if (HP_UNLIKELY(!shard_trylock(s)))
+		return remove_contended(s, key, size, tctx);
+	return remove_locked(s, key, size, tctx);
 }
 
 bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
@@ -489,7 +633,7 @@ void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), voi
 {
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
 		struct shard *s = &shards[n];
-		for (uint32_t i = 0; i < s->n; i++) {
+		for (uint32_t i = 0; i < s->cap; i++) {
 			uintptr_t k = s->slots[i].key;
 			if (k == SLOT_EMPTY)
 				continue;
@@ -507,7 +651,7 @@ void hp_live_each_aged(void (*fn)(uint64_t size, uint32_t tctx, uint32_t tick, v
 	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
 		struct shard *s = &shards[n];
 		shard_lock(s);
-		for (uint32_t i = 0; i < s->n; i++) {
+		for (uint32_t i = 0; i < s->cap; i++) {
 			if (s->slots[i].key == SLOT_EMPTY)
 				continue;
 			uint64_t v = s->slots[i].val;

@@ -49,7 +49,9 @@ HP_INLINE void hp_live_prefetch(const void *p)
 		hp_live_prefetch_slot(p);
 }
 
-/* Records a live sampled block.  False if the table could not grow. */
+/* Records a live sampled block: size at most HP_LIVE_SIZE_MAX (the
+ * caller clamps it), tctx at most HP_LIVE_COUNTERS_MAX.  False if the
+ * table could not grow. */
 bool hp_live_insert(const void *p, uint64_t size, uint32_t tctx);
 
 enum hp_live_result {
