@@ -129,17 +129,26 @@ HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 	return id;
 }
 
-HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
+/* The thread's context for (sid, lg, the current generation), and its
+ * id in *cid; NULL when ids or memory ran out.  Consecutive samples from
+ * one place hit the one-entry cache, which keeps the context itself, so
+ * that a hit looks nothing up. */
+HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, int lg, uint32_t *cid)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 	uint64_t key = (uint64_t)sid | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
 
-	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx))
-		return th->last_ctx;
+	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx_rec)) {
+		*cid = th->last_ctx;
+		return th->last_ctx_rec;
+	}
 	uint32_t id = hp_counters_get(th, sid, lg, gen);
+	struct hp_counters *c = id ? hp_counters_at(id) : NULL;
 	th->last_ctx_key = key;
 	th->last_ctx = id;
-	return id;
+	th->last_ctx_rec = c;
+	*cid = id;
+	return c;
 }
 
 /* Records p (n bytes, sampled at rate lg) with the current call stack.
@@ -169,13 +178,13 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	 * memo gave. */
 	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth, hash);
 	th->memo_stack = th->memo->last_ok ? sid : 0;
-	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
-	if (HP_UNLIKELY(!cid)) {
+	uint32_t cid = 0;
+	struct hp_counters *c = sid ? context(th, sid, lg, &cid) : NULL;
+	if (HP_UNLIKELY(!c)) {
 		HP_ADD(&hp_switches.dropped, 1);
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
-	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
 	int64_t key = hp_peak_key();
