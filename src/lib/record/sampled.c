@@ -156,7 +156,7 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, int lg
  * ours, not three. */
 HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 {
-	int *errp = &errno;
+	int *errp = hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
@@ -342,7 +342,7 @@ void hp_sampled_drain(struct hp_tls *t)
 void hp_sampled_free(void *p)
 {
 	struct hp_tls *t = &hp_tls;
-	int *errp = &errno;
+	int *errp = hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size;
 	uint32_t cid;
@@ -402,11 +402,11 @@ void *hp_sampled_realloc(void *p, size_t n)
 	 * address handed to another thread. */
 	enum hp_live_result r = HP_LIVE_ABSENT;
 	if (p && hp_filter_maybe(p)) {
-		int saved_errno = errno;
+		int *errp = hp_tls_errno(t), saved_errno = *errp;
 		hp_tls_guard_enter(t);
 		r = hp_live_remove(p, &old_size, &old_cid);
 		hp_sampled_leave(t);
-		errno = saved_errno;
+		*errp = saved_errno;
 		if (r == HP_LIVE_BUSY)
 			return realloc_deferred(t, p, n);
 	}
@@ -496,7 +496,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
 	void *f = hp_nextcxx_fn(kind);
-	int saved_errno = errno;
+	int *errp = hp_tls_errno(t), saved_errno = *errp;
 	uint64_t size;
 	uint32_t cid;
 	bool tmp = temporary(t, p);
@@ -507,7 +507,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 	if (r == HP_LIVE_REMOVED)
 		account_free(t, p, size, cid, tmp);
 	hp_sampled_leave(t);
-	errno = saved_errno;
+	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
 		return;

@@ -27,6 +27,7 @@
 
 #pragma GCC visibility push(hidden)
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -48,6 +49,7 @@ struct hp_tls {
 	uint64_t alloc_step;        /* published past these (record/trigger.h); */
 	int64_t live_step;          /* 0: at the thread's first note */
 	struct hp_thread *thread;   /* created on the first sample */
+	int *errnop;                /* &errno, kept from the first slow path on */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation
 	 * of this thread came between).  Slow paths only.  The address is
@@ -104,6 +106,18 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 		return 1;
 	hp_tls.ahead -= n + 1;
 	return 0;
+}
+
+/* The thread's errno, which every slow path keeps: &errno is a call
+ * into the C library (through the PLT), its address fixed for the
+ * thread's life, so the first slow path keeps it. */
+HP_INLINE int *hp_tls_errno(struct hp_tls *t)
+{
+	int *e = t->errnop;
+
+	if (HP_UNLIKELY(!e))
+		t->errnop = e = &errno;
+	return e;
 }
 
 HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
