@@ -45,9 +45,11 @@ struct hp_tls {
 	uint64_t last_draw;         /* the countdown drawn at the last sample point */
 	/* Trigger accounting, published to trigger.c past a threshold. */
 	uint64_t alloc_acc;         /* bytes allocated, not yet published */
-	int64_t live_acc;           /* estimated live bytes, not yet published */
+	uint64_t live_biased;       /* live_step - 1 + estimated live bytes not
+				     * yet published (a change of either sign) */
 	uint64_t alloc_step;        /* published past these (record/trigger.h); */
 	int64_t live_step;          /* 0: at the thread's first note */
+	uint64_t live_span;         /* 2 live_step - 1: live_biased stays below */
 	struct hp_thread *thread;   /* created on the first sample */
 	int *errnop;                /* &errno, kept from the first slow path on */
 	/* The thread's last recorded block and its countdown just after it:

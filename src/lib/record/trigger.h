@@ -126,10 +126,13 @@ HP_INLINE void hp_trigger_note_alloc(struct hp_tls *t, uint64_t bytes)
 		hp_trigger_publish(t);
 }
 
+/* Published when the thread's change reaches a step either way: kept
+ * as live_step - 1 + the change, so that one unsigned compare with
+ * 2 live_step - 1 tests both bounds (at -live_step it wraps round). */
 HP_INLINE void hp_trigger_note_live(struct hp_tls *t, int64_t bytes)
 {
-	t->live_acc += bytes;
-	if (HP_UNLIKELY(t->live_acc >= t->live_step || t->live_acc <= -t->live_step))
+	t->live_biased += (uint64_t)bytes;
+	if (HP_UNLIKELY(t->live_biased >= t->live_span))
 		hp_trigger_publish(t);
 }
 
