@@ -77,10 +77,13 @@ void hp_trigger_answer(void);
  * the thread's next sample point. */
 void hp_trigger_answer_from_handler(void);
 
-/* At a sample point, outside the guard and holding no lock: one load. */
+/* At a sample point, outside the guard and holding no lock: one load
+ * while a helper thread answers (the mask is then 0). */
 HP_INLINE void hp_trigger_poll(void)
 {
-	if (HP_UNLIKELY(HP_LOAD(hp_trigger_word) & HP_LOAD(&hp_trigger_answer_mask)))
+	unsigned mask = HP_LOAD(&hp_trigger_answer_mask);
+
+	if (HP_UNLIKELY(mask) && (HP_LOAD(hp_trigger_word) & mask))
 		hp_trigger_answer();
 }
 
