@@ -59,14 +59,25 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	*lg = 0;
 	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	hp_trigger_poll();   /* no helper thread: answer a request here */
+	t->last_inv = 0;   /* an allocation: the last block is not temporary */
+	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
+	if (HP_LIKELY(t->exact_epoch == epoch)) {
+		/* Exact mode, as at this thread's last allocation: every
+		 * allocation is a sample point, the countdown stays 0 (a
+		 * signal handler's allocation in between took its count
+		 * back), and the bytes since the last one are this block's.
+		 * What the general case below would do, with nothing to
+		 * draw or test. */
+		hp_tls_set_countdown(t, 0);
+		hp_trigger_note_alloc(t, n);
+		return HP_LOAD(&hp_switches.active);
+	}
 	/* A signal handler that allocated more than the countdown between
 	 * hp_tls_fast's failed count and its taking back leaves it wrapped
 	 * round: the sample point has passed. */
 	if (hp_tls_countdown(t) > t->last_draw)
 		hp_tls_set_countdown(t, 0);
-	hp_trigger_poll();   /* no helper thread: answer a request here */
-	t->last_inv = 0;   /* an allocation: the last block is not temporary */
-	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	*lg = HP_LOAD(&hp_switches.lg_sample);
 	if (t->epoch != epoch) {
 		/* First allocation of this thread, or the rate changed: draw a
@@ -76,6 +87,9 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		if (!t->rng)
 			t->rng = hp_sample_seed(t);
 		t->last_draw = draw(t, *lg);
+		/* Exact mode (draw's 0 with nothing off) until the epoch's
+		 * next change: the shortcut above. */
+		t->exact_epoch = *lg == 0 && HP_LOAD(&hp_switches.enabled) ? epoch : 0;
 		hp_tls_set_countdown(t, t->last_draw);
 		if (n < t->last_draw) {
 			hp_tls_set_countdown(t, t->last_draw - n - 1);
