@@ -174,7 +174,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
-	hp_tls_guard_enter(t);
+	hp_tls_guard_enter_outer(t);   /* decide() said sample: outside it */
 	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
@@ -220,7 +220,9 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	t->last_inv = ~(uintptr_t)p;
 	t->last_mark = t->saved_ahead;
 out:
-	hp_sampled_leave(t);
+	hp_tls_guard_leave_outer(t);
+	if (HP_UNLIKELY(t->npending))
+		hp_sampled_drain(t);
 	*errp = saved_errno;
 }
 

@@ -136,6 +136,30 @@ HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/* hp_tls_guard_enter for a caller that knows the thread is outside the
+ * guard (the allocation slow path after decide() said sample, which it
+ * says only there): the same stores in the same order, without testing
+ * the depth.  Left with hp_tls_guard_leave_outer. */
+HP_INLINE void hp_tls_guard_enter_outer(struct hp_tls *t)
+{
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->saved_ahead = t->ahead;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Leaves what hp_tls_guard_enter_outer entered: the depth is 1 again (a
+ * signal handler that entered meanwhile left before returning). */
+HP_INLINE void hp_tls_guard_leave_outer(struct hp_tls *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ahead = t->saved_ahead;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
+}
+
 HP_INLINE void hp_tls_guard_leave(struct hp_tls *t);
 
 /* For __attribute__((cleanup)): leaves the guard when the scope is left,
