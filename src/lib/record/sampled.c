@@ -247,11 +247,9 @@ HP_INLINE void forget_on_free(struct hp_tls *t)
  * thread's last block (temporary(), taken before the guard). */
 HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint32_t cid, bool tmp)
 {
-	struct hp_counters *c = hp_counters_at(cid);
+	struct hp_counters *c = hp_counters_of(cid);
 	uint64_t cnt, bytes;
 
-	if (!c)
-		return;
 	weight(size, c->lg, &cnt, &bytes);
 	HP_PROBE_FREE(p, size, bytes);
 	int own = t->thread && t->thread->uid == c->thread;
