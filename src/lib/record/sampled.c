@@ -134,13 +134,13 @@ HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 	if (h == th->last_hash && last && last->depth == depth &&
 	    !memcmp(last->frames, th->frames, depth * sizeof(uintptr_t)))
 		return th->last_stack;
-	uint32_t id = hp_stacktab_intern(th->frames, depth, h);
-	if (id) {
-		th->last_hash = h;
-		th->last_stack = id;
-		th->last_stack_rec = hp_stacktab_get(id);
-	}
-	return id;
+	const struct hp_stack *s = hp_stacktab_intern(th->frames, depth, h);
+	if (!s)
+		return 0;
+	th->last_hash = h;
+	th->last_stack = s->id;
+	th->last_stack_rec = s;
+	return s->id;
 }
 
 /* The thread's context for (sid, lg, the current generation), and its
