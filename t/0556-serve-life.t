@@ -22,7 +22,7 @@ serve() {
 # ---- the command line ----------------------------------------------------
 "$BIN" serve --help >out 2>err
 is $? 0 "--help: status 0"
-like "$(head -n 1 out)" '^usage: heapprof serve \[--listen ADDRESS:PORT\] \[options\]$' "the usage first"
+like "$(head -n 1 out)" '^usage: heapprof serve \[--listen ADDRESS:PORT\] \[options\] \[PROGRAM\.\.\.\]$' "the usage first"
 like "$(cat out)" '--all-users' "and the options"
 # usage ERROR-LINE ARG...: status 2, the line and the hint.
 usage() {
@@ -34,7 +34,7 @@ try 'heapprof serve --help'" "serve $*: a usage error, one line and the hint"
 }
 usage "heapprof serve: unknown option '--bogus'" --bogus
 usage "heapprof serve: option '--listen' needs a value" --listen
-usage "heapprof serve: unexpected argument 'now'" now
+usage "heapprof serve: an empty program name" ''
 usage "heapprof serve: --listen 'nowhere': want ADDRESS:PORT (127.0.0.1:6060, [::1]:6060) or PORT" --listen nowhere
 usage "heapprof serve: --listen ':6060': want ADDRESS:PORT (127.0.0.1:6060, [::1]:6060) or PORT" --listen :6060
 usage "heapprof serve: --listen '127.0.0.1:99999': want ADDRESS:PORT (127.0.0.1:6060, [::1]:6060) or PORT" --listen 127.0.0.1:99999

@@ -4,13 +4,15 @@
 # its labels, from and until, format=pprof, a multipart body with the
 # profile and its sample types), checked by a loopback receiver that
 # plays Pyroscope: the request line, the query, the parts, and the
-# profile decoded by the real go tool pprof.  Then a receiver that fails
+# profile decoded by the real go tool pprof.  Served by program name
+# (serve idle), another program's process is neither pushed nor dumped,
+# listed or answered.  Then a receiver that fails
 # (one line each time, serve goes on) and the usage errors.  No Pyroscope
 # server can run here: contrib/pyroscope says how to point serve at one.
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 command -v go >/dev/null || { echo "Bail out! go is missing: run make deps"; exit 1; }
-plan 18
+plan 21
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 export PPROF_TMPDIR=$T_DIR/pprof
@@ -63,12 +65,16 @@ HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/x LD_PRELOAD=$LIB "$TP/idle" 1
 x=$!
 wait_for x.out '^ready' 20
 wait_for "run/$x" '^signal_control=' 20
+# Another program, which serve idle does not serve.
+HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/other LD_PRELOAD=$LIB "$TP/aged" 64 100 120000 0 0 0 >other.out 2>&1 &
+other=$!
+wait_for "run/$other" '^signal_control=' 20
 
 timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --push "http://127.0.0.1:$pok/pyro/" \
-	--push-interval 1 --push-label env=test >serve.out 2>serve.err &
+	--push-interval 1 --push-label env=test idle >serve.out 2>serve.err &
 srv=$!
 wait_for serve.out 'pushing' 20
-like "$(sed -n 2p serve.out)" "^heapprof serve: pushing every profiled process's heap profile to http://127\\.0\\.0\\.1:$pok/pyro/ingest every 1 s\$" \
+like "$(sed -n 2p serve.out)" "^heapprof serve: pushing each served process's heap profile to http://127\\.0\\.0\\.1:$pok/pyro/ingest every 1 s\$" \
 	"start-up says where and how often"
 # Two pushes of our process.
 n=0
@@ -101,12 +107,20 @@ go tool pprof -top -unit=byte -sample_index=inuse_space p.pb.gz >top 2>top.err
 is "$?" 0 "go tool pprof reads the profile pushed"
 like "$(cat top)" '^ *8388608B +[0-9.]+% .* leak_some$' "and finds the process's 8 MiB in leak_some"
 unlike "$(cat serve.err)" 'failed' "no push failed"
+url=$(sed -n 's|^heapprof serve: listening on \(http://.*\)/$|\1|p' serve.out)
+is "$(grep -l "pid%3D$other%2C" ok/req.[0-9]* 2>/dev/null | wc -l) $(ls other.*.heap 2>/dev/null | wc -l)" "0 0" \
+	"serve idle: the other program's process is never pushed nor dumped"
+curl -sS "$url/?format=json" | python3 -c 'import json, sys; print(" ".join(str(p["pid"]) for p in json.load(sys.stdin)["processes"]))' >listed
+is "$(cat listed)" "$x" "and only idle is listed"
+curl -sS -D h -o b "$url/debug/pprof/heap?pid=$other"
+is "$(sed -n '1s/\r$//p' h) $(cat b)" "HTTP/1.1 403 Forbidden process $other ($TP/aged) is not one of the programs this server serves (idle)" \
+	"the other's profile is refused, saying why"
 
 # A receiver that refuses: one line a push, serve goes on answering.
 kill $srv
 wait $srv 2>/dev/null
 timeout --foreground 120 "$BIN" serve --listen 127.0.0.1:0 --push "http://127.0.0.1:$pbad" \
-	--push-interval 0.5 -q >serve2.out 2>serve2.err &
+	--push-interval 0.5 -q "$TP/idle" >serve2.out 2>serve2.err &
 srv=$!
 wait_for serve2.out 'pushing' 20
 wait_for serve2.err "push of pid $x " 20
@@ -128,9 +142,10 @@ bad() {   # bad WANT ARGS...
 	ok $([ $st -eq 2 ] && [ ! -s o ] && grep -q "^heapprof serve: $_want" e; echo $?) "serve $*: a usage error"
 }
 bad "--push: 'https://x/': serve speaks plain http only" --push https://x/
+
 bad "--push-label: 'bad label' is not KEY=VALUE" --push http://127.0.0.1:1 --push-label 'bad label'
 bad "--push-interval, --push-app and --push-label go with --push URL" --push-interval 5
 
-kill $x $rok $rbad 2>/dev/null
-wait $x $rok $rbad 2>/dev/null
+kill $x $other $rok $rbad 2>/dev/null
+wait $x $other $rok $rbad 2>/dev/null
 done_testing

@@ -46,7 +46,11 @@ for i in $(seq 1 20); do
 	grep -q '^SUMMARY: heapprof: 4800 byte(s) leaked in 100 allocation(s)\.$' leaks.out && exact=$((exact + 1))
 	[ $i -eq 1 ] && cp leaks.out first.out
 	stop_svc
-	cmp -s s/out bare/out && [ "$(cat s/status)" = 0 ] && [ ! -s s/err ] && same=$((same + 1))
+	if cmp -s s/out bare/out && [ "$(cat s/status)" = 0 ] && [ ! -s s/err ]; then
+		same=$((same + 1))
+	else
+		diag "run $i: status $(cat s/status 2>&1); stderr: $(head -c 2000 s/err); stdout: $(diff s/out bare/out | head -20)"
+	fi
 done
 is "$st23" 20 "exact mode: heapprof leaks exits 23 in each of 20 runs"
 is "$named" 20 "it names the lost sessions' path (lose_session, with file:line) every time"

@@ -53,9 +53,10 @@
 #define DELTA_MAX_SECONDS 600
 
 static const char usage_text[] =
-	"usage: heapprof serve [--listen ADDRESS:PORT] [options]\n"
+	"usage: heapprof serve [--listen ADDRESS:PORT] [options] [PROGRAM...]\n"
 	"Serves the heap profiles of this user's profiled processes over HTTP, for\n"
-	"go tool pprof, Parca and other pprof scrapers:\n"
+	"go tool pprof, Parca and other pprof scrapers; given PROGRAM names (a file\n"
+	"name or a whole path, as heapprof ps takes them), only those programs':\n"
 	"  /debug/pprof/heap?pid=N   a fresh dump of process N as profile.proto\n"
 	"  /debug/pprof/heap?pid=N&seconds=S\n"
 	"                            a delta profile: what changed over S seconds\n"
@@ -89,6 +90,8 @@ static const char usage_text[] =
 
 struct serve {
 	bool all_users;
+	char **programs;	/* the programs served; none: every one */
+	size_t nprograms;
 	double timeout;		/* for a dump */
 	uid_t uid;		/* the server's effective user */
 	pid_t self;		/* the server */
@@ -157,8 +160,22 @@ static int by_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* Whether program (a path) is one of those served: by its file name or
+ * its whole path; any when none was named. */
+static bool program_served(const struct serve *s, const char *program)
+{
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	for (size_t i = 0; i < s->nprograms; i++)
+		if (!strcmp(s->programs[i], base) || !strcmp(s->programs[i], program))
+			return true;
+	return !s->nprograms;
+}
+
 /* The processes served: the user's with heapprof loaded, as heapprof ps
- * finds them, but for the server and its workers. */
+ * finds them, but for the server and its workers, and only the programs
+ * named. */
 static void list_processes(const struct serve *s, struct serve_list *l)
 {
 	DIR *d = opendir("/proc");
@@ -189,6 +206,8 @@ static void list_processes(const struct serve *s, struct serve_list *l)
 			snprintf(e->prog, sizeof(e->prog), "%s", e->st.program);
 		else
 			hp_proc_program(pid, e->prog, sizeof(e->prog));
+		if (!program_served(s, e->prog))
+			l->n--;
 	}
 	if (d)
 		closedir(d);
@@ -972,6 +991,21 @@ static bool delta_wait(pid_t pid, int seconds, volatile sig_atomic_t *stop, stru
 	}
 }
 
+/* Whether process pid (program prog) is of a program this server was
+ * told to serve; the refusal answered when not.  Its state file's program
+ * counts as list_processes counts it. */
+static bool program_named(const struct serve *s, pid_t pid, const char *prog, struct hp_httpd_resp *resp)
+{
+	struct hp_proc_state st;
+
+	if (program_served(s, prog) ||
+	    (hp_proc_read_state(pid, &st) && st.program[0] && program_served(s, st.program)))
+		return true;
+	hp_httpd_text(resp, 403, "process %d (%s) is not one of the programs this server serves (%s%s)",
+		      (int)pid, prog, s->programs[0], s->nprograms > 1 ? ", ..." : "");
+	return false;
+}
+
 /* In a worker: process pid as this server may serve it, its user taken
  * (root serving another user's), checked for asking.  False when not,
  * with the refusal answered. */
@@ -993,6 +1027,8 @@ static bool take_process(const struct serve *s, pid_t pid, struct hp_ask *a,
 			      s->uid == 0 ? " (--all-users serves every user's)" : "");
 		return false;
 	}
+	if (!program_named(s, pid, prog, resp))
+		return false;
 	if (become(&ids) != 0) {
 		hp_httpd_text(resp, 500, "cannot take the user of process %d: %s", (int)pid,
 			      strerror(errno));
@@ -1102,6 +1138,8 @@ static void work_leaks(const struct hp_httpd_req *req, struct hp_httpd_resp *res
 			      s->uid == 0 ? " (--all-users serves every user's)" : "");
 		return;
 	}
+	if (!program_named(s, o.pid, prog, resp))
+		return;
 	if (become(&ids) != 0) {
 		hp_httpd_text(resp, 500, "cannot take the user of process %d: %s", (int)o.pid, strerror(errno));
 		return;
@@ -1752,8 +1790,11 @@ int hp_cmd_serve(int argc, char **argv)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	s.programs = argv + optind;
+	s.nprograms = (size_t)(argc - optind);
+	for (size_t i = 0; i < s.nprograms; i++)
+		if (!s.programs[i][0])
+			return usage_error("an empty program name%s", "");
 	if (s.all_users && s.uid != 0)
 		return usage_error("--all-users is for root%s (every user's processes)", "");
 	if (!push.url && (push.app || push.nlabels || push.interval != 15))
@@ -1776,8 +1817,9 @@ int hp_cmd_serve(int argc, char **argv)
 			h.addr, s.all_users ? "every user's processes" : "your processes");
 	printf("heapprof serve: listening on http://%s/\n", h.addr);
 	if (push.url)
-		printf("heapprof serve: pushing every profiled process's heap profile to %s every %g s\n",
-		       push.endpoint, push.interval);
+		printf("heapprof serve: pushing %s heap profile to %s every %g s\n",
+		       s.nprograms ? "each served process's" : "every profiled process's", push.endpoint,
+		       push.interval);
 	fflush(stdout);
 	push.quiet = h.quiet;
 	pid_t pusher = push.url ? hp_push_start(&push, h.addr) : 0;
