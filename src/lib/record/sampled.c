@@ -236,10 +236,11 @@ HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 }
 
 /* A free: in exact mode, the thread's last block is no longer temporary.
- * (A countdown of 0 is not enough to tell: a sampled wait may be 0.) */
+ * (A countdown of 0 is not enough to tell: a sampled wait may be 0.  The
+ * thread is in exact mode while its exact_epoch is the current one.) */
 HP_INLINE void forget_on_free(struct hp_tls *t)
 {
-	if (hp_tls_countdown(t) == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
+	if (t->exact_epoch == HP_LOAD(&hp_switches.epoch))
 		t->last_inv = 0;
 }
 
