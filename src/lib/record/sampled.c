@@ -57,10 +57,8 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	*lg = 0;
-	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
+	if (t->guard)
 		return false;
-	hp_trigger_poll();   /* no helper thread: answer a request here */
-	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	if (HP_LIKELY(t->exact_epoch == epoch)) {
 		/* Exact mode, as at this thread's last allocation: every
@@ -68,11 +66,18 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		 * signal handler's allocation in between took its count
 		 * back), and the bytes since the last one are this block's.
 		 * What the general case below would do, with nothing to
-		 * draw or test. */
+		 * draw or test; and start-up was complete (the thread set
+		 * its exact_epoch after it saw ready, which stays set). */
+		hp_trigger_poll();   /* no helper thread: answer a request here */
+		t->last_inv = 0;   /* an allocation: the last block is not temporary */
 		hp_tls_set_countdown(t, 0);
 		hp_trigger_note_alloc(t, n);
 		return HP_LOAD(&hp_switches.active);
 	}
+	if (!HP_LOAD_ACQ(&hp_switches.ready))
+		return false;
+	hp_trigger_poll();
+	t->last_inv = 0;
 	/* A signal handler that allocated more than the countdown between
 	 * hp_tls_fast's failed count and its taking back leaves it wrapped
 	 * round: the sample point has passed. */
