@@ -21,13 +21,14 @@ int main(void)
 			uint32_t depth = 1 + (uint32_t)(i % 8);
 			for (uint32_t d = 0; d < depth; d++)
 				f[d] = 0x400000 + (uintptr_t)i * 64 + d;
-			uint32_t id = hp_stacktab_intern(f, depth, hp_stacktab_hash(f, depth));
+			const struct hp_stack *r = hp_stacktab_intern(f, depth, hp_stacktab_hash(f, depth));
+			uint32_t id = r ? r->id : 0;
 			if (pass == 0)
 				ids[i] = id;
 			else if (id != ids[i])
 				bad++;
 			const struct hp_stack *s = hp_stacktab_get(id);
-			if (!s || s->depth != depth || memcmp(s->frames, f, depth * sizeof(*f)))
+			if (!s || s != r || s->depth != depth || memcmp(s->frames, f, depth * sizeof(*f)))
 				bad++;
 		}
 	}

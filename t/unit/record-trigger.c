@@ -34,10 +34,10 @@ static void test_publish(void)
 	hp_trigger_note_alloc(&t, 1);
 	ok(hp_trigger_allocated() == AS && t.alloc_acc == 0, "a full step is published");
 	hp_trigger_note_live(&t, LS - 1);
-	ok(hp_trigger_live() == 0 && t.live_acc == LS - 1, "live bytes below a step stay with the thread");
+	ok(hp_trigger_live() == 0 && t.live_biased == (uint64_t)(LS - 1) + (uint64_t)(LS - 1), "live bytes below a step stay with the thread");
 	hp_trigger_note_live(&t, -(LS - 1));
 	hp_trigger_note_live(&t, -LS);
-	ok(hp_trigger_live() == -LS && t.live_acc == 0, "a step down is published too");
+	ok(hp_trigger_live() == -LS && t.live_biased == (uint64_t)LS - 1, "a step down is published too");
 	hp_trigger_note_live(&t, LS);
 	ok(hp_trigger_live() == 0, "and a step back up");
 	t.alloc_acc = 5;
@@ -110,7 +110,7 @@ static void test_rate_step(void)
 	hp_trigger_note_live(&t, -7 * r);
 	ok(hp_trigger_live() == live, "rate 2^19: seven samples' worth of live bytes stays with the thread");
 	hp_trigger_note_live(&t, -r);
-	ok(hp_trigger_live() == live - 8 * r && t.live_acc == 0, "rate 2^19: eight are published");
+	ok(hp_trigger_live() == live - 8 * r && t.live_biased == (uint64_t)(8 * r) - 1, "rate 2^19: eight are published");
 	hp_trigger_note_alloc(&t, 7 * (uint64_t)r);
 	ok(hp_trigger_allocated() == allocated, "rate 2^19: so are allocated bytes, not seven");
 	hp_trigger_note_alloc(&t, (uint64_t)r);

@@ -105,16 +105,9 @@ static int map_grow(struct hp_thread *t)
 	return 0;
 }
 
-uint32_t hp_counters_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
+/* A context new to the thread's map (key is map_key's). */
+static HP_NOINLINE uint32_t add(struct hp_thread *t, uint64_t key, uint32_t stack, int lg, uint16_t gen)
 {
-	uint64_t key = map_key(stack, lg, gen);
-
-	if (t->map_keys) {
-		uint32_t i = map_slot(key, t->map_mask);
-		for (; t->map_keys[i]; i = (i + 1) & t->map_mask)
-			if (t->map_keys[i] == key)
-				return t->map_vals[i];
-	}
 	if ((!t->map_keys || (t->map_count + 1) * 2 > t->map_mask + 1) && map_grow(t))
 		return 0;
 	uint32_t id = new_context(t, stack, lg, gen);
@@ -127,6 +120,23 @@ uint32_t hp_counters_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t g
 	t->map_vals[i] = id;
 	t->map_count++;
 	return id;
+}
+
+/* The look-up alone, with the rest out of line (add): a leaf that saves
+ * no registers, on every sample whose context is not the thread's last
+ * one (in exact mode on cc1, nearly all of them). */
+uint32_t hp_counters_get(struct hp_thread *t, uint32_t stack, int lg, uint16_t gen)
+{
+	uint64_t key = map_key(stack, lg, gen);
+	const uint64_t *keys = t->map_keys;
+
+	if (HP_LIKELY(keys)) {
+		uint32_t mask = t->map_mask;
+		for (uint32_t i = map_slot(key, mask); keys[i]; i = (i + 1) & mask)
+			if (keys[i] == key)
+				return t->map_vals[i];
+	}
+	return add(t, key, stack, lg, gen);
 }
 
 /* The owner's plain read-modify-write: only it writes these fields, and

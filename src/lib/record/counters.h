@@ -65,6 +65,14 @@ HP_INLINE struct hp_counters *hp_counters_at(uint32_t id)
 
 	return c ? &c[id & ((1u << HP_COUNTERS_CHUNK_SHIFT) - 1)] : NULL;
 }
+/* The context of an id that a live record holds: its chunk was mapped
+ * before the record was made (hp_counters_get), so no test. */
+HP_INLINE struct hp_counters *hp_counters_of(uint32_t id)
+{
+	struct hp_counters *c = HP_LOAD_ACQ(&hp_counters_chunks[id >> HP_COUNTERS_CHUNK_SHIFT]);
+
+	return &c[id & ((1u << HP_COUNTERS_CHUNK_SHIFT) - 1)];
+}
 /* One past the highest id handed out. */
 uint32_t hp_counters_end(void);
 

@@ -86,8 +86,22 @@ static struct hp_peak_slot *mine(uint32_t gen)
 	return s;
 }
 
+/* A block of more than HP_PEAK_BIG bytes moves the counter at once,
+ * without an allowance: a sampled block's weight (about 512 KiB at the
+ * default rate) is past any allowance, which would only make it take
+ * room (and then give it back) each time; at one sample in 2^lg bytes,
+ * or for a block that large, a locked add on the counter costs nothing
+ * that matters.  The counter less every allowance stays the live total. */
+#define HP_PEAK_BIG HP_PEAK_AVAIL_MAX
+
 void hp_peak_grow_slow(int64_t bytes, int64_t key, uint32_t gen)
 {
+	if (bytes > HP_PEAK_BIG) {
+		int64_t live = HP_ADD(&hp_peak_state.live, bytes) + bytes;
+		if (live > key)
+			hp_peak_candidate(live, key, gen);
+		return;
+	}
 	struct hp_peak_slot *s = mine(gen);
 	int64_t avail = s ? HP_LOAD(&s->avail) : 0;
 
@@ -130,7 +144,7 @@ static void settle(struct hp_peak_slot *s)
 
 void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
 {
-	struct hp_peak_slot *s = mine(gen);
+	struct hp_peak_slot *s = bytes > HP_PEAK_BIG ? NULL : mine(gen);
 
 	if (!s) {
 		HP_SUB(&hp_peak_state.live, bytes);

@@ -57,16 +57,32 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	*lg = 0;
-	if (t->guard || !HP_LOAD_ACQ(&hp_switches.ready))
+	if (t->guard)
 		return false;
+	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
+	if (HP_LIKELY(t->exact_epoch == epoch)) {
+		/* Exact mode, as at this thread's last allocation: every
+		 * allocation is a sample point, the countdown stays 0 (a
+		 * signal handler's allocation in between took its count
+		 * back), and the bytes since the last one are this block's.
+		 * What the general case below would do, with nothing to
+		 * draw or test; and start-up was complete (the thread set
+		 * its exact_epoch after it saw ready, which stays set). */
+		hp_trigger_poll();   /* no helper thread: answer a request here */
+		t->last_inv = 0;   /* an allocation: the last block is not temporary */
+		hp_tls_set_countdown(t, 0);
+		hp_trigger_note_alloc(t, n);
+		return HP_LOAD(&hp_switches.active);
+	}
+	if (!HP_LOAD_ACQ(&hp_switches.ready))
+		return false;
+	hp_trigger_poll();
+	t->last_inv = 0;
 	/* A signal handler that allocated more than the countdown between
 	 * hp_tls_fast's failed count and its taking back leaves it wrapped
 	 * round: the sample point has passed. */
 	if (hp_tls_countdown(t) > t->last_draw)
 		hp_tls_set_countdown(t, 0);
-	hp_trigger_poll();   /* no helper thread: answer a request here */
-	t->last_inv = 0;   /* an allocation: the last block is not temporary */
-	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	*lg = HP_LOAD(&hp_switches.lg_sample);
 	if (t->epoch != epoch) {
 		/* First allocation of this thread, or the rate changed: draw a
@@ -76,6 +92,9 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		if (!t->rng)
 			t->rng = hp_sample_seed(t);
 		t->last_draw = draw(t, *lg);
+		/* Exact mode (draw's 0 with nothing off) until the epoch's
+		 * next change: the shortcut above. */
+		t->exact_epoch = *lg == 0 && HP_LOAD(&hp_switches.enabled) ? epoch : 0;
 		hp_tls_set_countdown(t, t->last_draw);
 		if (n < t->last_draw) {
 			hp_tls_set_countdown(t, t->last_draw - n - 1);
@@ -120,26 +139,35 @@ HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 	if (h == th->last_hash && last && last->depth == depth &&
 	    !memcmp(last->frames, th->frames, depth * sizeof(uintptr_t)))
 		return th->last_stack;
-	uint32_t id = hp_stacktab_intern(th->frames, depth, h);
-	if (id) {
-		th->last_hash = h;
-		th->last_stack = id;
-		th->last_stack_rec = hp_stacktab_get(id);
-	}
-	return id;
+	const struct hp_stack *s = hp_stacktab_intern(th->frames, depth, h);
+	if (!s)
+		return 0;
+	th->last_hash = h;
+	th->last_stack = s->id;
+	th->last_stack_rec = s;
+	return s->id;
 }
 
-HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
+/* The thread's context for (sid, lg, the current generation), and its
+ * id in *cid; NULL when ids or memory ran out.  Consecutive samples from
+ * one place hit the one-entry cache, which keeps the context itself, so
+ * that a hit looks nothing up. */
+HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, int lg, uint32_t *cid)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 	uint64_t key = (uint64_t)sid | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
 
-	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx))
-		return th->last_ctx;
+	if (HP_LIKELY(key == th->last_ctx_key && th->last_ctx_rec)) {
+		*cid = th->last_ctx;
+		return th->last_ctx_rec;
+	}
 	uint32_t id = hp_counters_get(th, sid, lg, gen);
+	struct hp_counters *c = id ? hp_counters_at(id) : NULL;
 	th->last_ctx_key = key;
 	th->last_ctx = id;
-	return id;
+	th->last_ctx_rec = c;
+	*cid = id;
+	return c;
 }
 
 /* Records p (n bytes, sampled at rate lg) with the current call stack.
@@ -147,11 +175,11 @@ HP_INLINE uint32_t context_id(struct hp_thread *th, uint32_t sid, int lg)
  * ours, not three. */
 HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 {
-	int *errp = &errno;
+	int *errp = hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
-	hp_tls_guard_enter(t);
+	hp_tls_guard_enter_outer(t);   /* decide() said sample: outside it */
 	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
 	if (HP_UNLIKELY(!th || !th->frames))
@@ -169,13 +197,13 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	 * memo gave. */
 	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth, hash);
 	th->memo_stack = th->memo->last_ok ? sid : 0;
-	uint32_t cid = sid ? context_id(th, sid, lg) : 0;
-	if (HP_UNLIKELY(!cid)) {
+	uint32_t cid = 0;
+	struct hp_counters *c = sid ? context(th, sid, lg, &cid) : NULL;
+	if (HP_UNLIKELY(!c)) {
 		HP_ADD(&hp_switches.dropped, 1);
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
-	struct hp_counters *c = hp_counters_at(cid);
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
 	int64_t key = hp_peak_key();
@@ -197,7 +225,9 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	t->last_inv = ~(uintptr_t)p;
 	t->last_mark = t->saved_ahead;
 out:
-	hp_sampled_leave(t);
+	hp_tls_guard_leave_outer(t);
+	if (HP_UNLIKELY(t->npending))
+		hp_sampled_drain(t);
 	*errp = saved_errno;
 }
 
@@ -211,10 +241,11 @@ HP_INLINE bool temporary(struct hp_tls *t, const void *p)
 }
 
 /* A free: in exact mode, the thread's last block is no longer temporary.
- * (A countdown of 0 is not enough to tell: a sampled wait may be 0.) */
+ * (A countdown of 0 is not enough to tell: a sampled wait may be 0.  The
+ * thread is in exact mode while its exact_epoch is the current one.) */
 HP_INLINE void forget_on_free(struct hp_tls *t)
 {
-	if (hp_tls_countdown(t) == 0 && HP_LOAD(&hp_switches.lg_sample) == 0)
+	if (t->exact_epoch == HP_LOAD(&hp_switches.epoch))
 		t->last_inv = 0;
 }
 
@@ -222,11 +253,9 @@ HP_INLINE void forget_on_free(struct hp_tls *t)
  * thread's last block (temporary(), taken before the guard). */
 HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint32_t cid, bool tmp)
 {
-	struct hp_counters *c = hp_counters_at(cid);
+	struct hp_counters *c = hp_counters_of(cid);
 	uint64_t cnt, bytes;
 
-	if (!c)
-		return;
 	weight(size, c->lg, &cnt, &bytes);
 	HP_PROBE_FREE(p, size, bytes);
 	int own = t->thread && t->thread->uid == c->thread;
@@ -333,7 +362,7 @@ void hp_sampled_drain(struct hp_tls *t)
 void hp_sampled_free(void *p)
 {
 	struct hp_tls *t = &hp_tls;
-	int *errp = &errno;
+	int *errp = hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size;
 	uint32_t cid;
@@ -393,11 +422,11 @@ void *hp_sampled_realloc(void *p, size_t n)
 	 * address handed to another thread. */
 	enum hp_live_result r = HP_LIVE_ABSENT;
 	if (p && hp_filter_maybe(p)) {
-		int saved_errno = errno;
+		int *errp = hp_tls_errno(t), saved_errno = *errp;
 		hp_tls_guard_enter(t);
 		r = hp_live_remove(p, &old_size, &old_cid);
 		hp_sampled_leave(t);
-		errno = saved_errno;
+		*errp = saved_errno;
 		if (r == HP_LIVE_BUSY)
 			return realloc_deferred(t, p, n);
 	}
@@ -487,7 +516,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 {
 	struct hp_tls *t = &hp_tls;
 	void *f = hp_nextcxx_fn(kind);
-	int saved_errno = errno;
+	int *errp = hp_tls_errno(t), saved_errno = *errp;
 	uint64_t size;
 	uint32_t cid;
 	bool tmp = temporary(t, p);
@@ -498,7 +527,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 	if (r == HP_LIVE_REMOVED)
 		account_free(t, p, size, cid, tmp);
 	hp_sampled_leave(t);
-	errno = saved_errno;
+	*errp = saved_errno;
 	if (r == HP_LIVE_BUSY) {
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
 		return;

@@ -64,16 +64,19 @@ static int same(const struct hp_stack *s, uint64_t h, const uintptr_t *f, uint32
 	       !memcmp(s->frames, f, depth * sizeof(*f));
 }
 
-static uint32_t lookup(const struct index *ix, uint64_t h, const uintptr_t *f, uint32_t depth)
+/* Inline: the lock-free look of every sample whose stack the unwinder's
+ * memo did not vouch for (in exact mode on cc1, nearly all of them). */
+HP_INLINE const struct hp_stack *lookup(const struct index *ix, uint64_t h, const uintptr_t *f, uint32_t depth)
 {
 	if (!ix)
-		return 0;
+		return NULL;
 	for (uint32_t i = (uint32_t)h & ix->mask;; i = (i + 1) & ix->mask) {
 		uint32_t id = HP_LOAD_ACQ(&ix->ids[i]);
 		if (!id)
-			return 0;
-		if (same(hp_stacktab_get(id), h, f, depth))
-			return id;
+			return NULL;
+		const struct hp_stack *s = hp_stacktab_get(id);
+		if (same(s, h, f, depth))
+			return s;
 	}
 }
 
@@ -114,22 +117,22 @@ static int ensure_room(void)
 	return 0;
 }
 
-static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
+static const struct hp_stack *insert(uint64_t h, const uintptr_t *f, uint32_t depth)
 {
 	uint32_t id = count + 1;
 
 	if ((id >> DIR_SHIFT) >= DIR_MAX || ensure_room())
-		return 0;
+		return NULL;
 	struct hp_stack **d = dir[id >> DIR_SHIFT];
 	if (!d) {
 		d = hp_pages_alloc(DIR_LEN * sizeof(*d));
 		if (!d)
-			return 0;
+			return NULL;
 		HP_STORE_REL(&dir[id >> DIR_SHIFT], d);
 	}
 	struct hp_stack *s = hp_pages_arena_alloc(&arena, sizeof(*s) + depth * sizeof(*f), 8);
 	if (!s)
-		return 0;
+		return NULL;
 	s->hash = h;
 	s->id = id;
 	s->depth = depth;
@@ -138,21 +141,25 @@ static uint32_t insert(uint64_t h, const uintptr_t *f, uint32_t depth)
 	HP_STORE_REL(&d[id & (DIR_LEN - 1)], s);
 	HP_STORE_REL(&count, id);
 	index_put(index_cur, id, h);
-	return id;
+	return s;
 }
 
-uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h)
+/* A new stack, or one another thread is inserting: under the lock. */
+static HP_NOINLINE const struct hp_stack *intern_locked(const uintptr_t *frames, uint32_t depth, uint64_t h)
 {
-	uint32_t id = lookup(HP_LOAD_ACQ(&index_cur), h, frames, depth);
-
-	if (id)
-		return id;
 	hp_spin_lock(&insert_lock);
-	id = lookup(index_cur, h, frames, depth);
-	if (!id)
-		id = insert(h, frames, depth);
+	const struct hp_stack *s = lookup(index_cur, h, frames, depth);
+	if (!s)
+		s = insert(h, frames, depth);
 	hp_spin_unlock(&insert_lock);
-	return id;
+	return s;
+}
+
+const struct hp_stack *hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h)
+{
+	const struct hp_stack *s = lookup(HP_LOAD_ACQ(&index_cur), h, frames, depth);
+
+	return s ? s : intern_locked(frames, depth, h);
 }
 
 void hp_stacktab_prefork(void)

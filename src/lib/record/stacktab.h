@@ -21,9 +21,9 @@ struct hp_stack {
  * first). */
 uint64_t hp_stacktab_hash(const uintptr_t *frames, uint32_t depth);
 
-/* The id of this stack (whose hash is h), inserting it if new; 0 when
- * memory ran out. */
-uint32_t hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h);
+/* This stack's record (whose hash is h; its id is the record's),
+ * inserted if new; NULL when memory ran out. */
+const struct hp_stack *hp_stacktab_intern(const uintptr_t *frames, uint32_t depth, uint64_t h);
 
 /* The stack with this id, 1 <= id <= hp_stacktab_count(). */
 const struct hp_stack *hp_stacktab_get(uint32_t id);

@@ -50,6 +50,7 @@ struct hp_thread {
 	uint32_t last_stack;        /* its id, 0 if none */
 	uint32_t last_ctx;          /* context id for last_ctx_key */
 	uint64_t last_ctx_key;
+	struct hp_counters *last_ctx_rec;   /* that context, NULL if none */
 	struct hp_thread *next;     /* registry list, newest first */
 };
 

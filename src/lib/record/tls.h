@@ -27,6 +27,7 @@
 
 #pragma GCC visibility push(hidden)
 
+#include <errno.h>
 #include <stdint.h>
 
 #include "base/compiler.h"
@@ -40,14 +41,19 @@ struct hp_tls {
 	uint64_t saved_ahead;       /* ahead while guarded */
 	uint32_t guard;             /* nesting depth inside the profiler */
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
+	uint32_t exact_epoch;       /* epoch, when it samples everything
+				     * (lg_prof_sample 0, prof on); else 0 */
 	uint64_t rng;
 	uint64_t last_draw;         /* the countdown drawn at the last sample point */
 	/* Trigger accounting, published to trigger.c past a threshold. */
 	uint64_t alloc_acc;         /* bytes allocated, not yet published */
-	int64_t live_acc;           /* estimated live bytes, not yet published */
+	uint64_t live_biased;       /* live_step - 1 + estimated live bytes not
+				     * yet published (a change of either sign) */
 	uint64_t alloc_step;        /* published past these (record/trigger.h); */
 	int64_t live_step;          /* 0: at the thread's first note */
+	uint64_t live_span;         /* 2 live_step - 1: live_biased stays below */
 	struct hp_thread *thread;   /* created on the first sample */
+	int *errnop;                /* &errno, kept from the first slow path on */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation
 	 * of this thread came between).  Slow paths only.  The address is
@@ -106,6 +112,18 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 	return 0;
 }
 
+/* The thread's errno, which every slow path keeps: &errno is a call
+ * into the C library (through the PLT), its address fixed for the
+ * thread's life, so the first slow path keeps it. */
+HP_INLINE int *hp_tls_errno(struct hp_tls *t)
+{
+	int *e = t->errnop;
+
+	if (HP_UNLIKELY(!e))
+		t->errnop = e = &errno;
+	return e;
+}
+
 HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 {
 	if (t->guard++ == 0) {
@@ -115,6 +133,30 @@ HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 		t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* hp_tls_guard_enter for a caller that knows the thread is outside the
+ * guard (the allocation slow path after decide() said sample, which it
+ * says only there): the same stores in the same order, without testing
+ * the depth.  Left with hp_tls_guard_leave_outer. */
+HP_INLINE void hp_tls_guard_enter_outer(struct hp_tls *t)
+{
+	t->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->saved_ahead = t->ahead;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Leaves what hp_tls_guard_enter_outer entered: the depth is 1 again (a
+ * signal handler that entered meanwhile left before returning). */
+HP_INLINE void hp_tls_guard_leave_outer(struct hp_tls *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ahead = t->saved_ahead;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->guard = 0;
 }
 
 HP_INLINE void hp_tls_guard_leave(struct hp_tls *t);

@@ -150,9 +150,14 @@ unsigned hp_trigger_take_toggles(void)
 void hp_trigger_publish(struct hp_tls *t)
 {
 	unsigned reqs = 0;
+	/* Before the thread's first publish its bias and span are 0. */
+	uint64_t bias = t->live_span ? (uint64_t)t->live_step - 1 : 0;
+	int64_t live_acc = (int64_t)(t->live_biased - bias);
 
 	t->alloc_step = hp_trigger_step(HP_TRIGGER_ALLOC_STEP);
 	t->live_step = (int64_t)hp_trigger_step(HP_TRIGGER_LIVE_STEP);
+	t->live_span = 2 * (uint64_t)t->live_step - 1;
+	t->live_biased = (uint64_t)t->live_step - 1;
 
 	if (t->alloc_acc) {
 		uint64_t a = HP_ADD(&allocated, t->alloc_acc) + t->alloc_acc;
@@ -160,10 +165,9 @@ void hp_trigger_publish(struct hp_tls *t)
 		if (a >= HP_LOAD(&next_interval))
 			reqs |= HP_REQ_INTERVAL;
 	}
-	if (t->live_acc) {
-		int64_t l = HP_ADD(&live, t->live_acc) + t->live_acc;
+	if (live_acc) {
+		int64_t l = HP_ADD(&live, live_acc) + live_acc;
 		int64_t *mirror = HP_LOAD_ACQ(&live_mirror);
-		t->live_acc = 0;
 		if (mirror)
 			HP_STORE(mirror, l);   /* the bell's: heapprof ps reads it */
 		if (l >= HP_LOAD(&next_gdump))

@@ -77,10 +77,13 @@ void hp_trigger_answer(void);
  * the thread's next sample point. */
 void hp_trigger_answer_from_handler(void);
 
-/* At a sample point, outside the guard and holding no lock: one load. */
+/* At a sample point, outside the guard and holding no lock: one load
+ * while a helper thread answers (the mask is then 0). */
 HP_INLINE void hp_trigger_poll(void)
 {
-	if (HP_UNLIKELY(HP_LOAD(hp_trigger_word) & HP_LOAD(&hp_trigger_answer_mask)))
+	unsigned mask = HP_LOAD(&hp_trigger_answer_mask);
+
+	if (HP_UNLIKELY(mask) && (HP_LOAD(hp_trigger_word) & mask))
 		hp_trigger_answer();
 }
 
@@ -126,10 +129,13 @@ HP_INLINE void hp_trigger_note_alloc(struct hp_tls *t, uint64_t bytes)
 		hp_trigger_publish(t);
 }
 
+/* Published when the thread's change reaches a step either way: kept
+ * as live_step - 1 + the change, so that one unsigned compare with
+ * 2 live_step - 1 tests both bounds (at -live_step it wraps round). */
 HP_INLINE void hp_trigger_note_live(struct hp_tls *t, int64_t bytes)
 {
-	t->live_acc += bytes;
-	if (HP_UNLIKELY(t->live_acc >= t->live_step || t->live_acc <= -t->live_step))
+	t->live_biased += (uint64_t)bytes;
+	if (HP_UNLIKELY(t->live_biased >= t->live_span))
 		hp_trigger_publish(t);
 }
 
