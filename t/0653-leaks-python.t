@@ -13,7 +13,10 @@ mkdir -p run
 cat >steady.py <<'P'
 import ctypes, json, os, sys, time
 libc = ctypes.CDLL(None)
-libc.malloc.restype = ctypes.c_void_p
+# No Python object for what malloc returns: an int holding the address
+# would, once freed, lie in pymalloc's arena (mapped memory the scan
+# reads) until reused, and keep its block reachable.
+libc.malloc.restype = None
 cache = {}
 def work():
     for i in range(20000):
