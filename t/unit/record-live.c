@@ -109,7 +109,8 @@ static void test_live_aliases(void)
 
 /* Large tables: 2 M blocks 80 bytes apart (below the filter's sticky 255
  * a page) over every shard, so that each table grows past a page many
- * times, with removals between the growths, against a model. */
+ * times (in place: record/live.c's grow_in_place), with removals between
+ * the growths, against a model. */
 static void test_live_large(void)
 {
 	enum { N = 2000000 };

@@ -203,6 +203,22 @@ void hp_pages_free(void *p, size_t n)
 	HP_SUB(&mapped_bytes, n);
 }
 
+void *hp_pages_resize(void *p, size_t n, size_t m)
+{
+	n = page_round(n);
+	m = page_round(m);
+	long r = hp_syscall(SYS_mremap, p, n, m, MREMAP_MAYMOVE);
+	if (r == -1)
+		return NULL;
+	/* Its entry out, the new one in: the registry does not grow. */
+	hp_spin_lock(&reg_lock);
+	reg_delete((uintptr_t)p);
+	reg_add_held((void *)r, m);
+	hp_spin_unlock(&reg_lock);
+	HP_ADD(&mapped_bytes, m - n);
+	return (void *)r;
+}
+
 void hp_pages_retire(void *p, size_t n)
 {
 	if (!p)

@@ -20,6 +20,11 @@ void *hp_pages_alloc(size_t n);
 /* Unmaps a run returned by hp_pages_alloc with the same n. */
 void hp_pages_free(void *p, size_t n);
 
+/* Resizes a run hp_pages_alloc returned (n bytes) to m bytes, moving it
+ * if it must (mremap(2): its pages move, none is copied); the bytes past
+ * n are zero.  NULL on failure: the run stays as it was. */
+void *hp_pages_resize(void *p, size_t n, size_t m);
+
 /* A read-only private mapping of a file, and its unmapping: straight to
  * the kernel, like every mapping of heapprof's (MAP_FAILED on failure). */
 void *hp_pages_map_file(int fd, size_t n);

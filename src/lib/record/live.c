@@ -42,6 +42,7 @@
 
 #include "record/live.h"
 #include "record/ages.h"
+#include "record/switches.h"
 #include "base/pages.h"
 #include "base/spin.h"
 #include "base/banned.h"
@@ -358,6 +359,114 @@ static bool rehash(const struct shard *s, struct slot *fresh, uint32_t n)
 	return true;
 }
 
+/* The shard's table is now t, of n home slots. */
+static void adopt(struct shard *s, struct slot *t, uint32_t n)
+{
+	note_table_bytes((int64_t)table_size(n) - (int64_t)table_size(s->n));
+	s->ticks = ticks_of(t, n);
+	s->cap = table_slots(n) - 1;
+	HP_STORE(&s->slots, t);   /* hp_live_prefetch reads both unlocked */
+	HP_STORE(&s->n, n);
+	/* Small tables at most half full: a removal's backward shift walks
+	 * the rest of its cluster, 4.9 slots on average at up to 75% in a
+	 * churn of 2 x 1000 blocks (their 256 shards then hold at most
+	 * 512 KiB of small tables, not 256).  Large ones at most 80%
+	 * full, since they grow by half (see the top). */
+	s->limit = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
+	s->grow_at = ages ? 0 : s->limit;
+}
+
+static bool grow(struct shard *s);
+
+/* A record the in-place growth could not keep (no memory to grow the
+ * table for it): it leaves the table and the filter, counted as
+ * dropped, as an insert that fails. */
+static HP_COLD void lose(struct shard *s, uintptr_t key)
+{
+	HP_STORE(&s->live, s->live - 1);
+	hp_filter_dec(key);
+	HP_ADD(&hp_switches.dropped, 1);
+	HP_STORE(&hp_switches.missed, 1);
+}
+
+/* Puts back a record the in-place growth set aside: its counts never
+ * left (live and the filter still count it). */
+static void put_back(struct shard *s, struct slot e)
+{
+	bool found;
+	uint32_t i;
+
+	while ((i = probe(s, e.key, &found)) == s->cap)
+		if (!grow(s)) {
+			lose(s, e.key);
+			return;
+		}
+	s->slots[i] = e;
+}
+
+/* Grows a large table without ages in place: its mapping grows (its
+ * pages move, none is copied or faulted in again: growing into a fresh
+ * table and unmapping the old one faulted in three times the final
+ * tables' pages, most of the system time heapprof adds recording a
+ * 1 GiB heap), then its records move, from the last slot down, to their
+ * slots in the larger table.  A record's new home is never before its
+ * old one (homes scale with n), so a record whose new home is at or
+ * after its old slot only meets slots already rehashed, and its probe
+ * passes no slot a later move empties; the others (near the table's
+ * start, where a record can lie further from its home than half the
+ * home) are set aside and put back at the end, with any whose cluster
+ * would run past the overflow.  1 grown, 0 at its largest, -1 nothing
+ * done (no memory): the caller copies. */
+static int grow_in_place(struct shard *s)
+{
+	uint32_t old_n = s->n, n = next_size(old_n), old_cap = s->cap;
+	struct slot *t = s->slots;
+
+	if (n == old_n)
+		return 0;
+	uint32_t room = old_cap / 64 + 64, aside_n = 0;
+	for (uint32_t i = 0; i < old_cap; i++)
+		if (t[i].key != SLOT_EMPTY && home(n, t[i].key) < i)
+			room++;
+	size_t aside_bytes = (size_t)room * sizeof(struct slot);
+	struct slot *aside = hp_pages_alloc(aside_bytes);
+	if (!aside)
+		return -1;
+	size_t bytes = table_size(n);
+	t = hp_pages_resize(t, table_size(old_n), bytes);
+	if (!t) {
+		hp_pages_free(aside, aside_bytes);
+		return -1;
+	}
+	madvise(t, bytes, MADV_POPULATE_WRITE);   /* the new pages at once (see table_alloc) */
+	uint32_t cap = table_slots(n) - 1;
+	for (uint32_t i = old_cap; i-- > 0;) {
+		uintptr_t k = t[i].key;
+		if (k == SLOT_EMPTY)
+			continue;
+		struct slot e = t[i];
+		t[i].key = SLOT_EMPTY;
+		uint32_t j = home(n, k);
+		if (j >= i) {
+			while (t[j].key != SLOT_EMPTY)
+				j++;
+			if (j < cap) {
+				t[j] = e;
+				continue;
+			}
+		}
+		if (aside_n < room)
+			aside[aside_n++] = e;
+		else
+			lose(s, k);
+	}
+	adopt(s, t, n);
+	for (uint32_t a = 0; a < aside_n; a++)
+		put_back(s, aside[a]);
+	hp_pages_free(aside, aside_bytes);
+	return 1;
+}
+
 /* Grows the shard's table (or creates it): to the next size, or past it
  * if a cluster would run past the overflow.  False if memory ran out (or
  * the table cannot grow): the old table stays.  Out of line: inlined,
@@ -367,6 +476,11 @@ static HP_COLD bool grow(struct shard *s)
 	uint32_t old_n = s->n, n = old_n;
 	struct slot *fresh;
 
+	if (old_n >= PAGE_SLOTS && !ages) {
+		int r = grow_in_place(s);
+		if (r >= 0)
+			return r;
+	}
 	for (;;) {
 		uint32_t bigger = next_size(n);
 		if (bigger == n)
@@ -379,20 +493,9 @@ static HP_COLD bool grow(struct shard *s)
 			break;
 		table_free(fresh, n);   /* a small one comes back dirty: table_alloc zeroes it */
 	}
-	note_table_bytes((int64_t)table_size(n) - (int64_t)table_size(old_n));
 	if (old_n)
 		table_free(s->slots, old_n);
-	s->ticks = ticks_of(fresh, n);
-	s->cap = table_slots(n) - 1;
-	HP_STORE(&s->slots, fresh);   /* hp_live_prefetch reads both unlocked */
-	HP_STORE(&s->n, n);
-	/* Small tables at most half full: a removal's backward shift walks
-	 * the rest of its cluster, 4.9 slots on average at up to 75% in a
-	 * churn of 2 x 1000 blocks (their 256 shards then hold at most
-	 * 512 KiB of small tables, not 256).  Large ones at most 80%
-	 * full, since they grow by half (see the top). */
-	s->limit = (uint32_t)(n < PAGE_SLOTS ? (uint64_t)n / 2 : (uint64_t)n * 4 / 5);
-	s->grow_at = ages ? 0 : s->limit;
+	adopt(s, fresh, n);
 	return true;
 }
 
