@@ -37,7 +37,8 @@ static void *interner(void *arg)
 		static const uint64_t mult[THREADS] = { 1, 3, 7, 9 };   /* prime to STACKS */
 		int s = (int)(((uint64_t)k * mult[me] + (uint64_t)me * 7919) % STACKS);
 		uint32_t depth = frames_of(s, f);
-		ids[me][s] = hp_stacktab_intern(f, depth, hp_stacktab_hash(f, depth));
+		const struct hp_stack *st = hp_stacktab_intern(f, depth, hp_stacktab_hash(f, depth));
+		ids[me][s] = st ? st->id : 0;
 	}
 	return NULL;
 }
