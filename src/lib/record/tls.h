@@ -124,14 +124,21 @@ HP_INLINE int *hp_tls_errno(struct hp_tls *t)
 	return e;
 }
 
+/* The outermost guard's entry, once its depth is counted: the countdown
+ * put aside, and none left (a signal handler's allocation sees no sample
+ * due). */
+HP_INLINE void hp_tls_put_countdown_aside(struct hp_tls *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->saved_ahead = t->ahead;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
+}
+
 HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 {
-	if (t->guard++ == 0) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->saved_ahead = t->ahead;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
-	}
+	if (t->guard++ == 0)
+		hp_tls_put_countdown_aside(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -142,10 +149,7 @@ HP_INLINE void hp_tls_guard_enter(struct hp_tls *t)
 HP_INLINE void hp_tls_guard_enter_outer(struct hp_tls *t)
 {
 	t->guard = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->saved_ahead = t->ahead;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->ahead = 0;   /* countdown UINT64_MAX: never a sample */
+	hp_tls_put_countdown_aside(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
