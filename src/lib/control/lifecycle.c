@@ -79,6 +79,8 @@ static void prefork(void)
 	hp_tls_guard_enter(t);
 	if (!prefork_locked)
 		return;
+	hp_livecheck_prefork();     /* first: a check takes every lock below */
+	hp_unwpipe_prefork();       /* a walk may need the locks below */
 	hp_unwind_prefork();        /* its holder may take the pages' lock */
 	hp_threads_prefork();
 	hp_stacktab_prefork();
@@ -100,6 +102,8 @@ static void postfork_parent(void)
 		hp_stacktab_postfork_parent();
 		hp_threads_postfork_parent();
 		hp_unwind_postfork_parent();
+		hp_unwpipe_postfork_parent();
+		hp_livecheck_postfork_parent();
 	}
 	hp_sampled_leave(&hp_tls);
 }

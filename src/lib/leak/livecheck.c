@@ -121,6 +121,16 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 	return err;
 }
 
+void hp_livecheck_prefork(void)
+{
+	lock();
+}
+
+void hp_livecheck_postfork_parent(void)
+{
+	unlock();
+}
+
 void hp_livecheck_postfork_child(void)
 {
 	HP_STORE(&lock_word, 0);

@@ -50,6 +50,11 @@ int hp_livecheck_run(struct hp_livecheck *out, enum hp_livecheck_origin origin,
 
 /* In a fork child: a check the parent ran holds no lock here, and the
  * child's checks count from 1. */
+/* Around fork: a check under way ends first (its scan holds the loader's
+ * lock while it stops the threads; a fork child would inherit it held),
+ * and none starts until the fork is done. */
+void hp_livecheck_prefork(void);
+void hp_livecheck_postfork_parent(void);
 void hp_livecheck_postfork_child(void);
 
 #pragma GCC visibility pop

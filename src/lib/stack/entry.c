@@ -78,11 +78,13 @@ int hp_stack_entry_of(const void *fn, struct hp_stack_entry *e)
 	int cancel, ignored, found = 0;
 
 	memset(e, 0, sizeof(*e));
-	if (hp_sandbox_on() || !fn || !extent(fn, &lo, &hi))
+	if (hp_sandbox_on() || !fn)
 		return 0;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	if (hp_unwpipe_enter() && unw_getcontext(&uc) == 0 && unw_init_local(&c, &uc) == 0 &&
-	    walk(&c, lo, hi)) {
+	/* dladdr1 takes the loader's lock as libunwind's walk does: both
+	 * between hp_unwpipe_enter and leave, which a fork waits out. */
+	if (hp_unwpipe_enter() && extent(fn, &lo, &hi) && unw_getcontext(&uc) == 0 &&
+	    unw_init_local(&c, &uc) == 0 && walk(&c, lo, hi)) {
 		fill(&c, e);
 		found = e->sp != 0;
 	}

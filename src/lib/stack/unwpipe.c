@@ -51,6 +51,9 @@ static uint64_t refused;
 static int told;
 /* Set by hp_unwpipe_shut: no walk may start (heapprof detaching). */
 static int shut;
+/* Set while a thread forks: a walk waits to start (libunwind's walk holds
+ * the loader's lock at moments, which a fork child would inherit held). */
+static int forking;
 
 static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -91,11 +94,25 @@ static int programs(int fd)
 	return 1;
 }
 
+/* Takes the lock once no other thread forks (a second at most): a
+ * walker counted under it is one hp_unwpipe_prefork waits for. */
+static void lock_between_forks(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	hp_spin_lock(&lock);
+	for (int i = 0; i < 1000 && HP_UNLIKELY(HP_LOAD(&forking)); i++) {
+		hp_spin_unlock(&lock);
+		nanosleep(&ms, NULL);
+		hp_spin_lock(&lock);
+	}
+}
+
 int hp_unwpipe_enter(void)
 {
 	int saved = errno;
 
-	hp_spin_lock(&lock);
+	lock_between_forks();
 	walkers++;
 	hp_unwpipe_walking = 1;
 	if (shut) {
@@ -218,9 +235,36 @@ void hp_unwpipe_adopt(int fds[2])
 	errno = saved;
 }
 
+void hp_unwpipe_prefork(void)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	hp_spin_lock(&lock);
+	HP_STORE(&forking, 1);
+	hp_spin_unlock(&lock);
+	/* A walk lasts microseconds; a thread stopped mid-walk (a debugger)
+	 * holds the fork up a second at most. */
+	for (int i = 0; i < 1000; i++) {
+		hp_spin_lock(&lock);
+		int w = walkers;
+		hp_spin_unlock(&lock);
+		if (w == 0)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+void hp_unwpipe_postfork_parent(void)
+{
+	hp_spin_lock(&lock);
+	HP_STORE(&forking, 0);
+	hp_spin_unlock(&lock);
+}
+
 void hp_unwpipe_postfork_child(void)
 {
 	/* Only the forking thread is here, and it was not walking. */
+	HP_STORE(&forking, 0);
 	hp_spin_reset(&lock);
 	walkers = 1;
 	hp_unwpipe_leave();

@@ -70,6 +70,12 @@ void hp_unwpipe_adopt(int fds[2]);
 
 /* In a fork child: no walk goes on; the pipes copied from the parent are
  * closed. */
+/* Around fork (before heapprof's other fork locks): no libunwind walk
+ * runs while a thread forks, so that the child never inherits the loader's
+ * lock held by one (its dl_iterate_phdr, a leak check's, would wait for
+ * ever).  The walks under way end first, a second at most. */
+void hp_unwpipe_prefork(void);
+void hp_unwpipe_postfork_parent(void);
 void hp_unwpipe_postfork_child(void);
 
 /* Walks refused because the program held libunwind's numbers. */
