@@ -168,15 +168,17 @@ void hp_unwpipe_leave(void)
 	errno = saved;
 }
 
-bool hp_unwpipe_shut(void)
+/* Sets *flag (shut or forking) and waits until no walk is under way.  A
+ * walk lasts microseconds; the wait is bounded all the same (a thread
+ * stopped by a debugger mid-walk must not hang a detach or a fork): true
+ * when the walks ended. */
+static bool raise_and_drain(int *flag)
 {
 	struct timespec ms = { 0, 1000000 };
 
 	hp_spin_lock(&lock);
-	HP_STORE(&shut, 1);
+	HP_STORE(flag, 1);
 	hp_spin_unlock(&lock);
-	/* A walk lasts microseconds; the wait is bounded all the same (a
-	 * thread stopped by a debugger mid-walk must not hang the detach). */
 	for (int i = 0; i < 1000; i++) {
 		hp_spin_lock(&lock);
 		int w = walkers;
@@ -186,6 +188,11 @@ bool hp_unwpipe_shut(void)
 		nanosleep(&ms, NULL);
 	}
 	return false;
+}
+
+bool hp_unwpipe_shut(void)
+{
+	return raise_and_drain(&shut);
 }
 
 void hp_unwpipe_open(void)
@@ -237,21 +244,7 @@ void hp_unwpipe_adopt(int fds[2])
 
 void hp_unwpipe_prefork(void)
 {
-	struct timespec ms = { 0, 1000000 };
-
-	hp_spin_lock(&lock);
-	HP_STORE(&forking, 1);
-	hp_spin_unlock(&lock);
-	/* A walk lasts microseconds; a thread stopped mid-walk (a debugger)
-	 * holds the fork up a second at most. */
-	for (int i = 0; i < 1000; i++) {
-		hp_spin_lock(&lock);
-		int w = walkers;
-		hp_spin_unlock(&lock);
-		if (w == 0)
-			return;
-		nanosleep(&ms, NULL);
-	}
+	(void)raise_and_drain(&forking);
 }
 
 void hp_unwpipe_postfork_parent(void)
