@@ -130,6 +130,7 @@ ok 0 "the program's SIGUSR1 handler runs"
 "$BIN" dump $pid >dump.out 2>&1
 _n=0; while ! grep -q "the program installed its own SIGUSR1 handler; the program wins: no dump on SIGUSR1" err && [ $_n -lt 200 ]; do sleep 0.05; _n=$((_n + 1)); done; grep -q "the program installed its own SIGUSR1 handler; the program wins" err
 ok $? "the log says the program took SIGUSR1 over"
+grep -q "the program wins" err || diag "heapprof dump said: $(cat dump.out); the program's log: $(cat err)"
 kill -TERM $pid
 wait $pid 2>/dev/null
 is "$(ls p.*.heap 2>/dev/null | wc -l)" 1 "and no dump was written on it: only heapprof dump's"
