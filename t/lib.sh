@@ -28,7 +28,9 @@ _t_failed=0
 
 plan() { echo "1..$1"; }
 
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# diag LINES...: on standard error, as Test::More's diag: a failure's
+# details reach a non-verbose prove's output too (make check, CI).
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
 
 # ok STATUS NAME: passes when STATUS is 0.
 ok() {
