@@ -107,13 +107,7 @@ static const char *prefix(const struct ps_row *r)
  * or its whole path; any when none was. */
 static int wanted(const struct listing *l, const char *program)
 {
-	const char *base = strrchr(program, '/');
-
-	base = base ? base + 1 : program;
-	for (size_t i = 0; i < l->nnames; i++)
-		if (!strcmp(l->names[i], base) || !strcmp(l->names[i], program))
-			return 1;
-	return !l->nnames;
+	return hp_proc_program_named(l->names, l->nnames, program);
 }
 
 static void add_row(struct listing *l, pid_t pid, const struct hp_proc_state *st)

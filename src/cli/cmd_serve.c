@@ -160,17 +160,11 @@ static int by_pid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Whether program (a path) is one of those served: by its file name or
- * its whole path; any when none was named. */
+/* Whether program (a path) is one of those served; any when none was
+ * named. */
 static bool program_served(const struct serve *s, const char *program)
 {
-	const char *base = strrchr(program, '/');
-
-	base = base ? base + 1 : program;
-	for (size_t i = 0; i < s->nprograms; i++)
-		if (!strcmp(s->programs[i], base) || !strcmp(s->programs[i], program))
-			return true;
-	return !s->nprograms;
+	return hp_proc_program_named(s->programs, s->nprograms, program);
 }
 
 /* The processes served: the user's with heapprof loaded, as heapprof ps

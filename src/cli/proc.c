@@ -290,6 +290,17 @@ bool hp_proc_parse_state(const char *path, struct hp_proc_state *st)
 	return st->found;
 }
 
+bool hp_proc_program_named(char *const *names, size_t n, const char *program)
+{
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], base) || !strcmp(names[i], program))
+			return true;
+	return !n;
+}
+
 /* HEAPPROF_RUNTIME_DIR from pid's environment, if we may read it. */
 static bool env_runtime_dir(pid_t pid, char *buf, size_t cap)
 {

@@ -59,6 +59,9 @@ bool hp_proc_owner(pid_t pid, unsigned *uid);
 bool hp_proc_blocked_everywhere(pid_t pid, int sig);
 /* The program's path (/proc/pid/exe), or its comm, into buf. */
 void hp_proc_program(pid_t pid, char *buf, size_t cap);
+/* Whether program (a path) is one of names[0..n): by its file name or its
+ * whole path; true when n is 0 (none asked for: every program). */
+bool hp_proc_program_named(char *const *names, size_t n, const char *program);
 /* True if pid catches sig (SigCgt in /proc/pid/status). */
 bool hp_proc_catches(pid_t pid, int sig);
 /* The path of pid's bell (src/bellpage.h) and its inode, from its memory

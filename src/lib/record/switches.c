@@ -16,5 +16,8 @@ struct hp_switches hp_switches = {
 
 void hp_switches_new_epoch(void)
 {
-	HP_ADD(&hp_switches.epoch, 1);
+	/* Never 0, a thread's "no epoch" (a new thread's epoch and
+	 * exact_epoch): past 2^32 changes it would pass for the current. */
+	if (HP_ADD(&hp_switches.epoch, 1) + 1 == 0)
+		HP_ADD(&hp_switches.epoch, 1);
 }
