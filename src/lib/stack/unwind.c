@@ -824,20 +824,16 @@ HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int 
 	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
 	int low = last == first ? 0 : last;
 
-	if (!buf) {
-		for (int k = j; k > low; k--)
-			if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-			    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
-				return -1 - k;
-		return n + j - last + 1;
-	}
 	/* Checked and copied in one pass (last >= low): a failed check
 	 * leaves frames past n in buf, which the walk then writes over. */
-	for (int k = j; k >= last; k--) {
-		buf[n++] = f[k].ip;
-		if (k > low && (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-				(f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp)))
-			return -1 - k;
+	int k = buf ? hp_unwind_memo_check(f, j, low, buf + n) : hp_unwind_memo_check(f, j, low, NULL);
+	if (k >= 0)
+		return -1 - k;
+	n += j - low;
+	if (last == low) {
+		if (buf)
+			buf[n] = f[low].ip;   /* the outermost frame, or where max cut the walk */
+		n++;
 	}
 	return n;
 }
@@ -858,6 +854,7 @@ HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		f->bp_used = (f->how & HP_UNWIND_CFA_RBP) || ((f->how & HP_UNWIND_KEEPS_RBP) && out_used);
 		if (!out_used)
 			f->bp_check = 0;   /* fresh[] had every RBP read; keep those that matter */
+		f->chk = (uint16_t)(f->bp_check ? j + 1 + t + 1 : j + t >= 0 ? f[-1].chk : 0);
 		uint64_t out_h = j + t >= 0 ? f[-1].h : HP_STACK_HASH_SEED;
 		f->h = f->ip ? hp_stack_hash_step(out_h, f->ip) : HP_STACK_HASH_SEED;
 	}

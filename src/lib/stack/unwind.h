@@ -67,6 +67,10 @@ struct hp_unwind_frame {
 	uint64_t h;             /* hash state over the return addresses from f[0] to here */
 	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
 	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
+	/* In f[]: 1 + the index of the nearest frame at or outside this one
+	 * with a bp_check, 0 when none: where a check of the steps out
+	 * stops reading one word a frame. */
+	uint16_t chk;
 };
 enum { HP_UNWIND_CFA_RBP = 1, HP_UNWIND_KEEPS_RBP = 2 };
 
@@ -80,6 +84,41 @@ struct hp_unwind_memo {
 	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
 	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
 };
+
+/* Checks the words that the steps out of f[j], f[j - 1], ..., f[low + 1]
+ * read (each the step to the next frame out): the stack must still hold
+ * the outer frame's return address at its sp - 8, and its RBP where the
+ * step read one.  -1 when every word holds, else the k of the first step
+ * (from f[j] outwards) that would now read something else.  out: NULL,
+ * or where f[j].ip, ..., f[low + 1].ip are written as they are checked.
+ * Code without frame pointers reads no RBP: between two frames with a
+ * bp_check (chk) a step is one load and compare. */
+HP_INLINE int hp_unwind_memo_check(const struct hp_unwind_frame *f, int j, int low, uintptr_t *out)
+{
+	const struct hp_unwind_frame *p = &f[j];
+
+	for (;;) {
+		int b = (int)p->chk - 1;   /* the next frame out with a bp_check */
+		const struct hp_unwind_frame *seg = &f[b > low ? b : low];
+		uintptr_t ip = p->ip;
+		for (; p > seg; p--) {
+			uintptr_t up = p[-1].ip;
+			if (out)
+				*out++ = ip;
+			if (*(const uintptr_t *)(p[-1].sp - 8) != up)
+				return (int)(p - f);
+			ip = up;
+		}
+		if (b <= low)
+			return -1;
+		/* p is f[b]: its step reads an RBP too. */
+		if (out)
+			*out++ = ip;
+		if (*(const uintptr_t *)(p[-1].sp - 8) != p[-1].ip || *(const uintptr_t *)p->bp_check != p[-1].bp)
+			return (int)(p - f);
+		p--;
+	}
+}
 
 /* Forgets everything: a memo whose memory was another thread's. */
 void hp_unwind_memo_reset(struct hp_unwind_memo *m);
@@ -136,10 +175,8 @@ HP_INLINE int hp_unwind_again(const struct hp_unwind_memo *m, int max, uintptr_t
 	int first = f[0].ip ? 0 : 1;
 	int last = j - first + 1 > max ? j + 1 - max : first;
 	int low = last == first ? 0 : last;
-	for (int k = j; k > low; k--)
-		if (*(const uintptr_t *)(f[k - 1].sp - 8) != f[k - 1].ip ||
-		    (f[k].bp_check && *(const uintptr_t *)f[k].bp_check != f[k - 1].bp))
-			return -1;
+	if (hp_unwind_memo_check(f, j, low, NULL) >= 0)
+		return -1;
 	return j - last + 1;
 }
 
