@@ -90,6 +90,7 @@ HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintpt
 static struct { uintptr_t lo, hi; } alloc_ranges[MAX_ALLOC_RANGES];
 unsigned hp_stack_n_alloc_ranges;
 #define n_alloc_ranges hp_stack_n_alloc_ranges
+uintptr_t hp_stack_alloc_lo = UINTPTR_MAX, hp_stack_alloc_hi;
 
 void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi)
 {
@@ -101,11 +102,18 @@ void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi)
 	n = HP_ADD(&n_alloc_ranges, 1);
 	if (n >= MAX_ALLOC_RANGES)
 		return;
+	/* The span first, so that a reader that finds the range finds it
+	 * inside; only ever widened (two registrations may race). */
+	uintptr_t cur;
+	while ((cur = HP_LOAD(&hp_stack_alloc_lo)) > lo && !HP_CAS(&hp_stack_alloc_lo, &cur, lo))
+		;
+	while ((cur = HP_LOAD(&hp_stack_alloc_hi)) < hi && !HP_CAS(&hp_stack_alloc_hi, &cur, hi))
+		;
 	alloc_ranges[n].lo = lo;
 	HP_STORE_REL(&alloc_ranges[n].hi, hi);
 }
 
-int hp_stack_is_alloc_frame(uintptr_t pc)
+int hp_stack_in_alloc_ranges(uintptr_t pc)
 {
 	unsigned n = HP_LOAD_ACQ(&n_alloc_ranges);
 

@@ -48,9 +48,19 @@ void heapprof_unwind_failed(void) __attribute__((visibility("default")));
  * frames are stripped from the top of stacks like our own.  Thread-safe. */
 void hp_stack_add_alloc_frames(uintptr_t lo, uintptr_t hi);
 
-/* True if pc lies in heapprof's own code or in registered allocator
- * frames. */
-int hp_stack_is_alloc_frame(uintptr_t pc);
+/* True if pc lies in registered allocator frames. */
+int hp_stack_in_alloc_ranges(uintptr_t pc);
+/* The span of every registered range (lo > hi: none), widened before a
+ * range is published: a frame outside it, the program's own, is told
+ * apart without a call. */
+extern uintptr_t hp_stack_alloc_lo, hp_stack_alloc_hi;
+
+HP_INLINE int hp_stack_is_alloc_frame(uintptr_t pc)
+{
+	if (HP_LIKELY(pc < HP_LOAD(&hp_stack_alloc_lo) || pc >= HP_LOAD(&hp_stack_alloc_hi)))
+		return 0;
+	return hp_stack_in_alloc_ranges(pc);
+}
 /* How many ranges were registered: a capture kept for reuse is stale
  * once it changes. */
 extern unsigned hp_stack_n_alloc_ranges;
