@@ -128,9 +128,9 @@ HP_INLINE void weight(uint64_t size, int lg, uint64_t *cnt, uint64_t *bytes)
 	}
 }
 
-/* The id of the stack in th->frames; consecutive samples from the same
- * place skip the shared table. */
-HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
+/* The record of the stack in th->frames; consecutive samples from the
+ * same place skip the shared table.  NULL when memory ran out. */
+HP_INLINE const struct hp_stack *stack_of(struct hp_thread *th, uint32_t depth, uint64_t h)
 {
 	if (!h)
 		h = hp_stacktab_hash(th->frames, depth);
@@ -138,21 +138,36 @@ HP_INLINE uint32_t stack_id(struct hp_thread *th, uint32_t depth, uint64_t h)
 
 	if (h == th->last_hash && last && last->depth == depth &&
 	    !memcmp(last->frames, th->frames, depth * sizeof(uintptr_t)))
-		return th->last_stack;
+		return last;
 	const struct hp_stack *s = hp_stacktab_intern(th->frames, depth, h);
 	if (!s)
-		return 0;
+		return NULL;
 	th->last_hash = h;
 	th->last_stack = s->id;
 	th->last_stack_rec = s;
-	return s->id;
+	return s;
+}
+
+/* The context id the stack's hint names, when it is this thread's for
+ * (sid, lg, gen); else 0.  s: the stack's record, or NULL. */
+HP_INLINE uint32_t hinted(const struct hp_thread *th, const struct hp_stack *s, uint32_t sid, int lg,
+			  uint16_t gen)
+{
+	uint32_t id = s ? HP_LOAD(&s->ctx_hint) : 0;
+	if (!id)
+		return 0;
+	const struct hp_counters *c = hp_counters_of(id);
+	return HP_LOAD_ACQ(&c->stack) == sid && c->thread == th->uid && c->lg == (uint8_t)lg && c->gen == gen
+		? id : 0;
 }
 
 /* The thread's context for (sid, lg, the current generation), and its
  * id in *cid; NULL when ids or memory ran out.  Consecutive samples from
  * one place hit the one-entry cache, which keeps the context itself, so
- * that a hit looks nothing up. */
-HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, int lg, uint32_t *cid)
+ * that a hit looks nothing up; then the stack's hint (s: its record, or
+ * NULL), then the thread's map. */
+HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, const struct hp_stack *s, int lg,
+				      uint32_t *cid)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 	uint64_t key = (uint64_t)sid | ((uint64_t)lg << 32) | ((uint64_t)gen << 40);
@@ -161,7 +176,12 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, int lg
 		*cid = th->last_ctx;
 		return th->last_ctx_rec;
 	}
-	uint32_t id = hp_counters_get(th, sid, lg, gen);
+	uint32_t id = hinted(th, s, sid, lg, gen);
+	if (!id) {
+		id = hp_counters_get(th, sid, lg, gen);
+		if (id && s && !HP_LOAD(&s->ctx_hint))
+			HP_STORE(&((struct hp_stack *)s)->ctx_hint, id);   /* the one field written after interning */
+	}
 	struct hp_counters *c = id ? hp_counters_at(id) : NULL;
 	th->last_ctx_key = key;
 	th->last_ctx = id;
@@ -195,10 +215,15 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	/* The unwinder vouches for a stack identical to its last walk's:
 	 * no hashing, no lookup; and it kept the hash of the frames its
 	 * memo gave. */
-	uint32_t sid = same && th->memo_stack ? th->memo_stack : stack_id(th, (uint32_t)depth, hash);
+	const struct hp_stack *s = NULL;
+	uint32_t sid = th->memo_stack;
+	if (!same || !sid) {
+		s = stack_of(th, (uint32_t)depth, hash);
+		sid = s ? s->id : 0;
+	}
 	th->memo_stack = th->memo->last_ok ? sid : 0;
 	uint32_t cid = 0;
-	struct hp_counters *c = sid ? context(th, sid, lg, &cid) : NULL;
+	struct hp_counters *c = sid ? context(th, sid, s, lg, &cid) : NULL;
 	if (HP_UNLIKELY(!c)) {
 		HP_ADD(&hp_switches.dropped, 1);
 		HP_STORE(&hp_switches.missed, 1);

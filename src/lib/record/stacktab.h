@@ -14,6 +14,13 @@ struct hp_stack {
 	uint64_t hash;
 	uint32_t id;
 	uint32_t depth;
+	/* The counter context (record/counters.h) of the first thread to
+	 * sample this stack, at its first rate and generation; 0 until set.
+	 * A hint that saves that thread its context map's look-up: readers
+	 * check the context is theirs.  Written once (relaxed), so that
+	 * threads sharing stacks do not fight over the line. */
+	uint32_t ctx_hint;
+	uint32_t pad;
 	uintptr_t frames[];   /* innermost first, see stack.h */
 };
 
