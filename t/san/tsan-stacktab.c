@@ -55,7 +55,7 @@ static void *reader(void *arg)
 		uint32_t id = 1 + (uint32_t)(xorshift(&rng) % n);
 		const struct hp_stack *st = hp_stacktab_get(id);
 		if (!st || st->id != id || !st->depth || st->depth > 12 ||
-		    hp_stacktab_hash(st->frames, st->depth) != st->hash)
+		    (uint32_t)hp_stacktab_hash(st->frames, st->depth) != st->hash)
 			bad_reads++;
 		(void)hp_stacktab_frames();
 	}

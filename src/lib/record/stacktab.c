@@ -60,7 +60,7 @@ uint32_t hp_stacktab_count(void)
 
 static int same(const struct hp_stack *s, uint64_t h, const uintptr_t *f, uint32_t depth)
 {
-	return s && s->hash == h && s->depth == depth &&
+	return s && s->hash == (uint32_t)h && s->depth == depth &&
 	       !memcmp(s->frames, f, depth * sizeof(*f));
 }
 
@@ -133,7 +133,7 @@ static const struct hp_stack *insert(uint64_t h, const uintptr_t *f, uint32_t de
 	struct hp_stack *s = hp_pages_arena_alloc(&arena, sizeof(*s) + depth * sizeof(*f), 8);
 	if (!s)
 		return NULL;
-	s->hash = h;
+	s->hash = (uint32_t)h;
 	s->id = id;
 	s->depth = depth;
 	memcpy(s->frames, f, depth * sizeof(*f));

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct hp_stack {
-	uint64_t hash;
+	uint32_t hash;        /* the hash's low half: the index's slot, and a first test */
 	uint32_t id;
 	uint32_t depth;
 	/* The counter context (record/counters.h) of the first thread to
@@ -20,7 +20,6 @@ struct hp_stack {
 	 * check the context is theirs.  Written once (relaxed), so that
 	 * threads sharing stacks do not fight over the line. */
 	uint32_t ctx_hint;
-	uint32_t pad;
 	uintptr_t frames[];   /* innermost first, see stack.h */
 };
 
