@@ -19,7 +19,7 @@ start_svc() {
 	shift
 	rm -rf s
 	mkdir s
-	(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=$conf "$SVC" "$@" >out 2>err; echo $? >status) &
+	(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=$conf "$SVC" "$@" >out 2>err; echo $? >status.t; mv status.t status) &
 	n=0
 	while [ ! -s s/pid ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 	pid=$(cat s/pid)
@@ -33,7 +33,7 @@ stop_svc() {
 
 # The bare run's output, for comparison.
 mkdir bare
-(cd bare && touch go && "$SVC" -b -y >out 2>err; echo $? >status)
+(cd bare && touch go && "$SVC" -b -y >out 2>err; echo $? >status.t; mv status.t status)
 
 # ---- exact mode, 20 runs ------------------------------------------------
 named=0 cache=0 exact=0 st23=0 same=0
