@@ -651,13 +651,32 @@ HP_INLINE void delete_at(struct shard *s, struct slot *slots, uint32_t n, uint32
 	slots[i].key = SLOT_EMPTY;
 }
 
+/* The end of a removal that found key: the counts, then the lock. */
+HP_INLINE enum hp_live_result removed(struct shard *s, uintptr_t key)
+{
+	HP_STORE(&s->live, s->live - 1);
+	hp_filter_dec(key);
+	shard_unlock(s);
+	return HP_LIVE_REMOVED;
+}
+
+/* A removal whose slot's cluster goes on past it: the backward shift,
+ * out of line, so that the common removal (the next slot empty: in a
+ * table at most half full, most of them) keeps few registers and saves
+ * none. */
+static HP_NOINLINE enum hp_live_result remove_shift(struct shard *s, struct slot *slots, uint32_t n,
+						    uint32_t i, uintptr_t key)
+{
+	delete_at(s, slots, n, i);
+	return removed(s, key);
+}
+
 /* The removal under the lock, which it releases. */
 HP_INLINE enum hp_live_result remove_locked(struct shard *s, uintptr_t key, uint64_t *size,
 					    uint32_t *tctx)
 {
 	struct slot *slots = s->slots;
 	uint32_t n = s->n;
-	enum hp_live_result r = HP_LIVE_ABSENT;
 
 	if (HP_LIKELY(n)) {
 		struct slot *at = slots + home(n, key);
@@ -668,14 +687,14 @@ HP_INLINE enum hp_live_result remove_locked(struct shard *s, uintptr_t key, uint
 			uint64_t v = at->val;
 			*size = v & HP_LIVE_SIZE_MAX;
 			*tctx = (uint32_t)(v >> SIZE_BITS);
-			delete_at(s, slots, n, (uint32_t)(at - slots));
-			HP_STORE(&s->live, s->live - 1);
-			hp_filter_dec(key);
-			r = HP_LIVE_REMOVED;
+			if (at[1].key != SLOT_EMPTY)
+				return remove_shift(s, slots, n, (uint32_t)(at - slots), key);
+			at->key = SLOT_EMPTY;
+			return removed(s, key);
 		}
 	}
 	shard_unlock(s);
-	return r;
+	return HP_LIVE_ABSENT;
 }
 
 /* A removal while this thread holds some shard: a signal handler's, or
