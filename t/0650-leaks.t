@@ -27,8 +27,8 @@ start_svc() {
 stop_svc() {
 	touch s/go
 	n=0
-	while [ ! -e s/status ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
-	[ -e s/status ] || diag "the service did not end within 30 s of ./go"
+	while [ ! -s s/status ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	[ -s s/status ] || diag "the service did not end within 30 s of ./go"
 }
 
 # The bare run's output, for comparison.
