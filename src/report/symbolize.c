@@ -12,6 +12,11 @@
  * the CUs' address ranges once per module, the subprograms' ranges once
  * per CU the first time an address lands in it; then each address costs
  * two binary searches and a walk down one function's inlined scopes.
+ * And each address is looked up once per module: a leak report's stacks
+ * share most of their frames (main, the allocation wrappers), and a
+ * module without DWARF is searched through its symbol table, which
+ * elfutils scans whole for every address (dwfl_module_addrinfo: 10,000
+ * symbols for libc's), so the answers are kept by address.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -47,6 +52,14 @@ struct pub_name {
 	const char *from, *to;
 };
 
+/* One address's answer (hp_symbolize_lookup's), kept. */
+struct memo_slot {
+	uint64_t vaddr;
+	uint32_t used;		/* the slot holds an answer */
+	uint32_t n;		/* its frames: 0 when there is none */
+	struct hp_symres *res;
+};
+
 struct dwmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -59,6 +72,8 @@ struct dwmod {
 	size_t ncu;
 	struct pub_name *pub;	/* public names found so far */
 	size_t npub, cap_pub;
+	struct memo_slot *memo;	/* the answers by address, open addressing */
+	size_t nmemo, memo_cap;	/* (a power of two, at most half full) */
 };
 
 struct hp_symbolizer {
@@ -482,13 +497,50 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	return n;
 }
 
-size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
-			   struct hp_symres *out)
-{
-	struct dwmod *d = session(s, mod);
+/* ---- the answers by address ------------------------------------------ */
 
-	if (!d->mod)
-		return 0;
+static size_t memo_home(uint64_t vaddr, size_t cap)
+{
+	return (size_t)((vaddr * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+/* The slot of vaddr: the one that holds it, or the empty one where it
+ * goes. */
+static struct memo_slot *memo_slot(struct memo_slot *tab, size_t cap, uint64_t vaddr)
+{
+	size_t i = memo_home(vaddr, cap);
+
+	while (tab[i].used && tab[i].vaddr != vaddr)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static void memo_put(struct dwmod *d, uint64_t vaddr, const struct hp_symres *res, size_t n)
+{
+	if (2 * (d->nmemo + 1) > d->memo_cap) {
+		size_t cap = d->memo_cap ? 2 * d->memo_cap : 64;
+		struct memo_slot *tab = hp_util_xcalloc(cap, sizeof(*tab));
+		for (size_t i = 0; i < d->memo_cap; i++)
+			if (d->memo[i].used)
+				*memo_slot(tab, cap, d->memo[i].vaddr) = d->memo[i];
+		free(d->memo);
+		d->memo = tab;
+		d->memo_cap = cap;
+	}
+	struct memo_slot *m = memo_slot(d->memo, d->memo_cap, vaddr);
+	m->vaddr = vaddr;
+	m->used = 1;
+	m->n = (uint32_t)n;
+	m->res = n ? hp_util_xcalloc(n, sizeof(*res)) : NULL;
+	if (n)
+		memcpy(m->res, res, n * sizeof(*res));
+	d->nmemo++;
+}
+
+/* hp_symbolize_lookup's answer, worked out: DWARF first, else the
+ * symbol table. */
+static size_t lookup(struct hp_symbolizer *s, struct dwmod *d, uint64_t vaddr, struct hp_symres *out)
+{
 	if (module_dwarf(d)) {
 		size_t n = lookup_dwarf(s, d, vaddr, out);
 		if (n)
@@ -512,6 +564,24 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	return 1;
 }
 
+size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
+			   struct hp_symres *out)
+{
+	struct dwmod *d = session(s, mod);
+
+	if (!d->mod)
+		return 0;
+	const struct memo_slot *m = d->memo ? memo_slot(d->memo, d->memo_cap, vaddr) : NULL;
+	if (m && m->used) {
+		if (m->n)
+			memcpy(out, m->res, m->n * sizeof(*out));
+		return m->n;
+	}
+	size_t n = lookup(s, d, vaddr, out);
+	memo_put(d, vaddr, out, n);
+	return n;
+}
+
 void hp_symbolize_forget(struct hp_module *mod)
 {
 	struct dwmod *d = mod->dw;
@@ -527,6 +597,9 @@ void hp_symbolize_forget(struct hp_module *mod)
 	free(d->cu_idx);
 	free(d->cu_offs);
 	free(d->pub);
+	for (size_t i = 0; i < d->memo_cap; i++)
+		free(d->memo[i].res);
+	free(d->memo);
 	free(d);
 	mod->dw = NULL;
 }
