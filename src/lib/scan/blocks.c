@@ -104,25 +104,6 @@ static const struct hp_blocks_chunk *chunk_of(const struct hp_blocks *x, uintptr
 	}
 }
 
-/* The last chunk a look-up found once the index is built (the directory
- * no longer changes): the words of a block, the chunks of a heap walked
- * in order, and the pointers of a data structure allocated together,
- * mostly land in the chunk the previous one did, which then costs no
- * hash.  key + 1, 0: none; c may be NULL (no chunk there). */
-static struct {
-	uintptr_t key1;
-	const struct hp_blocks_chunk *c;
-} last_chunk;
-
-static const struct hp_blocks_chunk *chunk_at(const struct hp_blocks *x, uintptr_t key)
-{
-	if (HP_LIKELY(last_chunk.key1 == key + 1))
-		return last_chunk.c;
-	last_chunk.c = chunk_of(x, key);
-	last_chunk.key1 = key + 1;
-	return last_chunk.c;
-}
-
 static void dir_put(struct hp_blocks_dir *dir, uint32_t mask, uintptr_t key, uint32_t idx)
 {
 	uint32_t i = (uint32_t)((key * HASH_MUL) >> 32) & mask;
@@ -381,7 +362,6 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 
 	memset(x, 0, sizeof(*x));
 	memset(&memo, 0, sizeof(memo));
-	memset(&last_chunk, 0, sizeof(last_chunk));
 	x->gshift = glibc ? 4 : 3;
 	x->cshift = x->gshift + 16;
 	x->lo = UINTPTR_MAX;
@@ -418,7 +398,7 @@ static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_
 {
 	uintptr_t key = w >> x->cshift;
 	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
-	const struct hp_blocks_chunk *c = chunk_at(x, key);
+	const struct hp_blocks_chunk *c = chunk_of(x, key);
 	unsigned at;   /* the start's granule in c */
 
 	if (c && (c->starts[k] & (~0ULL >> (63 - (g & 63))))) {
@@ -426,7 +406,7 @@ static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_
 	} else if (c && k && c->last[k - 1] != NO_START) {
 		at = c->last[k - 1];
 	} else {
-		c = chunk_at(x, --key);
+		c = chunk_of(x, --key);
 		if (!c || c->last[HP_BLOCKS_WORDS - 1] == NO_START)
 			return 0;
 		at = c->last[HP_BLOCKS_WORDS - 1];
@@ -529,7 +509,7 @@ static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_ch
 static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi)
 {
 	uintptr_t key = a >> x->cshift, s = 0;
-	const struct hp_blocks_chunk *c = chunk_at(x, key);
+	const struct hp_blocks_chunk *c = chunk_of(x, key);
 
 	if (c) {
 		uint64_t g = (a >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
@@ -619,7 +599,7 @@ uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t 
 	if (x->gshift != 4 || !x->nchunks)
 		return c;
 	uintptr_t key = (c + 2 * W) >> x->cshift;
-	const struct hp_blocks_chunk *ch = chunk_at(x, key);
+	const struct hp_blocks_chunk *ch = chunk_of(x, key);
 	if (!ch)
 		return c;
 	uint64_t g = ((c + 2 * W) >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
