@@ -20,9 +20,12 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "strtab.h"
@@ -82,6 +85,93 @@ struct hp_symbolizer {
 	Dwfl_Callbacks cb;
 };
 
+/* ---- separate debug files ------------------------------------------ */
+
+/* Whether the ELF file open on fd has the build ID bits[0..len). */
+static int same_build_id(int fd, const unsigned char *bits, int len)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	int same = e && dwelf_elf_gnu_build_id(e, &id) == len && memcmp(id, bits, (size_t)len) == 0;
+
+	if (e)
+		elf_end(e);
+	return same;
+}
+
+/* A candidate debug file at name: fd when it has the build ID bits, with
+ * *debugfile; else -1, and name is freed. */
+static int debug_candidate(char *name, const char *file, const unsigned char *bits, int len,
+			   char **debugfile)
+{
+	int fd = strcmp(name, file) ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd >= 0 && same_build_id(fd, bits, len)) {
+		*debugfile = name;
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	return -1;
+}
+
+/* The file named by an object's .gnu_debuglink, looked for along path
+ * (":.debug:DIRS:/usr/lib/debug"): an empty entry is the object's
+ * directory, a relative one a subdirectory of it, an absolute one a
+ * directory that holds the file or a tree that mirrors the object's
+ * directory.  Taken only with the object's build ID: fd and *debugfile,
+ * or -1. */
+static int debuglink_debuginfo(const char *path, const char *file, const char *link,
+			       const unsigned char *bits, int len, char **debugfile)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	if (!slash || !link || strchr(link, '/'))
+		return -1;
+	int dlen = (int)(slash - file), fd = -1;
+	for (const char *p = path ? path : ""; fd < 0; p++) {
+		const char *end = strchrnul(p, ':');
+		int plen = (int)(end - p);
+		char *name = NULL;
+		if (p[0] == '/') {
+			if (asprintf(&name, "%.*s/%s", plen, p, link) >= 0)
+				fd = debug_candidate(name, file, bits, len, debugfile);
+			if (fd < 0 && asprintf(&name, "%.*s%.*s/%s", plen, p, dlen, file, link) >= 0)
+				fd = debug_candidate(name, file, bits, len, debugfile);
+		} else if (asprintf(&name, "%.*s%s%.*s/%s", dlen, file, plen ? "/" : "", plen, p, link) >= 0) {
+			fd = debug_candidate(name, file, bits, len, debugfile);
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	return fd;
+}
+
+/* libdw's find_debuginfo callback: elfutils' standard one asks the
+ * debuginfod servers of DEBUGINFOD_URLS when nothing local is found, and
+ * waits up to minutes on one that does not answer; so only with
+ * HEAPPROF_DEBUGINFOD=1.  Else an object with a build ID is looked for in
+ * the build-ID directories, then by its debuglink; one without, by the
+ * standard search, which never asks a server (it needs a build ID to). */
+static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			   const char *file, const char *link, GElf_Word crc, char **debugfile)
+{
+	const struct hp_symbolizer *s = *userdata;
+	const char *remote = getenv("HEAPPROF_DEBUGINFOD");
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (len <= 0 || (remote && strcmp(remote, "1") == 0))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, link, crc, debugfile);
+	int fd = dwfl_build_id_find_debuginfo(mod, NULL, NULL, 0, NULL, NULL, 0, debugfile);
+	if (fd >= 0)
+		return fd;
+	return debuglink_debuginfo(s ? s->debuginfo_path : NULL, file, link, bits, len, debugfile);
+}
+
 struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 				       const char *const *debug_dirs, size_t ndirs)
 {
@@ -99,7 +189,7 @@ struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 	hp_buf_str(&path, ":/usr/lib/debug");
 	s->debuginfo_path = path.p;
 	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.find_debuginfo = local_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	return s;
@@ -128,6 +218,9 @@ static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 	/* Base 0 with add_p_vaddr: module addresses are ELF vaddrs. */
 	d->mod = dwfl_report_elf(d->dwfl, mod->base, mod->file, -1, 0, true);
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	void **ud;
+	if (d->mod && dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		*ud = s;   /* for local_debuginfo */
 	return d;
 }
 
