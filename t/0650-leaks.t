@@ -19,7 +19,7 @@ start_svc() {
 	shift
 	rm -rf s
 	mkdir s
-	(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=$conf "$SVC" "$@" >out 2>err; echo $? >status) &
+	(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=$conf "$SVC" "$@" >out 2>err; echo $? >status.t; mv status.t status) &
 	n=0
 	while [ ! -s s/pid ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 	pid=$(cat s/pid)
@@ -27,13 +27,13 @@ start_svc() {
 stop_svc() {
 	touch s/go
 	n=0
-	while [ ! -e s/status ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
-	[ -e s/status ] || diag "the service did not end within 30 s of ./go"
+	while [ ! -s s/status ] && [ $n -lt 3000 ]; do sleep 0.01; n=$((n + 1)); done
+	[ -s s/status ] || diag "the service did not end within 30 s of ./go"
 }
 
 # The bare run's output, for comparison.
 mkdir bare
-(cd bare && touch go && "$SVC" -b -y >out 2>err; echo $? >status)
+(cd bare && touch go && "$SVC" -b -y >out 2>err; echo $? >status.t; mv status.t status)
 
 # ---- exact mode, 20 runs ------------------------------------------------
 named=0 cache=0 exact=0 st23=0 same=0

@@ -7,7 +7,7 @@ plan 16
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 mkdir -p run s
-(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=lg_prof_sample:0 "$TP/leaksvc" -b >out 2>err; echo $? >status) &
+(cd s && LD_PRELOAD=$LIB HEAPPROF_CONF=lg_prof_sample:0 "$TP/leaksvc" -b >out 2>err; echo $? >status.t; mv status.t status) &
 n=0
 while [ ! -s s/pid ] && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 pid=$(cat s/pid)

@@ -11,10 +11,10 @@ export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
 
 # The bare run, beside: the same output and status are wanted.
-("$TP/attachee" 4 4 >bare.out 2>bare.err; echo $? >bare.status) &
+("$TP/attachee" 4 4 >bare.out 2>bare.err; echo $? >bare.status.t; mv bare.status.t bare.status) &
 bare=$!
 
-("$TP/attachee" 4 4 >att.out 2>att.err; echo $? >att.status) &
+("$TP/attachee" 4 4 >att.out 2>att.err; echo $? >att.status.t; mv att.status.t att.status) &
 pid=$(ready_pid att.out)
 "$BIN" attach "$pid" -c lg_prof_sample:0,prof_prefix:$T_DIR/d >attach.out 2>attach.err
 is $? 0 "attach: exit 0"
@@ -76,7 +76,7 @@ while time.time() < end:
     time.sleep(0.002)
 print("python kept", len(keep) > 0)
 PY
-(python3 grow.py 3 >py.out 2>py.err; echo $? >py.status) &
+(python3 grow.py 3 >py.out 2>py.err; echo $? >py.status.t; mv py.status.t py.status) &
 n=0
 while ! grep -q '^ready' py.out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 ppid=$(pgrep -n -f 'grow.py 3')
@@ -96,7 +96,7 @@ is "$(cat py.status)" 0 "python3: its exit status"
 # A program's own signals (SIGALRM every 300 us, its handler) arriving
 # during the calls made on its only thread: 10 cycles, then it ends as
 # bare.
-("$TP/sigbusy" 4 >s.out 2>s.err; echo $? >s.status) &
+("$TP/sigbusy" 4 >s.out 2>s.err; echo $? >s.status.t; mv s.status.t s.status) &
 spid=$(ready_pid s.out)
 cycles=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -108,7 +108,7 @@ is "$(cat s.status) $(sed 1d s.out)" "5 done signals" "and it ends with its own 
 
 # Every thread in a futex wait (a condition variable, pthread_join): a
 # safe point too, the words being no lock of glibc's.
-("$TP/waiters" 4 >w.out 2>w.err; echo $? >w.status) &
+("$TP/waiters" 4 >w.out 2>w.err; echo $? >w.status.t; mv w.status.t w.status) &
 wpid=$(ready_pid w.out)
 "$BIN" attach "$wpid" >w.attach 2>&1
 is $? 0 "threads all in futex waits: attach"

@@ -15,7 +15,7 @@ attached() {
 	_s=$1
 	shift
 	rm -f go
-	("$TP/attachleak" "$@" >out$_s 2>err$_s; echo $? >status$_s) &
+	("$TP/attachleak" "$@" >out$_s 2>err$_s; echo $? >status$_s.t; mv status$_s.t status$_s) &
 	"$BIN" attach "$(ready_pid out$_s)" -c prof_leak:true,lg_prof_sample:0,prof_prefix:$T_DIR/d >/dev/null
 	att=$?
 	touch go

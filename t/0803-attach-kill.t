@@ -15,7 +15,7 @@ export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 
 # start NAME: attachee with 3 threads for 2 s, its pid in $pid.
 start() {
-	("$TP/attachee" 3 2 >"$1.out" 2>"$1.err"; echo $? >"$1.status") &
+	("$TP/attachee" 3 2 >"$1.out" 2>"$1.err"; echo $? >"$1.status.t"; mv "$1.status.t" "$1.status") &
 	n=0
 	while ! grep -q '^ready ' "$1.out" 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 	pid=$(sed -n 's/^ready //p' "$1.out")

@@ -9,7 +9,7 @@ plan 7
 
 cycles=${HP_ATTACH_CYCLES:-100}
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
-("$TP/attachee" 8 600 stop >out 2>err; echo $? >status) &
+("$TP/attachee" 8 600 stop >out 2>err; echo $? >status.t; mv status.t status) &
 n=0
 while ! grep -q '^ready ' out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 pid=$(sed -n 's/^ready //p' out)

@@ -12,7 +12,7 @@ bad=0 lived=0 i=0
 while [ $i -lt "$kills" ]; do
 	i=$((i + 1))
 	rm -f out status
-	("$TP/attachee" 3 1.5 >out 2>err; echo $? >status) &
+	("$TP/attachee" 3 1.5 >out 2>err; echo $? >status.t; mv status.t status) &
 	n=0
 	while ! grep -q '^ready ' out 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done
 	pid=$(sed -n 's/^ready //p' out)

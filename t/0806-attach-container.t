@@ -80,7 +80,7 @@ pre=$(cd pre && pwd -P)
 container_root "$pre" full
 (CONTAINER_BIND=$(dirname "$LIB"):/hp container_run "$pre" /usr/bin/env LD_PRELOAD=/hp/libheapprof.so \
 	HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:/tmp/pre /tp/attachee 2 4 >pre.out 2>pre.err
- echo $? >pre.status) &
+ echo $? >pre.status.t; mv pre.status.t pre.status) &
 ppid=$(container_pid "$pre")
 wait_ready pre.out
 like "$("$BIN" ps)" "^$ppid +active .* /proc/$ppid/root/tmp/pre\$" \

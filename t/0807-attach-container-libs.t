@@ -39,7 +39,7 @@ chmod 755 "$T_DIR"
 mkdir user closed
 user=$(cd user && pwd -P)
 container_root "$user" full
-(CONTAINER_USER=100000 container_run "$user" /tp/attachee 2 4 >u.out 2>u.err; echo $? >u.status) &
+(CONTAINER_USER=100000 container_run "$user" /tp/attachee 2 4 >u.out 2>u.err; echo $? >u.status.t; mv u.status.t u.status) &
 upid=$(container_pid "$user")
 wait_ready u.out
 is "$(awk '/^Uid:/ { print $3 }' "/proc/$upid/status")" 100000 "in a user namespace, its root is uid 100000 here"

@@ -23,7 +23,7 @@ ln -s "$T_DIR/victim-tmp" "$all/tmp"
 ln -s ../../victim-var "$all/var/tmp"
 ln -s "$T_DIR/victim-shm" "$one/dev/shm"
 
-(container_run "$all" /tp/attachee 2 3 >all.out 2>all.err; echo $? >all.status) &
+(container_run "$all" /tp/attachee 2 3 >all.out 2>all.err; echo $? >all.status.t; mv all.status.t all.status) &
 pid=$(container_pid "$all")
 wait_ready all.out
 ok $([ -d "/proc/$pid/root/tmp/" ] && [ -d "/proc/$pid/root/var/tmp/" ]; echo $?) \
@@ -37,7 +37,7 @@ is "$(find victim-shm victim-tmp victim-var -mindepth 1)" "" \
 wait
 is "$(cat all.out | tail -n 1) $(cat all.status)" "attachee: 2 threads, ok 7" "the process went on as bare"
 
-(container_run "$one" /tp/attachee 2 3 >one.out 2>one.err; echo $? >one.status) &
+(container_run "$one" /tp/attachee 2 3 >one.out 2>one.err; echo $? >one.status.t; mv one.status.t one.status) &
 pid=$(container_pid "$one")
 wait_ready one.out
 "$BIN" attach "$pid" -c lg_prof_sample:0,prof_prefix:$T_DIR/dumps/c >attach.out 2>attach.err

@@ -21,7 +21,7 @@ start() {
 	mkdir "$1"
 	_root=$(cd "$1" && pwd -P)
 	container_root "$_root" full
-	(container_run "$_root" /tp/attachee 3 60 /tmp/stop >"$1.out" 2>"$1.err"; echo $? >"$1.status") &
+	(container_run "$_root" /tp/attachee 3 60 /tmp/stop >"$1.out" 2>"$1.err"; echo $? >"$1.status.t"; mv "$1.status.t" "$1.status") &
 	pid=$(container_pid "$_root")
 	n=0
 	while ! grep -q '^ready ' "$1.out" 2>/dev/null && [ $n -lt 1000 ]; do sleep 0.01; n=$((n + 1)); done

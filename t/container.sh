@@ -100,8 +100,8 @@ container_pair() {
 	root=$(cd root && pwd -P)
 	container_root "$bare" "$_kind"
 	container_root "$root" "$_kind"
-	(container_run "$bare" "$@" >bare.out 2>bare.err; echo $? >bare.status) &
-	(container_run "$root" "$@" >att.out 2>att.err; echo $? >att.status) &
+	(container_run "$bare" "$@" >bare.out 2>bare.err; echo $? >bare.status.t; mv bare.status.t bare.status) &
+	(container_run "$root" "$@" >att.out 2>att.err; echo $? >att.status.t; mv att.status.t att.status) &
 	pid=$(container_pid "$root")
 	wait_ready att.out
 }

@@ -12,12 +12,20 @@
  * the CUs' address ranges once per module, the subprograms' ranges once
  * per CU the first time an address lands in it; then each address costs
  * two binary searches and a walk down one function's inlined scopes.
+ * And each address is looked up once per module: a leak report's stacks
+ * share most of their frames (main, the allocation wrappers), and a
+ * module without DWARF is searched through its symbol table, which
+ * elfutils scans whole for every address (dwfl_module_addrinfo: 10,000
+ * symbols for libc's), so the answers are kept by address.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "strtab.h"
@@ -47,6 +55,14 @@ struct pub_name {
 	const char *from, *to;
 };
 
+/* One address's answer (hp_symbolize_lookup's), kept. */
+struct memo_slot {
+	uint64_t vaddr;
+	uint32_t used;		/* the slot holds an answer */
+	uint32_t n;		/* its frames: 0 when there is none */
+	struct hp_symres *res;
+};
+
 struct dwmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -59,6 +75,8 @@ struct dwmod {
 	size_t ncu;
 	struct pub_name *pub;	/* public names found so far */
 	size_t npub, cap_pub;
+	struct memo_slot *memo;	/* the answers by address, open addressing */
+	size_t nmemo, memo_cap;	/* (a power of two, at most half full) */
 };
 
 struct hp_symbolizer {
@@ -66,6 +84,93 @@ struct hp_symbolizer {
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 };
+
+/* ---- separate debug files ------------------------------------------ */
+
+/* Whether the ELF file open on fd has the build ID bits[0..len). */
+static int same_build_id(int fd, const unsigned char *bits, int len)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	int same = e && dwelf_elf_gnu_build_id(e, &id) == len && memcmp(id, bits, (size_t)len) == 0;
+
+	if (e)
+		elf_end(e);
+	return same;
+}
+
+/* A candidate debug file at name: fd when it has the build ID bits, with
+ * *debugfile; else -1, and name is freed. */
+static int debug_candidate(char *name, const char *file, const unsigned char *bits, int len,
+			   char **debugfile)
+{
+	int fd = strcmp(name, file) ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd >= 0 && same_build_id(fd, bits, len)) {
+		*debugfile = name;
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	return -1;
+}
+
+/* The file named by an object's .gnu_debuglink, looked for along path
+ * (":.debug:DIRS:/usr/lib/debug"): an empty entry is the object's
+ * directory, a relative one a subdirectory of it, an absolute one a
+ * directory that holds the file or a tree that mirrors the object's
+ * directory.  Taken only with the object's build ID: fd and *debugfile,
+ * or -1. */
+static int debuglink_debuginfo(const char *path, const char *file, const char *link,
+			       const unsigned char *bits, int len, char **debugfile)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	if (!slash || !link || strchr(link, '/'))
+		return -1;
+	int dlen = (int)(slash - file), fd = -1;
+	for (const char *p = path ? path : ""; fd < 0; p++) {
+		const char *end = strchrnul(p, ':');
+		int plen = (int)(end - p);
+		char *name = NULL;
+		if (p[0] == '/') {
+			if (asprintf(&name, "%.*s/%s", plen, p, link) >= 0)
+				fd = debug_candidate(name, file, bits, len, debugfile);
+			if (fd < 0 && asprintf(&name, "%.*s%.*s/%s", plen, p, dlen, file, link) >= 0)
+				fd = debug_candidate(name, file, bits, len, debugfile);
+		} else if (asprintf(&name, "%.*s%s%.*s/%s", dlen, file, plen ? "/" : "", plen, p, link) >= 0) {
+			fd = debug_candidate(name, file, bits, len, debugfile);
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	return fd;
+}
+
+/* libdw's find_debuginfo callback: elfutils' standard one asks the
+ * debuginfod servers of DEBUGINFOD_URLS when nothing local is found, and
+ * waits up to minutes on one that does not answer; so only with
+ * HEAPPROF_DEBUGINFOD=1.  Else an object with a build ID is looked for in
+ * the build-ID directories, then by its debuglink; one without, by the
+ * standard search, which never asks a server (it needs a build ID to). */
+static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			   const char *file, const char *link, GElf_Word crc, char **debugfile)
+{
+	const struct hp_symbolizer *s = *userdata;
+	const char *remote = getenv("HEAPPROF_DEBUGINFOD");
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (len <= 0 || (remote && strcmp(remote, "1") == 0))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, link, crc, debugfile);
+	int fd = dwfl_build_id_find_debuginfo(mod, NULL, NULL, 0, NULL, NULL, 0, debugfile);
+	if (fd >= 0)
+		return fd;
+	return debuglink_debuginfo(s ? s->debuginfo_path : NULL, file, link, bits, len, debugfile);
+}
 
 struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 				       const char *const *debug_dirs, size_t ndirs)
@@ -84,7 +189,7 @@ struct hp_symbolizer *hp_symbolize_new(struct hp_strtab *strs,
 	hp_buf_str(&path, ":/usr/lib/debug");
 	s->debuginfo_path = path.p;
 	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.find_debuginfo = local_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	return s;
@@ -113,6 +218,9 @@ static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 	/* Base 0 with add_p_vaddr: module addresses are ELF vaddrs. */
 	d->mod = dwfl_report_elf(d->dwfl, mod->base, mod->file, -1, 0, true);
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	void **ud;
+	if (d->mod && dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		*ud = s;   /* for local_debuginfo */
 	return d;
 }
 
@@ -482,13 +590,50 @@ static size_t lookup_dwarf(struct hp_symbolizer *s, struct dwmod *d, uint64_t va
 	return n;
 }
 
-size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
-			   struct hp_symres *out)
-{
-	struct dwmod *d = session(s, mod);
+/* ---- the answers by address ------------------------------------------ */
 
-	if (!d->mod)
-		return 0;
+static size_t memo_home(uint64_t vaddr, size_t cap)
+{
+	return (size_t)((vaddr * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+/* The slot of vaddr: the one that holds it, or the empty one where it
+ * goes. */
+static struct memo_slot *memo_slot(struct memo_slot *tab, size_t cap, uint64_t vaddr)
+{
+	size_t i = memo_home(vaddr, cap);
+
+	while (tab[i].used && tab[i].vaddr != vaddr)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static void memo_put(struct dwmod *d, uint64_t vaddr, const struct hp_symres *res, size_t n)
+{
+	if (2 * (d->nmemo + 1) > d->memo_cap) {
+		size_t cap = d->memo_cap ? 2 * d->memo_cap : 64;
+		struct memo_slot *tab = hp_util_xcalloc(cap, sizeof(*tab));
+		for (size_t i = 0; i < d->memo_cap; i++)
+			if (d->memo[i].used)
+				*memo_slot(tab, cap, d->memo[i].vaddr) = d->memo[i];
+		free(d->memo);
+		d->memo = tab;
+		d->memo_cap = cap;
+	}
+	struct memo_slot *m = memo_slot(d->memo, d->memo_cap, vaddr);
+	m->vaddr = vaddr;
+	m->used = 1;
+	m->n = (uint32_t)n;
+	m->res = n ? hp_util_xcalloc(n, sizeof(*res)) : NULL;
+	if (n)
+		memcpy(m->res, res, n * sizeof(*res));
+	d->nmemo++;
+}
+
+/* hp_symbolize_lookup's answer, worked out: DWARF first, else the
+ * symbol table. */
+static size_t lookup(struct hp_symbolizer *s, struct dwmod *d, uint64_t vaddr, struct hp_symres *out)
+{
 	if (module_dwarf(d)) {
 		size_t n = lookup_dwarf(s, d, vaddr, out);
 		if (n)
@@ -512,6 +657,24 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	return 1;
 }
 
+size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint64_t vaddr,
+			   struct hp_symres *out)
+{
+	struct dwmod *d = session(s, mod);
+
+	if (!d->mod)
+		return 0;
+	const struct memo_slot *m = d->memo ? memo_slot(d->memo, d->memo_cap, vaddr) : NULL;
+	if (m && m->used) {
+		if (m->n)
+			memcpy(out, m->res, m->n * sizeof(*out));
+		return m->n;
+	}
+	size_t n = lookup(s, d, vaddr, out);
+	memo_put(d, vaddr, out, n);
+	return n;
+}
+
 void hp_symbolize_forget(struct hp_module *mod)
 {
 	struct dwmod *d = mod->dw;
@@ -527,6 +690,9 @@ void hp_symbolize_forget(struct hp_module *mod)
 	free(d->cu_idx);
 	free(d->cu_offs);
 	free(d->pub);
+	for (size_t i = 0; i < d->memo_cap; i++)
+		free(d->memo[i].res);
+	free(d->memo);
 	free(d);
 	mod->dw = NULL;
 }

@@ -9,6 +9,9 @@
  * An address costs libdw's CU lookup and dwarf_getscopes: a report has a
  * few dozen frames, not the command's tens of thousands, so no index.
  *
+ * Local only: separate debug files are looked for on the machine, never
+ * asked of debuginfod servers (local_debuginfo).
+ *
  * Runs at exit only, inside the guard: libdw's allocations go through the
  * interposed malloc, which then forwards to the next allocator and
  * records nothing; the arrays libdw hands back are freed there too.
@@ -16,11 +19,13 @@
  * output/dumpsyms.c does.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fmt.h"
 #include "base/pages.h"
@@ -51,6 +56,15 @@ struct dw_api {
 	int (*formudata)(Dwarf_Attribute *, Dwarf_Word *);
 	int (*getsrcfiles)(Dwarf_Die *, Dwarf_Files **, size_t *);
 	const char *(*filesrc)(Dwarf_Files *, size_t, Dwarf_Word *, Dwarf_Word *);
+	/* The local search for a separate debug file (local_debuginfo). */
+	int (*module_build_id)(Dwfl_Module *, const unsigned char **, GElf_Addr *);
+	int (*build_id_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
+				  const char *, GElf_Word, char **);
+	int (*standard_debuginfo)(Dwfl_Module *, void **, const char *, Dwarf_Addr, const char *,
+				  const char *, GElf_Word, char **);
+	Elf *(*elf_begin)(int, Elf_Cmd, Elf *);
+	int (*elf_end)(Elf *);
+	ssize_t (*elf_build_id)(Elf *, const void **);
 };
 
 struct srcline_object {
@@ -72,6 +86,77 @@ struct hp_srcline {
 	int nobj;
 };
 
+/* The session's libdw, for local_debuginfo, whose callback has no room
+ * for it (one session at a time: the report at exit). */
+static const struct dw_api *local_api;
+
+/* Whether the ELF file open on fd has the build ID bits[0..len). */
+static int same_build_id(int fd, const unsigned char *bits, int len)
+{
+	Elf *e = local_api->elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	int same = 0;
+
+	if (!e)
+		return 0;
+	if (local_api->elf_build_id(e, &id) == len && memcmp(id, bits, (size_t)len) == 0)
+		same = 1;
+	local_api->elf_end(e);
+	return same;
+}
+
+/* A separate debug file named by the object's .gnu_debuglink, looked for
+ * where elfutils looks (beside the object, in its .debug, in
+ * /usr/lib/debug or its mirror of the object's directory) and taken
+ * only with the object's build ID: fd, or -1. */
+static int debuglink_debuginfo(const char *file, const char *link, const unsigned char *bits, int len)
+{
+	/* before, the object's directory (unless !dir), after. */
+	static const struct { const char *before, *after; int dir; } where[] = {
+		{ "", "", 1 }, { "", "/.debug", 1 }, { "/usr/lib/debug", "", 0 }, { "/usr/lib/debug", "", 1 },
+	};
+	const char *slash = file ? strrchr(file, '/') : NULL;
+	char path[PATH_MAX];
+
+	if (!slash || !link || strchr(link, '/'))
+		return -1;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		size_t n = hp_fmt(path, sizeof(path), "%s%.*s%s/%s", where[i].before,
+				  where[i].dir ? (int)(slash - file) : 0, file, where[i].after, link);
+		if (n >= sizeof(path) - 1 || strcmp(path, file) == 0)
+			continue;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (same_build_id(fd, bits, len))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* libdw's find_debuginfo callback, local only: elfutils' standard one asks
+ * the debuginfod servers of DEBUGINFOD_URLS when nothing local is found,
+ * which at a host's exit would open network connections (a sandbox may
+ * kill it for that) and wait up to minutes on a server that does not
+ * answer.  An object with a build ID: the build-ID directories, then its
+ * debuglink; without one, the standard search, which then never asks a
+ * server (it needs a build ID to). */
+static int local_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			   const char *file, const char *link, GElf_Word crc, char **debugfile)
+{
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len = local_api->module_build_id(mod, &bits, &vaddr);
+
+	if (len <= 0)
+		return local_api->standard_debuginfo(mod, userdata, modname, base, file, link, crc, debugfile);
+	int fd = local_api->build_id_debuginfo(mod, NULL, NULL, 0, NULL, NULL, 0, debugfile);
+	if (fd >= 0)
+		return fd;
+	return debuglink_debuginfo(file, link, bits, len);
+}
+
 static int load(struct hp_srcline *s)
 {
 	s->lib = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -86,11 +171,17 @@ static int load(struct hp_srcline *s)
 		 SYM(attr_integrate, "dwarf_attr_integrate") && SYM(formstring, "dwarf_formstring") &&
 		 SYM(formudata, "dwarf_formudata") && SYM(getsrcfiles, "dwarf_getsrcfiles") &&
 		 SYM(filesrc, "dwarf_filesrc");
+	ok = ok && SYM(module_build_id, "dwfl_module_build_id") &&
+	     SYM(build_id_debuginfo, "dwfl_build_id_find_debuginfo") &&
+	     SYM(standard_debuginfo, "dwfl_standard_find_debuginfo") &&
+	     SYM(elf_begin, "elf_begin") && SYM(elf_end, "elf_end") &&
+	     SYM(elf_build_id, "dwelf_elf_gnu_build_id");
 	ok = ok && (*(void **)&s->cb.find_elf = dlsym(s->lib, "dwfl_build_id_find_elf")) &&
-	     (*(void **)&s->cb.find_debuginfo = dlsym(s->lib, "dwfl_standard_find_debuginfo")) &&
 	     (*(void **)&s->cb.section_address = dlsym(s->lib, "dwfl_offline_section_address"));
 #undef SYM
+	s->cb.find_debuginfo = local_debuginfo;
 	s->cb.debuginfo_path = &s->debuginfo_path;
+	local_api = &s->dw;
 	return ok ? 0 : -1;
 }
 

@@ -39,6 +39,7 @@
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "record/live.h"
 #include "record/ages.h"
@@ -404,6 +405,48 @@ static void put_back(struct shard *s, struct slot e)
 	s->slots[i] = e;
 }
 
+/* The records an in-place growth sets aside: about one a growth (the
+ * few near the table's start), so a few slots on the stack, and pages
+ * for every record, so that none is ever counted first, only if those
+ * fill (the pages' map and unmap were a third of the growths' time on
+ * perl's hash).  Keys inverted, as every
+ * address heapprof keeps in memory a leak scan may read: the stack's
+ * copies outlive the growth. */
+#define ASIDE_INLINE 16
+struct aside {
+	struct slot inl[ASIDE_INLINE];
+	struct slot *at;    /* inl, or pages */
+	uint32_t n, room;
+	size_t bytes;       /* of the pages; 0 while inl */
+};
+
+/* False if e found no room (no memory for the pages). */
+static bool aside_put(struct aside *a, struct slot e, uint32_t records)
+{
+	if (a->n == a->room) {
+		size_t bytes = ((size_t)records + 1) * sizeof(struct slot);
+		struct slot *pages = a->bytes ? NULL : hp_pages_alloc(bytes);
+		if (!pages)
+			return false;
+		memcpy(pages, a->at, a->n * sizeof(struct slot));
+		a->at = pages;
+		a->room = records + 1;
+		a->bytes = bytes;
+	}
+	e.key = ~e.key;
+	a->at[a->n++] = e;
+	return true;
+}
+
+/* m bytes rounded up to whole pages: where a mapping of m bytes, grown,
+ * has its first new page. */
+static size_t pages_of(size_t m)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (m + pg - 1) & ~(pg - 1);
+}
+
 /* Grows a large table without ages in place: its mapping grows (its
  * pages move, none is copied or faulted in again: growing into a fresh
  * table and unmapping the old one faulted in three times the final
@@ -421,24 +464,22 @@ static int grow_in_place(struct shard *s)
 {
 	uint32_t old_n = s->n, n = next_size(old_n), old_cap = s->cap;
 	struct slot *t = s->slots;
+	struct aside aside;
 
 	if (n == old_n)
 		return 0;
-	uint32_t room = old_cap / 64 + 64, aside_n = 0;
-	for (uint32_t i = 0; i < old_cap; i++)
-		if (t[i].key != SLOT_EMPTY && home(n, t[i].key) < i)
-			room++;
-	size_t aside_bytes = (size_t)room * sizeof(struct slot);
-	struct slot *aside = hp_pages_alloc(aside_bytes);
-	if (!aside)
+	size_t old_bytes = table_size(old_n), bytes = table_size(n);
+	t = hp_pages_resize(t, old_bytes, bytes);
+	if (!t)
 		return -1;
-	size_t bytes = table_size(n);
-	t = hp_pages_resize(t, table_size(old_n), bytes);
-	if (!t) {
-		hp_pages_free(aside, aside_bytes);
-		return -1;
-	}
-	madvise(t, bytes, MADV_POPULATE_WRITE);   /* the new pages at once (see table_alloc) */
+	/* The new pages at once (see table_alloc); the old ones are in. */
+	size_t kept = pages_of(old_bytes);
+	if (kept < bytes)
+		madvise((char *)t + kept, bytes - kept, MADV_POPULATE_WRITE);
+	aside.at = aside.inl;
+	aside.n = 0;
+	aside.room = ASIDE_INLINE;
+	aside.bytes = 0;
 	uint32_t cap = table_slots(n) - 1;
 	for (uint32_t i = old_cap; i-- > 0;) {
 		uintptr_t k = t[i].key;
@@ -455,15 +496,17 @@ static int grow_in_place(struct shard *s)
 				continue;
 			}
 		}
-		if (aside_n < room)
-			aside[aside_n++] = e;
-		else
+		if (!aside_put(&aside, e, s->live))
 			lose(s, k);
 	}
 	adopt(s, t, n);
-	for (uint32_t a = 0; a < aside_n; a++)
-		put_back(s, aside[a]);
-	hp_pages_free(aside, aside_bytes);
+	for (uint32_t a = 0; a < aside.n; a++) {
+		struct slot e = aside.at[a];
+		e.key = ~e.key;
+		put_back(s, e);
+	}
+	if (aside.bytes)
+		hp_pages_free(aside.at, aside.bytes);
 	return 1;
 }
 
@@ -651,13 +694,32 @@ HP_INLINE void delete_at(struct shard *s, struct slot *slots, uint32_t n, uint32
 	slots[i].key = SLOT_EMPTY;
 }
 
+/* The end of a removal that found key: the counts, then the lock. */
+HP_INLINE enum hp_live_result removed(struct shard *s, uintptr_t key)
+{
+	HP_STORE(&s->live, s->live - 1);
+	hp_filter_dec(key);
+	shard_unlock(s);
+	return HP_LIVE_REMOVED;
+}
+
+/* A removal whose slot's cluster goes on past it: the backward shift,
+ * out of line, so that the common removal (the next slot empty: in a
+ * table at most half full, most of them) keeps few registers and saves
+ * none. */
+static HP_NOINLINE enum hp_live_result remove_shift(struct shard *s, struct slot *slots, uint32_t n,
+						    uint32_t i, uintptr_t key)
+{
+	delete_at(s, slots, n, i);
+	return removed(s, key);
+}
+
 /* The removal under the lock, which it releases. */
 HP_INLINE enum hp_live_result remove_locked(struct shard *s, uintptr_t key, uint64_t *size,
 					    uint32_t *tctx)
 {
 	struct slot *slots = s->slots;
 	uint32_t n = s->n;
-	enum hp_live_result r = HP_LIVE_ABSENT;
 
 	if (HP_LIKELY(n)) {
 		struct slot *at = slots + home(n, key);
@@ -668,14 +730,14 @@ HP_INLINE enum hp_live_result remove_locked(struct shard *s, uintptr_t key, uint
 			uint64_t v = at->val;
 			*size = v & HP_LIVE_SIZE_MAX;
 			*tctx = (uint32_t)(v >> SIZE_BITS);
-			delete_at(s, slots, n, (uint32_t)(at - slots));
-			HP_STORE(&s->live, s->live - 1);
-			hp_filter_dec(key);
-			r = HP_LIVE_REMOVED;
+			if (at[1].key != SLOT_EMPTY)
+				return remove_shift(s, slots, n, (uint32_t)(at - slots), key);
+			at->key = SLOT_EMPTY;
+			return removed(s, key);
 		}
 	}
 	shard_unlock(s);
-	return r;
+	return HP_LIVE_ABSENT;
 }
 
 /* A removal while this thread holds some shard: a signal handler's, or
