@@ -4,7 +4,7 @@
 # signal handlers and a real interpreter, compared stack by stack with
 # prof_unwinder:check; and its stacks read right in a dump.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 20
 
 # check_clean NAME LOGFILE [MIN]: every "prof_unwinder:check" line says
 # 0 differed, and together they compared at least MIN stacks.
@@ -43,6 +43,12 @@ prof $CHECK,log_level:debug "$TP/threads" >/dev/null 2>err
 memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo$/\1/p' err)
 ok $([ "${memo:-0}" -gt 0 ] && grep -q ' 0 differed,' err; echo $?) \
 	"threads: the walk memo finished $memo walks, none differed from libunwind's"
+
+# Stacks deeper than prof_bt_max: both walks stop at the cap, libunwind's
+# with more of heapprof's own frames in it, so it keeps fewer of the
+# program's; the frames both kept are the same.
+prof $CHECK,prof_bt_max:20 "$TP/frames" >/dev/null 2>err
+check_clean "frames cut at prof_bt_max:20 (recursion 50 deep)" err 10000
 
 prof $CHECK "$TP/cxx" >/dev/null 2>err
 check_clean "cxx (operator new, exceptions)" err 1000

@@ -70,19 +70,25 @@ HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintpt
 	if (m < 0)
 		return;   /* the fast unwinder would have fallen back: nothing to compare */
 	int a = first_foreign(buf, n), b = first_foreign(fast, m);
-	int same = n - a == m - b && !memcmp(buf + a, fast + b, (size_t)(n - a) * sizeof(*buf));
+	/* Both cut at max: each kept max frames, heapprof's own among them,
+	 * and libunwind walks more of those; the frames both kept must match. */
+	int cut = n >= max && m >= max, len = n - a < m - b ? n - a : m - b;
+	int same = (cut || n - a == m - b) && !memcmp(buf + a, fast + b, (size_t)len * sizeof(*buf));
 	uint64_t k = HP_ADD(&checked, 1) + 1;
 	if (same)
 		return;
 	uint64_t bad = HP_ADD(&mismatched, 1) + 1;
 	if (bad <= 5) {
+		int at = 0;   /* the first frame that differs */
+		while (at < len && buf[a + at] == fast[b + at])
+			at++;
 		char line[512];
-		size_t len = 0;
-		for (int i = 0; i < 6; i++)
-			len += hp_fmt(line + len, sizeof(line) - len, " %p/%p",
-				      (void *)(a + i < n ? buf[a + i] : 0), (void *)(b + i < m ? fast[b + i] : 0));
-		hp_log(HP_LOG_WARN, "prof_unwinder:check: stack %llu differs (libunwind/fast):%s",
-		       (unsigned long long)k, line);
+		size_t used = 0;
+		for (int i = at; i < at + 6; i++)
+			used += hp_fmt(line + used, sizeof(line) - used, " %p/%p",
+				       (void *)(a + i < n ? buf[a + i] : 0), (void *)(b + i < m ? fast[b + i] : 0));
+		hp_log(HP_LOG_WARN, "prof_unwinder:check: stack %llu differs (libunwind/fast: %d/%d frames, "
+		       "from frame %d):%s", (unsigned long long)k, n - a, m - b, at, line);
 	}
 }
 
