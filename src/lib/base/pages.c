@@ -152,7 +152,7 @@ void hp_pages_postfork_child(void)
 	hp_spin_reset(&reg_lock);
 }
 
-static size_t page_round(size_t n)
+size_t hp_pages_round(size_t n)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -161,7 +161,7 @@ static size_t page_round(size_t n)
 
 void *hp_pages_alloc(size_t n)
 {
-	n = page_round(n);
+	n = hp_pages_round(n);
 	void *p = raw_map(n);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -172,7 +172,7 @@ void *hp_pages_alloc(size_t n)
 
 void *hp_pages_alloc_held(size_t n)
 {
-	n = page_round(n);
+	n = hp_pages_round(n);
 	void *p = raw_map(n);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -197,7 +197,7 @@ void hp_pages_free(void *p, size_t n)
 {
 	if (!p)
 		return;
-	n = page_round(n);
+	n = hp_pages_round(n);
 	reg_remove(p);
 	raw_unmap(p, n);
 	HP_SUB(&mapped_bytes, n);
@@ -205,8 +205,8 @@ void hp_pages_free(void *p, size_t n)
 
 void *hp_pages_resize(void *p, size_t n, size_t m)
 {
-	n = page_round(n);
-	m = page_round(m);
+	n = hp_pages_round(n);
+	m = hp_pages_round(m);
 	long r = hp_syscall(SYS_mremap, p, n, m, MREMAP_MAYMOVE);
 	if (r == -1)
 		return NULL;
@@ -223,7 +223,7 @@ void hp_pages_retire(void *p, size_t n)
 {
 	if (!p)
 		return;
-	n = page_round(n);
+	n = hp_pages_round(n);
 	madvise(p, n, MADV_DONTNEED);
 	HP_SUB(&mapped_bytes, n);
 }

@@ -17,6 +17,9 @@
 
 /* Maps n bytes (rounded up to pages), zero-filled.  NULL on failure. */
 void *hp_pages_alloc(size_t n);
+/* n rounded up to whole pages: what a run of n bytes maps. */
+size_t hp_pages_round(size_t n);
+
 /* Unmaps a run returned by hp_pages_alloc with the same n. */
 void hp_pages_free(void *p, size_t n);
 

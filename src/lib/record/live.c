@@ -39,7 +39,6 @@
  */
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "record/live.h"
 #include "record/ages.h"
@@ -438,15 +437,6 @@ static bool aside_put(struct aside *a, struct slot e, uint32_t records)
 	return true;
 }
 
-/* m bytes rounded up to whole pages: where a mapping of m bytes, grown,
- * has its first new page. */
-static size_t pages_of(size_t m)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-
-	return (m + pg - 1) & ~(pg - 1);
-}
-
 /* Grows a large table without ages in place: its mapping grows (its
  * pages move, none is copied or faulted in again: growing into a fresh
  * table and unmapping the old one faulted in three times the final
@@ -473,7 +463,7 @@ static int grow_in_place(struct shard *s)
 	if (!t)
 		return -1;
 	/* The new pages at once (see table_alloc); the old ones are in. */
-	size_t kept = pages_of(old_bytes);
+	size_t kept = hp_pages_round(old_bytes);   /* its first new page */
 	if (kept < bytes)
 		madvise((char *)t + kept, bytes - kept, MADV_POPULATE_WRITE);
 	aside.at = aside.inl;
