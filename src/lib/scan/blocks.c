@@ -6,8 +6,9 @@
  * shard lock and the pages registry's lock are held: it takes no lock and
  * maps its memory with hp_pages_alloc_held.  Two passes over the live
  * table: the first sets the start bits (and lists the big blocks and the
- * loader's), the second, once the counts are summed, stores each small
- * block's size at its rank.
+ * loader's), in a bitmap of their own, dense, since it sets them in the
+ * table's order; the counts copy them into the index's slots; the second,
+ * once the counts are summed, stores each small block's size at its rank.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,7 +26,7 @@
  * leaves is never touched). */
 #define SLAB_FIRST (4ul << 20)
 #define SLAB_MAX   (1ul << 30)
-#define CHUNK_BYTES (HP_BLOCKS_WORDS * sizeof(struct hp_blocks_word))
+#define CHUNK_BYTES (HP_BLOCKS_WORDS * (sizeof(struct hp_blocks_word) + sizeof(uint64_t) + sizeof(uint16_t)))
 #define NO_START 0xffffu
 
 /* The last answer of chunk_from: a walk of a heap in address order (the
@@ -149,6 +150,8 @@ static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
 	struct hp_blocks_chunk *c = &x->chunks[x->nchunks];
 	c->key = key;
 	c->w = (struct hp_blocks_word *)x->slab;
+	c->bits = (uint64_t *)(c->w + HP_BLOCKS_WORDS);
+	c->counts = (uint16_t *)(c->bits + HP_BLOCKS_WORDS);
 	x->slab += CHUNK_BYTES;
 	dir_put(x->dir, x->dir_mask, key, x->nchunks);
 	x->nchunks++;
@@ -241,17 +244,17 @@ static void first_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
 		return;
 	}
 	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
-	c->w[g >> 6].starts |= 1ULL << (g & 63);
+	c->bits[g >> 6] |= 1ULL << (g & 63);
 	c->n++;
 }
 
-/* The rank of the small block at p in chunk c. */
+/* The rank of the small block at p in chunk c (from the build's own
+ * arrays). */
 static uint64_t rank_of(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t p)
 {
 	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
 
-	return (uint64_t)c->first + c->w[k].before +
-	       (uint64_t)bits_in(c->w[k].starts & ((1ULL << (g & 63)) - 1));
+	return (uint64_t)c->first + c->counts[k] + (uint64_t)bits_in(c->bits[k] & ((1ULL << (g & 63)) - 1));
 }
 
 static void second_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
@@ -280,7 +283,8 @@ static int count(struct hp_blocks *x)
 		uint32_t before = 0;
 		uint16_t last = NO_START;
 		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
-			c->w[k].before = (uint16_t)before;
+			c->w[k].starts = c->bits[k];
+			c->w[k].before = c->counts[k] = (uint16_t)before;
 			before += (uint32_t)bits_in(c->w[k].starts);
 			if (c->w[k].starts)
 				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts));
