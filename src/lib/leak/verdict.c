@@ -609,9 +609,14 @@ static void note_unstopped(struct hp_verdictfile *vf, const struct hp_reach *r)
 
 /* This thread's allocations from the private heap (next/privheap.h), or
  * no more: inside the guard, whose countdown is "never", a countdown of
- * 0 sends each of them to the slow path, which makes it there. */
+ * 0 sends each of them to the slow path, which makes it there.  Only when
+ * the library was preloaded: attached (heapprof attach), it takes the
+ * calls of the objects loaded before it only, and libdw, loaded now,
+ * would hand a private block to the C library's free. */
 static void private_heap(bool on)
 {
+	if (HP_LOAD(&hp_switches.attached) != HP_ATTACH_NONE)
+		return;
 	if (on) {
 		hp_privheap_enter();
 		hp_tls_set_countdown(&hp_tls, 0);
