@@ -51,6 +51,27 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 	return hp_sample_draw(&t->rng, lg);
 }
 
+/* Whether the thread is in exact mode as at its last allocation, outside
+ * the guard: then every allocation is a sample point, at rate 0. */
+HP_INLINE bool exact_lane(const struct hp_tls *t)
+{
+	return !t->guard && t->exact_epoch == HP_LOAD(&hp_switches.epoch);
+}
+
+/* decide() for a thread in the exact lane: the countdown stays 0 (a
+ * signal handler's allocation in between took its count back), and the
+ * bytes since the last sample point are this block's.  What the general
+ * case would do, with nothing to draw or test; and start-up was complete
+ * (the thread set its exact_epoch after it saw ready, which stays set). */
+HP_INLINE bool decide_exact(struct hp_tls *t, size_t n)
+{
+	hp_trigger_poll();   /* no helper thread: answer a request here */
+	t->last_inv = 0;   /* an allocation: the last block is not temporary */
+	hp_tls_set_countdown(t, 0);
+	hp_trigger_note_alloc(t, n);
+	return HP_LOAD(&hp_switches.active);
+}
+
 /* Called when n reached the countdown (or the thread has none yet).
  * Returns whether this allocation is sampled, and the rate it was drawn
  * at, and arms the next countdown. */
@@ -60,20 +81,8 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	if (t->guard)
 		return false;
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
-	if (HP_LIKELY(t->exact_epoch == epoch)) {
-		/* Exact mode, as at this thread's last allocation: every
-		 * allocation is a sample point, the countdown stays 0 (a
-		 * signal handler's allocation in between took its count
-		 * back), and the bytes since the last one are this block's.
-		 * What the general case below would do, with nothing to
-		 * draw or test; and start-up was complete (the thread set
-		 * its exact_epoch after it saw ready, which stays set). */
-		hp_trigger_poll();   /* no helper thread: answer a request here */
-		t->last_inv = 0;   /* an allocation: the last block is not temporary */
-		hp_tls_set_countdown(t, 0);
-		hp_trigger_note_alloc(t, n);
-		return HP_LOAD(&hp_switches.active);
-	}
+	if (HP_LIKELY(t->exact_epoch == epoch))
+		return decide_exact(t, n);
 	if (!HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
 	hp_trigger_poll();
@@ -298,9 +307,21 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 
 /* ---- slow paths ------------------------------------------------------ */
 
+/* The exact lane has its own copy of record_alloc, with the rate a
+ * constant 0: its weight, context key and peak need no test of it. */
 void *hp_sampled_malloc(size_t n)
 {
 	struct hp_tls *t = &hp_tls;
+	if (HP_LIKELY(exact_lane(t))) {
+		bool sample = decide_exact(t, n);
+		void *p = (hp_next.malloc)(n);
+
+		if (HP_LIKELY(sample && p)) {
+			hp_stale_scrub(p, 0, n);
+			record_alloc(t, p, n, 0);
+		}
+		return p;
+	}
 	int lg;
 	bool sample = decide(t, n, &lg);
 	void *p = (hp_next.malloc)(n);
