@@ -51,25 +51,25 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 	return hp_sample_draw(&t->rng, lg);
 }
 
-/* Whether the thread is in exact mode as at its last allocation, outside
- * the guard: then every allocation is a sample point, at rate 0. */
+/* Whether the thread is in the exact lane, outside the guard: in exact
+ * mode, active and counting no bytes allocated (lg_prof_interval off),
+ * as at its last allocation, so that every allocation is sampled, at
+ * rate 0.  Any change of these bumps the epoch (record/switches.h). */
 HP_INLINE bool exact_lane(const struct hp_tls *t)
 {
-	return !t->guard && t->exact_epoch == HP_LOAD(&hp_switches.epoch);
+	return !t->guard && t->lane_epoch == HP_LOAD(&hp_switches.epoch);
 }
 
 /* decide() for a thread in the exact lane: the countdown stays 0 (a
- * signal handler's allocation in between took its count back), and the
- * bytes since the last sample point are this block's.  What the general
- * case would do, with nothing to draw or test; and start-up was complete
- * (the thread set its exact_epoch after it saw ready, which stays set). */
-HP_INLINE bool decide_exact(struct hp_tls *t, size_t n)
+ * signal handler's allocation in between took its count back).  What
+ * the general case would do, with nothing to draw or test, and no bytes
+ * to count; and start-up was complete (the thread set its lane_epoch
+ * after it saw ready, which stays set). */
+HP_INLINE void decide_exact(struct hp_tls *t)
 {
 	hp_trigger_poll();   /* no helper thread: answer a request here */
 	t->last_inv = 0;   /* an allocation: the last block is not temporary */
 	hp_tls_set_countdown(t, 0);
-	hp_trigger_note_alloc(t, n);
-	return HP_LOAD(&hp_switches.active);
 }
 
 /* Called when n reached the countdown (or the thread has none yet).
@@ -81,8 +81,10 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	if (t->guard)
 		return false;
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
-	if (HP_LIKELY(t->exact_epoch == epoch))
-		return decide_exact(t, n);
+	if (HP_LIKELY(t->lane_epoch == epoch)) {
+		decide_exact(t);
+		return true;
+	}
 	if (!HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
 	hp_trigger_poll();
@@ -104,6 +106,9 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		/* Exact mode (draw's 0 with nothing off) until the epoch's
 		 * next change: the shortcut above. */
 		t->exact_epoch = *lg == 0 && HP_LOAD(&hp_switches.enabled) ? epoch : 0;
+		hp_tls_errno(t);   /* the lane takes it as kept */
+		t->lane_epoch = t->exact_epoch && HP_LOAD(&hp_switches.active) &&
+				!HP_LOAD(&hp_switches.count_alloc) ? epoch : 0;
 		hp_tls_set_countdown(t, t->last_draw);
 		if (n < t->last_draw) {
 			hp_tls_set_countdown(t, t->last_draw - n - 1);
@@ -199,12 +204,12 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, const 
 	return c;
 }
 
-/* Records p (n bytes, sampled at rate lg) with the current call stack.
- * Inlined into each slow path so that the unwinder walks one frame of
- * ours, not three. */
-HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
+/* Records p (n bytes, sampled at rate lg) with the current call stack;
+ * lane: from the exact lane (lg 0, errnop kept).  Inlined into each slow
+ * path so that the unwinder walks one frame of ours, not three. */
+HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg, bool lane)
 {
-	int *errp = hp_tls_errno(t);
+	int *errp = lane ? t->errnop : hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
@@ -313,12 +318,12 @@ void *hp_sampled_malloc(size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	if (HP_LIKELY(exact_lane(t))) {
-		bool sample = decide_exact(t, n);
+		decide_exact(t);
 		void *p = (hp_next.malloc)(n);
 
-		if (HP_LIKELY(sample && p)) {
+		if (HP_LIKELY(p)) {
 			hp_stale_scrub(p, 0, n);
-			record_alloc(t, p, n, 0);
+			record_alloc(t, p, n, 0, true);
 		}
 		return p;
 	}
@@ -328,7 +333,7 @@ void *hp_sampled_malloc(size_t n)
 
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	}
 	return p;
 }
@@ -342,7 +347,7 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	void *p = (hp_next.calloc)(n, m);
 
 	if (sample && p)
-		record_alloc(t, p, total, lg);
+		record_alloc(t, p, total, lg, false);
 	return p;
 }
 
@@ -369,7 +374,7 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 	}
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	}
 	return p;
 }
@@ -383,7 +388,7 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 
 	if (sample && !err) {
 		hp_stale_scrub(*out, 0, n);
-		record_alloc(t, *out, n, lg);
+		record_alloc(t, *out, n, lg, false);
 	}
 	return err;
 }
@@ -507,7 +512,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 			hp_stale_scrub(q, 0, n);
 		else if (r == HP_LIVE_REMOVED)
 			hp_stale_scrub(q, old_size, n);
-		record_alloc(t, q, n, lg);
+		record_alloc(t, q, n, lg, false);
 	}
 	errno = saved_errno;
 	return q;
@@ -554,7 +559,7 @@ void *hp_sampled_new(enum hp_nextcxx_kind kind, size_t n, size_t al)
 	hp_sampled_leave(t);
 	g.t = NULL;
 	if (sample && p)
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	return p;
 }
 

@@ -43,6 +43,9 @@ struct hp_tls {
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
 	uint32_t exact_epoch;       /* epoch, when it samples everything
 				     * (lg_prof_sample 0, prof on); else 0 */
+	uint32_t lane_epoch;        /* exact_epoch, when also active and not
+				     * counting bytes allocated, with errnop
+				     * set: the exact lane (record/sampled.c) */
 	uint64_t rng;
 	uint64_t last_draw;         /* the countdown drawn at the last sample point */
 	/* Trigger accounting, published to trigger.c past a threshold. */
