@@ -51,6 +51,7 @@
 
 #include "base/compiler.h"
 #include "record/counters.h"
+#include "record/tls.h"
 #include "base/spin.h"
 
 #pragma GCC visibility push(hidden)
@@ -105,10 +106,9 @@ struct hp_peak_slot {
 #define HP_PEAK_ROOM (16 << 10)
 #define HP_PEAK_AVAIL_MAX (4 * HP_PEAK_ROOM)
 
-/* The calling thread's slot, NULL before its first recorded free (or
- * when every slot is taken: then it counts in the shared counter at
- * once). */
-extern __thread struct hp_peak_slot *hp_peak_mine;
+/* The calling thread's slot is hp_tls.peak_slot: NULL before its first
+ * recorded free (or when every slot is taken: then it counts in the
+ * shared counter at once). */
 
 /* v += d on the calling thread's own slot in one instruction, so that a
  * signal handler's nested change, made between a load and a store, is
@@ -135,7 +135,7 @@ void hp_peak_grow_slow(int64_t bytes, int64_t key, uint32_t gen);
  * missed by that candidate).  Otherwise hp_peak_grow_slow. */
 HP_INLINE void hp_peak_grow(int64_t bytes, int64_t key, uint32_t gen)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	if (HP_LIKELY(s)) {
 		if (HP_LIKELY(HP_LOAD(&s->avail) >= bytes && HP_LOAD(&s->gen) == gen &&
@@ -164,7 +164,7 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen);
  * the thread's allowance grows, with no shared write. */
 HP_INLINE void hp_peak_shrink(int64_t bytes, uint32_t gen)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	if (HP_LIKELY(s && HP_LOAD(&s->gen) == gen && HP_LOAD(&s->avail) < HP_PEAK_AVAIL_MAX)) {
 		hp_peak_add_own(&s->avail, bytes);

@@ -35,6 +35,7 @@
 #define HP_PENDING_MAX 16
 
 struct hp_thread;
+struct hp_peak_slot;
 
 struct hp_tls {
 	uint64_t ahead;             /* ~(stream bytes before the next sample point) */
@@ -56,6 +57,11 @@ struct hp_tls {
 	int64_t live_step;          /* 0: at the thread's first note */
 	uint64_t live_span;         /* 2 live_step - 1: live_biased stays below */
 	struct hp_thread *thread;   /* created on the first sample */
+	/* The thread's slot of the peak's allowances (record/peak.h), NULL
+	 * before its first recorded free: here, beside the rest, so that
+	 * each recorded allocation and free reaches it without a look-up
+	 * of its own. */
+	struct hp_peak_slot *peak_slot;
 	int *errnop;                /* &errno, kept from the first slow path on */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation
