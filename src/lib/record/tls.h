@@ -46,7 +46,8 @@ struct hp_tls {
 				     * (lg_prof_sample 0, prof on); else 0 */
 	uint32_t lane_epoch;        /* exact_epoch, when also active and not
 				     * counting bytes allocated, with errnop
-				     * set: the exact lane (record/sampled.c) */
+				     * set and the thread's record ready to
+				     * sample: the exact lane (record/sampled.c) */
 	uint64_t rng;
 	uint64_t last_draw;         /* the countdown drawn at the last sample point */
 	/* Trigger accounting, published to trigger.c past a threshold. */
@@ -119,6 +120,14 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 		return 1;
 	hp_tls.ahead -= n + 1;
 	return 0;
+}
+
+/* The thread's record can no longer vouch for the exact lane (its
+ * buffers went at its exit, or thread.prof.active changed): the next
+ * allocation takes the general path, which checks again. */
+HP_INLINE void hp_tls_leave_lane(struct hp_tls *t)
+{
+	t->lane_epoch = 0;
 }
 
 /* The thread's errno, which every slow path keeps: &errno is a call
