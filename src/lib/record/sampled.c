@@ -60,6 +60,19 @@ HP_INLINE bool exact_lane(const struct hp_tls *t)
 	return !t->guard && t->lane_epoch == HP_LOAD(&hp_switches.epoch);
 }
 
+/* A thread in exact mode at epoch enters the lane when nothing else
+ * needs a test per allocation: prof.active on, no bytes allocated
+ * counted, and its record ready to sample (record_alloc's checks). */
+HP_INLINE void enter_lane(struct hp_tls *t, uint32_t epoch)
+{
+	const struct hp_thread *th = t->thread;
+
+	hp_tls_errno(t);   /* the lane takes it as kept */
+	if (HP_LOAD(&hp_switches.active) && !HP_LOAD(&hp_switches.count_alloc) && th && th->frames &&
+	    HP_LOAD(&th->active))
+		t->lane_epoch = epoch;
+}
+
 /* decide() for a thread in the exact lane: the countdown stays 0 (a
  * signal handler's allocation in between took its count back).  What
  * the general case would do, with nothing to draw or test, and no bytes
@@ -87,6 +100,8 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	}
 	if (!HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	if (t->exact_epoch == epoch)
+		enter_lane(t, epoch);   /* from the next allocation on */
 	hp_trigger_poll();
 	t->last_inv = 0;
 	/* A signal handler that allocated more than the countdown between
@@ -106,9 +121,9 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		/* Exact mode (draw's 0 with nothing off) until the epoch's
 		 * next change: the shortcut above. */
 		t->exact_epoch = *lg == 0 && HP_LOAD(&hp_switches.enabled) ? epoch : 0;
-		hp_tls_errno(t);   /* the lane takes it as kept */
-		t->lane_epoch = t->exact_epoch && HP_LOAD(&hp_switches.active) &&
-				!HP_LOAD(&hp_switches.count_alloc) ? epoch : 0;
+		t->lane_epoch = 0;
+		if (t->exact_epoch)
+			enter_lane(t, epoch);
 		hp_tls_set_countdown(t, t->last_draw);
 		if (n < t->last_draw) {
 			hp_tls_set_countdown(t, t->last_draw - n - 1);
@@ -216,12 +231,15 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg, bool la
 	hp_tls_guard_enter_outer(t);   /* decide() said sample: outside it */
 	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
+	if (lane)
+		goto ready;   /* enter_lane checked, hp_tls_leave_lane keeps it true */
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_threads_self();
 	if (!th || !HP_LOAD(&th->active)) {
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
+ready:;
 	bool same;
 	uint64_t hash;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
