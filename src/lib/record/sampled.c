@@ -31,6 +31,7 @@
 #include "record/probes.h"
 #include "record/switches.h"
 #include "next/next.h"
+#include "next/privheap.h"
 #include "record/sample.h"
 #include "stack/stack.h"
 #include "record/stacktab.h"
@@ -50,6 +51,10 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 		return 0;
 	return hp_sample_draw(&t->rng, lg);
 }
+
+/* decide()'s rate for an allocation of the thread that works in the
+ * private heap (next/privheap.h): not sampled, and made there. */
+#define LG_PRIVATE (-1)
 
 /* Whether the thread is in the exact lane, outside the guard: in exact
  * mode, active and counting no bytes allocated (lg_prof_interval off),
@@ -91,8 +96,11 @@ HP_INLINE void decide_exact(struct hp_tls *t)
 HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	*lg = 0;
-	if (t->guard)
+	if (t->guard) {
+		if (HP_UNLIKELY(hp_privheap_mine()))
+			*lg = LG_PRIVATE;
 		return false;
+	}
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	if (HP_LIKELY(t->lane_epoch == epoch)) {
 		decide_exact(t);
@@ -347,8 +355,11 @@ void *hp_sampled_malloc(size_t n)
 	}
 	int lg;
 	bool sample = decide(t, n, &lg);
-	void *p = (hp_next.malloc)(n);
+	void *p;
 
+	if (HP_UNLIKELY(!sample && lg == LG_PRIVATE) && (p = hp_privheap_malloc(n)))
+		return p;
+	p = (hp_next.malloc)(n);
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg, false);
@@ -362,7 +373,11 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	size_t total = n * m;   /* the caller checked for overflow */
 	int lg;
 	bool sample = decide(t, total, &lg);
-	void *p = (hp_next.calloc)(n, m);
+	void *p;
+
+	if (HP_UNLIKELY(!sample && lg == LG_PRIVATE) && (p = hp_privheap_calloc(total)))
+		return p;
+	p = (hp_next.calloc)(n, m);
 
 	if (sample && p)
 		record_alloc(t, p, total, lg, false);
@@ -452,6 +467,10 @@ void hp_sampled_free(void *p)
 	}
 	if (r == HP_LIVE_REMOVED)
 		hp_stale_stamp(p);
+	else if (hp_privheap_owns(p)) {
+		hp_privheap_free(p);
+		return;
+	}
 	(hp_next.free)(p);
 }
 
@@ -481,11 +500,16 @@ void *hp_sampled_realloc(void *p, size_t n)
 
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);
+	if (p && hp_privheap_owns(p))
+		return hp_privheap_realloc(p, n);
 	bool tmp = p && temporary(t, p);   /* before decide() forgets it */
 	/* The new block is an allocation of n bytes, sampled as any other:
 	 * here also when only the old block brought us (it may be a sampled
 	 * one), so the countdown decides, not the way in. */
 	bool sample = !hp_tls_fast(n) && decide(t, n, &lg);
+	void *own;
+	if (HP_UNLIKELY(!p && !sample && lg == LG_PRIVATE) && (own = hp_privheap_malloc(n)))
+		return own;
 
 	/* Take the old record out before the block can be freed and its
 	 * address handed to another thread. */
@@ -540,6 +564,8 @@ size_t hp_sampled_usable_size(void *p)
 {
 	if (hp_next_pool_owns(p))
 		return hp_next_pool_size(p);
+	if (hp_privheap_owns(p))
+		return hp_privheap_usable(p);
 	return hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : 0;
 }
 
