@@ -199,6 +199,16 @@ void hp_peak_save(struct hp_counters *c, int64_t key)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
+void hp_peak_save_before(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes)
+{
+	struct hp_counts k;
+
+	hp_counters_read(c, &k);
+	HP_STORE(&c->peak_cnt, k.live_cnt - (int64_t)cnt);
+	HP_STORE(&c->peak_bytes, k.live_bytes - (int64_t)bytes);
+	HP_STORE_REL(&c->peak_at, key);
+}
+
 void hp_peak_read(const struct hp_counters *c, int64_t key, struct hp_counts *out)
 {
 	/* out already holds the live figures, read before this fence. */

@@ -24,7 +24,9 @@
  * The peak's value is also the snapshot's key.  A context keeps its live
  * figures at the peak lazily: before its first change after a new peak,
  * the slow path copies its live figures into peak_cnt/peak_bytes and
- * stamps them with the key (hp_peak_keep).  A context not stamped with
+ * stamps them with the key (hp_peak_keep; an allocation copies them
+ * just after its change, less itself, and not at all when the peak moved
+ * meanwhile: hp_peak_keep_alloc).  A context not stamped with
  * the current key has not changed since the peak, so its live figures
  * are its peak figures.  No copy of the whole table is ever made, and
  * each allocation and free costs an add to its thread's slot (or, near
@@ -84,6 +86,22 @@ HP_INLINE void hp_peak_keep(struct hp_counters *c, int64_t key)
 {
 	if (HP_UNLIKELY(HP_LOAD(&c->peak_at) != key))
 		hp_peak_save(c, key);
+}
+
+void hp_peak_save_before(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes);
+
+/* After an allocation of (cnt, bytes) was counted in c and in the live
+ * total (hp_peak_grow), key the peak read before both: keeps c's figures
+ * from before the allocation at key, unless the peak has moved past key
+ * since.  Then c's live figures, the allocation in, are its figures at
+ * the new peak, and no copy is made: a growing heap, where each
+ * allocation raises the peak, copied its context's figures at each one.
+ * A reader in between takes c's live figures at key: the allocation
+ * was in flight, on either side of the snapshot (see above). */
+HP_INLINE void hp_peak_keep_alloc(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes)
+{
+	if (HP_UNLIKELY(HP_LOAD(&c->peak_at) != key) && hp_peak_key() == key)
+		hp_peak_save_before(c, key, cnt, bytes);
 }
 
 /* A thread's allowance: bytes the shared counter already counts that

@@ -272,7 +272,6 @@ ready:;
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
 	int64_t key = hp_peak_key();
-	hp_peak_keep(c, key);
 	hp_counters_add(c, cnt, bytes);
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_counters_sub(c, cnt, bytes, 1);
@@ -281,6 +280,7 @@ ready:;
 		goto out;
 	}
 	hp_peak_grow((int64_t)bytes, key, c->gen);
+	hp_peak_keep_alloc(c, key, cnt, bytes);   /* after: a new peak needs no copy */
 	hp_trigger_note_live(t, (int64_t)bytes);
 	HP_PROBE_ALLOC(p, size, bytes);
 	/* The countdown as the next free will find it if this thread
