@@ -10,7 +10,7 @@
 # turns it off; by default it lives in $XDG_CACHE_HOME/heapprof or
 # ~/.cache/heapprof.
 . "$(dirname "$0")/lib.sh"
-plan 27
+plan 30
 for c in strace perl; do
 	command -v $c >/dev/null || { echo "Bail out! $c is missing: run make deps"; exit 1; }
 done
@@ -82,6 +82,17 @@ report open r7
 is "$(cat r7) $(ls open/symbols | wc -l)" "$(cat plain) 0" "a cache directory others may write: not used"
 report "" r8
 is "$(cat r8) $(opens r8 "$libc_dbg")" "$(cat plain) 1" "HEAPPROF_CACHE= (empty): no cache"
+
+# Kept to the 1,000 files most recently used; a dead run's temporary goes.
+mkdir -p full/symbols && chmod 700 full/symbols
+(cd full/symbols && for i in $(seq 1 1005); do echo x >"old$i.sym"; done &&
+	touch -d '2 days ago' old*.sym && touch -d '3 days ago' old1.sym && touch old1005.sym &&
+	echo x >dead.sym.1.1.tmp && touch -d '2 hours ago' dead.sym.1.1.tmp && echo x >live.sym.2.2.tmp)
+report full r9
+is "$(ls full/symbols | grep -c '\.sym$')" 1000 "a full cache: the 1,000 files most recently used are kept"
+ls full/symbols | grep -q "^$libc_id-" && [ -e full/symbols/old1005.sym ] && [ ! -e full/symbols/old1.sym ]
+ok $? "the new ones and the last touched among them, not the oldest"
+is "$(ls full/symbols | grep '\.tmp$')" "live.sym.2.2.tmp" "an hour-old temporary is removed, a fresh one (a run writing) kept"
 
 # The default place: $XDG_CACHE_HOME/heapprof, else ~/.cache/heapprof.
 (unset HEAPPROF_CACHE; XDG_CACHE_HOME=$T_DIR/xdg "$BIN" report --lines "$dump" >/dev/null 2>&1)

@@ -12,12 +12,14 @@
  * strings are the symbolizer's, which never hold a control character
  * (strtab.h's hp_strtab_intern_clean).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -26,6 +28,8 @@
 
 #define MAGIC "heapprof-symcache 1\n"
 #define FILE_MAX ((off_t)64 << 20)
+#define FILES_KEPT 1000          /* the most recently used */
+#define TMP_STALE_SECONDS 3600   /* a temporary older is a crashed run's */
 
 /* Creates each missing directory of path (0700). */
 static void make_dirs(char *path)
@@ -209,7 +213,70 @@ size_t hp_symcache_load(const char *path, struct hp_strtab *strs,
 	}
 out:
 	free(text);
+	if (count)
+		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);   /* used: kept longer */
 	return count;
+}
+
+struct aged {
+	char *name;
+	time_t mtime;
+};
+
+static int older_first(const void *a, const void *b)
+{
+	const struct aged *x = a, *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* Keeps the directory of path to the FILES_KEPT files most recently
+ * used, and removes the temporaries of runs that died writing. */
+static void prune(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = hp_util_xstrndup(path, (size_t)(slash - path));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct aged *v = NULL;
+	size_t n = 0, cap = 0;
+	time_t now = time(NULL);
+	struct dirent *e;
+
+	free(dir);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (ends_with(e->d_name, ".tmp")) {
+			if (now - st.st_mtime > TMP_STALE_SECONDS)
+				unlinkat(dfd, e->d_name, 0);
+		} else if (ends_with(e->d_name, ".sym")) {
+			hp_util_grow(&v, &cap, n + 1, sizeof(*v));
+			v[n++] = (struct aged){ hp_util_xstrdup(e->d_name), st.st_mtime };
+		}
+	}
+	if (n > FILES_KEPT) {
+		hp_util_sort(v, n, sizeof(*v), older_first);
+		for (size_t i = 0; i < n - FILES_KEPT; i++)
+			unlinkat(dfd, v[i].name, 0);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	closedir(d);
 }
 
 void hp_symcache_save(const char *path, hp_symcache_next next, void *ctx)
@@ -243,5 +310,7 @@ void hp_symcache_save(const char *path, hp_symcache_next next, void *ctx)
 	int bad = ferror(f);
 	if (fclose(f) != 0 || bad || rename(tmp.p, path) != 0)
 		unlink(tmp.p);
+	else
+		prune(path);
 	hp_buf_release(&tmp);
 }

@@ -16,7 +16,9 @@
  * subdirectory holds the files.  It is used only when it is the user's
  * own and nobody else may write it; files are created 0600 through a
  * temporary and a rename, and never read or written through a symbolic
- * link.  A file that does not parse is ignored (and replaced).
+ * link.  A file that does not parse is ignored (and replaced).  The
+ * directory keeps the 1,000 files most recently used (a file read is
+ * touched); a temporary an hour old is a dead run's, and removed.
  */
 #ifndef HP_REPORT_SYMCACHE_H
 #define HP_REPORT_SYMCACHE_H

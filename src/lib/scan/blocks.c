@@ -25,7 +25,7 @@
  * leaves is never touched). */
 #define SLAB_FIRST (4ul << 20)
 #define SLAB_MAX   (1ul << 30)
-#define CHUNK_BYTES (2 * HP_BLOCKS_WORDS * sizeof(uint64_t) + 2 * HP_BLOCKS_WORDS * sizeof(uint16_t))
+#define CHUNK_BYTES (HP_BLOCKS_WORDS * sizeof(struct hp_blocks_word))
 #define NO_START 0xffffu
 
 /* The last answer of chunk_from: a walk of a heap in address order (the
@@ -148,10 +148,7 @@ static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
 	}
 	struct hp_blocks_chunk *c = &x->chunks[x->nchunks];
 	c->key = key;
-	c->starts = (uint64_t *)x->slab;
-	c->marks = c->starts + HP_BLOCKS_WORDS;
-	c->before = (uint16_t *)(c->marks + HP_BLOCKS_WORDS);
-	c->last = c->before + HP_BLOCKS_WORDS;
+	c->w = (struct hp_blocks_word *)x->slab;
 	x->slab += CHUNK_BYTES;
 	dir_put(x->dir, x->dir_mask, key, x->nchunks);
 	x->nchunks++;
@@ -244,7 +241,7 @@ static void first_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
 		return;
 	}
 	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
-	c->starts[g >> 6] |= 1ULL << (g & 63);
+	c->w[g >> 6].starts |= 1ULL << (g & 63);
 	c->n++;
 }
 
@@ -253,8 +250,8 @@ static uint64_t rank_of(const struct hp_blocks *x, const struct hp_blocks_chunk 
 {
 	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
 
-	return (uint64_t)c->first + c->before[k] +
-	       (uint64_t)bits_in(c->starts[k] & ((1ULL << (g & 63)) - 1));
+	return (uint64_t)c->first + c->w[k].before +
+	       (uint64_t)bits_in(c->w[k].starts & ((1ULL << (g & 63)) - 1));
 }
 
 static void second_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
@@ -283,11 +280,11 @@ static int count(struct hp_blocks *x)
 		uint32_t before = 0;
 		uint16_t last = NO_START;
 		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
-			c->before[k] = (uint16_t)before;
-			before += (uint32_t)bits_in(c->starts[k]);
-			if (c->starts[k])
-				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k]));
-			c->last[k] = last;
+			c->w[k].before = (uint16_t)before;
+			before += (uint32_t)bits_in(c->w[k].starts);
+			if (c->w[k].starts)
+				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts));
+			c->w[k].last = last;
 		}
 		rank += before;
 	}
@@ -401,22 +398,22 @@ static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_
 	const struct hp_blocks_chunk *c = chunk_of(x, key);
 	unsigned at;   /* the start's granule in c */
 
-	if (c && (c->starts[k] & (~0ULL >> (63 - (g & 63))))) {
-		at = (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(c->starts[k] & (~0ULL >> (63 - (g & 63)))));
-	} else if (c && k && c->last[k - 1] != NO_START) {
-		at = c->last[k - 1];
+	if (c && (c->w[k].starts & (~0ULL >> (63 - (g & 63))))) {
+		at = (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts & (~0ULL >> (63 - (g & 63)))));
+	} else if (c && k && c->w[k - 1].last != NO_START) {
+		at = c->w[k - 1].last;
 	} else {
 		c = chunk_of(x, --key);
-		if (!c || c->last[HP_BLOCKS_WORDS - 1] == NO_START)
+		if (!c || c->w[HP_BLOCKS_WORDS - 1].last == NO_START)
 			return 0;
-		at = c->last[HP_BLOCKS_WORDS - 1];
+		at = c->w[HP_BLOCKS_WORDS - 1].last;
 	}
 	k = at >> 6;
 	unsigned bit = at & 63;
-	uint64_t below = c->starts[k] & ((1ULL << bit) - 1);
+	uint64_t below = c->w[k].starts & ((1ULL << bit) - 1);
 	h->start = (key << x->cshift) | ((uintptr_t)at << x->gshift);
-	h->size = x->sizes[(uint64_t)c->first + c->before[k] + (uint64_t)bits_in(below)];
-	h->mark = &c->marks[k];
+	h->size = x->sizes[(uint64_t)c->first + c->w[k].before + (uint64_t)bits_in(below)];
+	h->mark = &c->w[k].marks;
 	h->bit = 1ULL << bit;
 	h->big = NULL;
 	return 1;
@@ -493,7 +490,7 @@ static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_ch
 	memo.g = g;
 	memo.found = HP_BLOCKS_GRANULES;
 	for (uint64_t k = g >> 6; k < HP_BLOCKS_WORDS && g < HP_BLOCKS_GRANULES; k++) {
-		uint64_t bits = c->starts[k];
+		uint64_t bits = c->w[k].starts;
 		if (k == g >> 6)
 			bits &= ~0ULL << (g & 63);
 		if (bits) {
@@ -583,13 +580,13 @@ static int starts_between(const struct hp_blocks_chunk *ch, uint64_t g, uint64_t
 	uint64_t above = ~0ULL << (g & 63) << 1, below = (1ULL << (g2 & 63)) - 1;
 
 	if (k == k2)
-		return (ch->starts[k] & above & below) != 0;
-	if (ch->starts[k] & above)
+		return (ch->w[k].starts & above & below) != 0;
+	if (ch->w[k].starts & above)
 		return 1;
 	for (uint64_t i = k + 1; i < k2; i++)
-		if (ch->starts[i])
+		if (ch->w[i].starts)
 			return 1;
-	return (ch->starts[k2] & below) != 0;
+	return (ch->w[k2].starts & below) != 0;
 }
 
 uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t hi)
@@ -603,12 +600,12 @@ uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t 
 	if (!ch)
 		return c;
 	uint64_t g = ((c + 2 * W) >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
-	if (!(ch->starts[k] & (1ULL << (g & 63))))
+	if (!(ch->w[k].starts & (1ULL << (g & 63))))
 		return c;
 	/* The run stays in one chunk of the index: its blocks' ranks follow
 	 * each other when no start lies between two of them. */
-	uint64_t rank = (uint64_t)ch->first + ch->before[k] +
-			bits_in(ch->starts[k] & ((1ULL << (g & 63)) - 1));
+	uint64_t rank = (uint64_t)ch->first + ch->w[k].before +
+			bits_in(ch->w[k].starts & ((1ULL << (g & 63)) - 1));
 	for (;;) {
 		uint64_t size = x->sizes[rank];
 		uintptr_t chunk = (size + W + 2 * W - 1) & ~(2 * W - 1);   /* request2size */
@@ -616,7 +613,7 @@ uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t 
 			chunk = 4 * W;
 		uint64_t g2 = g + (chunk >> x->gshift), k2 = g2 >> 6;
 		if (c + chunk + 6 * W > hi || g2 >= HP_BLOCKS_GRANULES ||
-		    !(ch->starts[k2] & (1ULL << (g2 & 63))))
+		    !(ch->w[k2].starts & (1ULL << (g2 & 63))))
 			return c;
 		/* A start between the two would lie in c's chunk: read its
 		 * header.  Else the next block has the next rank. */
@@ -639,7 +636,7 @@ void hp_blocks_each_unmarked(const struct hp_blocks *x,
 		const struct hp_blocks_chunk *c = &x->chunks[x->sorted[i]];
 		uintptr_t base = c->key << x->cshift;
 		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
-			uint64_t bits = c->starts[k] & ~c->marks[k];
+			uint64_t bits = c->w[k].starts & ~c->w[k].marks;
 			while (bits) {
 				unsigned bit = (unsigned)__builtin_ctzll(bits);
 				uintptr_t s = base | (((uint64_t)k * 64 + bit) << x->gshift);

@@ -7,10 +7,11 @@
  * cut into chunks of 65536 granules (16 bytes over glibc, whose blocks
  * are 16-aligned, else 8), found through a small hash of chunk numbers;
  * each chunk has a bit per granule where a block starts, a mark bit per
- * granule, and a count of the blocks before each 64-bit word of starts,
+ * granule, and a count of the blocks before each 64-bit word of starts
+ * (interleaved, a word's in one line: struct hp_blocks_word),
  * which ranks a block among all of them: the rank indexes a 16-bit size,
  * and the last start up to each word, so that the nearest start below an
- * address is found in one step.  About 2 bytes per block and 2% (4% at
+ * address is found in one step.  About 2 bytes per block and 3% (6% at
  * 8-byte granules) of the span the chunks cover.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that start
  * off a granule, are kept whole in a sorted side list ("big"), searched
  * by bisection.  The block containing w is the nearest start at or below
@@ -35,13 +36,21 @@
 #define HP_BLOCKS_WORDS      (HP_BLOCKS_GRANULES / 64)
 #define HP_BLOCKS_SMALL_MAX  65535u          /* larger blocks are big */
 
+/* 64 granules of a chunk: what a look-up there reads, in one line (a
+ * scan that chases pointers about the heap misses once here, not once
+ * per array). */
+struct hp_blocks_word {
+	uint64_t starts;     /* a bit per granule where a block starts */
+	uint64_t marks;      /* the same bit when that block is marked */
+	uint16_t before;     /* the chunk's blocks before this word */
+	uint16_t last;       /* the granule of the chunk's last start up to
+			      * this word's end, or 0xffff */
+	uint32_t unused;     /* (32 bytes: never across a line) */
+};
+
 struct hp_blocks_chunk {
 	uintptr_t key;       /* its number: address >> cshift */
-	uint64_t *starts;    /* a bit per granule where a block starts */
-	uint64_t *marks;     /* the same bit when that block is marked */
-	uint16_t *before;    /* per word of starts: the chunk's blocks before it */
-	uint16_t *last;      /* per word: the granule of the last start up to
-			      * its end, or 0xffff */
+	struct hp_blocks_word *w;   /* HP_BLOCKS_WORDS of them */
 	uint32_t first;      /* the rank of its first block */
 	uint32_t n;          /* blocks that start in it */
 };
