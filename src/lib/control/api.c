@@ -210,6 +210,7 @@ static int ctl_thread_active(void *oldp, size_t *oldlenp, void *newp, size_t new
 		err = read_value(oldp, oldlenp, &cur, sizeof(cur));
 		if (!err && w) {
 			HP_STORE(&th->active, *(bool *)newp);
+			hp_tls_leave_lane(t);
 			if (!*(bool *)newp)
 				HP_STORE(&hp_switches.missed, 1);
 		}

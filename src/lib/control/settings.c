@@ -80,7 +80,7 @@ void hp_settings_log(void)
 void hp_settings_apply(void)
 {
 	secure_paths();
-	HP_STORE(&hp_switches.active, hp_conf.prof_active);
+	hp_switches_set(hp_conf.prof_active, hp_conf.lg_prof_interval >= 0);
 	HP_STORE(&hp_switches.bt_max, (int)hp_conf.prof_bt_max);
 	HP_STORE(&hp_switches.thread_active_init, hp_conf.prof_thread_active_init);
 	hp_stack_set_unwinder(hp_conf.prof_unwinder);

@@ -17,7 +17,6 @@ struct hp_peak hp_peak_state;
 
 static struct hp_peak_slot slots[HP_PEAK_SLOTS];
 static uint32_t slots_used;   /* a high-water mark: candidates read slots[0, used) */
-__thread struct hp_peak_slot *hp_peak_mine;
 /* Whether the thread looked for a slot and found none. */
 static __thread bool no_slot;
 
@@ -57,7 +56,7 @@ static struct hp_peak_slot *claim(void)
  * took it out of the counter); NULL if none. */
 static struct hp_peak_slot *mine(uint32_t gen)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	/* Only a thread with a record has the exit hook that gives the
 	 * slot back (record/threads.c); the others count at once. */
@@ -69,7 +68,7 @@ static struct hp_peak_slot *mine(uint32_t gen)
 		}
 		/* A signal handler's call may have claimed one meanwhile:
 		 * then ours goes back. */
-		if (__atomic_compare_exchange_n(&hp_peak_mine, &none, c, false,
+		if (__atomic_compare_exchange_n(&hp_tls.peak_slot, &none, c, false,
 						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 			s = c;
 			no_slot = !c;
@@ -164,11 +163,11 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen)
 
 void hp_peak_thread_exit(void)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	if (!s)
 		return;
-	hp_peak_mine = NULL;
+	hp_tls.peak_slot = NULL;
 	no_slot = true;   /* a destructor that allocates or frees after this one: at once */
 	settle(s);
 	HP_STORE_REL(&s->taken, 0);
@@ -180,7 +179,7 @@ void hp_peak_postfork_child(void)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct hp_peak_slot *s = &slots[i];
-		if (s == hp_peak_mine || !HP_LOAD(&s->taken))
+		if (s == hp_tls.peak_slot || !HP_LOAD(&s->taken))
 			continue;
 		settle(s);
 		HP_STORE(&s->taken, 0);
@@ -198,6 +197,16 @@ void hp_peak_save(struct hp_counters *c, int64_t key)
 	/* The change that follows must not be seen before the stamp: a
 	 * reader that sees it sees the stamp (hp_peak_read). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+void hp_peak_save_before(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes)
+{
+	struct hp_counts k;
+
+	hp_counters_read(c, &k);
+	HP_STORE(&c->peak_cnt, k.live_cnt - (int64_t)cnt);
+	HP_STORE(&c->peak_bytes, k.live_bytes - (int64_t)bytes);
+	HP_STORE_REL(&c->peak_at, key);
 }
 
 void hp_peak_read(const struct hp_counters *c, int64_t key, struct hp_counts *out)

@@ -24,7 +24,9 @@
  * The peak's value is also the snapshot's key.  A context keeps its live
  * figures at the peak lazily: before its first change after a new peak,
  * the slow path copies its live figures into peak_cnt/peak_bytes and
- * stamps them with the key (hp_peak_keep).  A context not stamped with
+ * stamps them with the key (hp_peak_keep; an allocation copies them
+ * just after its change, less itself, and not at all when the peak moved
+ * meanwhile: hp_peak_keep_alloc).  A context not stamped with
  * the current key has not changed since the peak, so its live figures
  * are its peak figures.  No copy of the whole table is ever made, and
  * each allocation and free costs an add to its thread's slot (or, near
@@ -51,6 +53,7 @@
 
 #include "base/compiler.h"
 #include "record/counters.h"
+#include "record/tls.h"
 #include "base/spin.h"
 
 #pragma GCC visibility push(hidden)
@@ -85,6 +88,22 @@ HP_INLINE void hp_peak_keep(struct hp_counters *c, int64_t key)
 		hp_peak_save(c, key);
 }
 
+void hp_peak_save_before(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes);
+
+/* After an allocation of (cnt, bytes) was counted in c and in the live
+ * total (hp_peak_grow), key the peak read before both: keeps c's figures
+ * from before the allocation at key, unless the peak has moved past key
+ * since.  Then c's live figures, the allocation in, are its figures at
+ * the new peak, and no copy is made: a growing heap, where each
+ * allocation raises the peak, copied its context's figures at each one.
+ * A reader in between takes c's live figures at key: the allocation
+ * was in flight, on either side of the snapshot (see above). */
+HP_INLINE void hp_peak_keep_alloc(struct hp_counters *c, int64_t key, uint64_t cnt, uint64_t bytes)
+{
+	if (HP_UNLIKELY(HP_LOAD(&c->peak_at) != key) && hp_peak_key() == key)
+		hp_peak_save_before(c, key, cnt, bytes);
+}
+
 /* A thread's allowance: bytes the shared counter already counts that
  * the thread has not allocated (its recorded frees, and room it took
  * below the peak), of contexts of generation gen (a reset drops the older
@@ -105,10 +124,9 @@ struct hp_peak_slot {
 #define HP_PEAK_ROOM (16 << 10)
 #define HP_PEAK_AVAIL_MAX (4 * HP_PEAK_ROOM)
 
-/* The calling thread's slot, NULL before its first recorded free (or
- * when every slot is taken: then it counts in the shared counter at
- * once). */
-extern __thread struct hp_peak_slot *hp_peak_mine;
+/* The calling thread's slot is hp_tls.peak_slot: NULL before its first
+ * recorded free (or when every slot is taken: then it counts in the
+ * shared counter at once). */
 
 /* v += d on the calling thread's own slot in one instruction, so that a
  * signal handler's nested change, made between a load and a store, is
@@ -135,7 +153,7 @@ void hp_peak_grow_slow(int64_t bytes, int64_t key, uint32_t gen);
  * missed by that candidate).  Otherwise hp_peak_grow_slow. */
 HP_INLINE void hp_peak_grow(int64_t bytes, int64_t key, uint32_t gen)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	if (HP_LIKELY(s)) {
 		if (HP_LIKELY(HP_LOAD(&s->avail) >= bytes && HP_LOAD(&s->gen) == gen &&
@@ -164,7 +182,7 @@ void hp_peak_shrink_slow(int64_t bytes, uint32_t gen);
  * the thread's allowance grows, with no shared write. */
 HP_INLINE void hp_peak_shrink(int64_t bytes, uint32_t gen)
 {
-	struct hp_peak_slot *s = hp_peak_mine;
+	struct hp_peak_slot *s = hp_tls.peak_slot;
 
 	if (HP_LIKELY(s && HP_LOAD(&s->gen) == gen && HP_LOAD(&s->avail) < HP_PEAK_AVAIL_MAX)) {
 		hp_peak_add_own(&s->avail, bytes);

@@ -56,6 +56,40 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
  * private heap (next/privheap.h): not sampled, and made there. */
 #define LG_PRIVATE (-1)
 
+/* Whether the thread is in the exact lane, outside the guard: in exact
+ * mode, active and counting no bytes allocated (lg_prof_interval off),
+ * as at its last allocation, so that every allocation is sampled, at
+ * rate 0.  Any change of these bumps the epoch (record/switches.h). */
+HP_INLINE bool exact_lane(const struct hp_tls *t)
+{
+	return !t->guard && t->lane_epoch == HP_LOAD(&hp_switches.epoch);
+}
+
+/* A thread in exact mode at epoch enters the lane when nothing else
+ * needs a test per allocation: prof.active on, no bytes allocated
+ * counted, and its record ready to sample (record_alloc's checks). */
+HP_INLINE void enter_lane(struct hp_tls *t, uint32_t epoch)
+{
+	const struct hp_thread *th = t->thread;
+
+	hp_tls_errno(t);   /* the lane takes it as kept */
+	if (HP_LOAD(&hp_switches.active) && !HP_LOAD(&hp_switches.count_alloc) && th && th->frames &&
+	    HP_LOAD(&th->active))
+		t->lane_epoch = epoch;
+}
+
+/* decide() for a thread in the exact lane: the countdown stays 0 (a
+ * signal handler's allocation in between took its count back).  What
+ * the general case would do, with nothing to draw or test, and no bytes
+ * to count; and start-up was complete (the thread set its lane_epoch
+ * after it saw ready, which stays set). */
+HP_INLINE void decide_exact(struct hp_tls *t)
+{
+	hp_trigger_poll();   /* no helper thread: answer a request here */
+	t->last_inv = 0;   /* an allocation: the last block is not temporary */
+	hp_tls_set_countdown(t, 0);
+}
+
 /* Called when n reached the countdown (or the thread has none yet).
  * Returns whether this allocation is sampled, and the rate it was drawn
  * at, and arms the next countdown. */
@@ -68,22 +102,14 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		return false;
 	}
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
-	if (HP_LIKELY(t->exact_epoch == epoch)) {
-		/* Exact mode, as at this thread's last allocation: every
-		 * allocation is a sample point, the countdown stays 0 (a
-		 * signal handler's allocation in between took its count
-		 * back), and the bytes since the last one are this block's.
-		 * What the general case below would do, with nothing to
-		 * draw or test; and start-up was complete (the thread set
-		 * its exact_epoch after it saw ready, which stays set). */
-		hp_trigger_poll();   /* no helper thread: answer a request here */
-		t->last_inv = 0;   /* an allocation: the last block is not temporary */
-		hp_tls_set_countdown(t, 0);
-		hp_trigger_note_alloc(t, n);
-		return HP_LOAD(&hp_switches.active);
+	if (HP_LIKELY(t->lane_epoch == epoch)) {
+		decide_exact(t);
+		return true;
 	}
 	if (!HP_LOAD_ACQ(&hp_switches.ready))
 		return false;
+	if (t->exact_epoch == epoch)
+		enter_lane(t, epoch);   /* from the next allocation on */
 	hp_trigger_poll();
 	t->last_inv = 0;
 	/* A signal handler that allocated more than the countdown between
@@ -103,6 +129,9 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		/* Exact mode (draw's 0 with nothing off) until the epoch's
 		 * next change: the shortcut above. */
 		t->exact_epoch = *lg == 0 && HP_LOAD(&hp_switches.enabled) ? epoch : 0;
+		t->lane_epoch = 0;
+		if (t->exact_epoch)
+			enter_lane(t, epoch);
 		hp_tls_set_countdown(t, t->last_draw);
 		if (n < t->last_draw) {
 			hp_tls_set_countdown(t, t->last_draw - n - 1);
@@ -198,24 +227,27 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, const 
 	return c;
 }
 
-/* Records p (n bytes, sampled at rate lg) with the current call stack.
- * Inlined into each slow path so that the unwinder walks one frame of
- * ours, not three. */
-HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
+/* Records p (n bytes, sampled at rate lg) with the current call stack;
+ * lane: from the exact lane (lg 0, errnop kept).  Inlined into each slow
+ * path so that the unwinder walks one frame of ours, not three. */
+HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg, bool lane)
 {
-	int *errp = hp_tls_errno(t);
+	int *errp = lane ? t->errnop : hp_tls_errno(t);
 	int saved_errno = *errp;
 	uint64_t size = record_size(n);
 
 	hp_tls_guard_enter_outer(t);   /* decide() said sample: outside it */
 	hp_live_prefetch(p);
 	struct hp_thread *th = t->thread;
+	if (lane)
+		goto ready;   /* enter_lane checked, hp_tls_leave_lane keeps it true */
 	if (HP_UNLIKELY(!th || !th->frames))
 		th = hp_threads_self();
 	if (!th || !HP_LOAD(&th->active)) {
 		HP_STORE(&hp_switches.missed, 1);
 		goto out;
 	}
+ready:;
 	bool same;
 	uint64_t hash;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
@@ -240,7 +272,6 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 	uint64_t cnt, bytes;
 	weight(size, lg, &cnt, &bytes);
 	int64_t key = hp_peak_key();
-	hp_peak_keep(c, key);
 	hp_counters_add(c, cnt, bytes);
 	if (HP_UNLIKELY(!hp_live_insert(p, size, cid))) {
 		hp_counters_sub(c, cnt, bytes, 1);
@@ -249,6 +280,7 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg)
 		goto out;
 	}
 	hp_peak_grow((int64_t)bytes, key, c->gen);
+	hp_peak_keep_alloc(c, key, cnt, bytes);   /* after: a new peak needs no copy */
 	hp_trigger_note_live(t, (int64_t)bytes);
 	HP_PROBE_ALLOC(p, size, bytes);
 	/* The countdown as the next free will find it if this thread
@@ -306,9 +338,21 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 
 /* ---- slow paths ------------------------------------------------------ */
 
+/* The exact lane has its own copy of record_alloc, with the rate a
+ * constant 0: its weight, context key and peak need no test of it. */
 void *hp_sampled_malloc(size_t n)
 {
 	struct hp_tls *t = &hp_tls;
+	if (HP_LIKELY(exact_lane(t))) {
+		decide_exact(t);
+		void *p = (hp_next.malloc)(n);
+
+		if (HP_LIKELY(p)) {
+			hp_stale_scrub(p, 0, n);
+			record_alloc(t, p, n, 0, true);
+		}
+		return p;
+	}
 	int lg;
 	bool sample = decide(t, n, &lg);
 	void *p;
@@ -318,7 +362,7 @@ void *hp_sampled_malloc(size_t n)
 	p = (hp_next.malloc)(n);
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	}
 	return p;
 }
@@ -336,7 +380,7 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	p = (hp_next.calloc)(n, m);
 
 	if (sample && p)
-		record_alloc(t, p, total, lg);
+		record_alloc(t, p, total, lg, false);
 	return p;
 }
 
@@ -363,7 +407,7 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 	}
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	}
 	return p;
 }
@@ -377,7 +421,7 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 
 	if (sample && !err) {
 		hp_stale_scrub(*out, 0, n);
-		record_alloc(t, *out, n, lg);
+		record_alloc(t, *out, n, lg, false);
 	}
 	return err;
 }
@@ -510,7 +554,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 			hp_stale_scrub(q, 0, n);
 		else if (r == HP_LIVE_REMOVED)
 			hp_stale_scrub(q, old_size, n);
-		record_alloc(t, q, n, lg);
+		record_alloc(t, q, n, lg, false);
 	}
 	errno = saved_errno;
 	return q;
@@ -559,7 +603,7 @@ void *hp_sampled_new(enum hp_nextcxx_kind kind, size_t n, size_t al)
 	hp_sampled_leave(t);
 	g.t = NULL;
 	if (sample && p)
-		record_alloc(t, p, n, lg);
+		record_alloc(t, p, n, lg, false);
 	return p;
 }
 

@@ -21,3 +21,14 @@ void hp_switches_new_epoch(void)
 	if (HP_ADD(&hp_switches.epoch, 1) + 1 == 0)
 		HP_ADD(&hp_switches.epoch, 1);
 }
+
+void hp_switches_set(int active, int count_alloc)
+{
+	active = !!active;
+	count_alloc = !!count_alloc;
+	if (HP_LOAD(&hp_switches.active) == active && HP_LOAD(&hp_switches.count_alloc) == count_alloc)
+		return;
+	HP_STORE(&hp_switches.active, active);
+	HP_STORE(&hp_switches.count_alloc, count_alloc);
+	hp_switches_new_epoch();
+}

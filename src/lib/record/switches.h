@@ -20,6 +20,8 @@ struct hp_switches {
 	int ready;                /* init finished; sampling may start */
 	int enabled;              /* opt prof: sampling possible at all */
 	int active;               /* prof.active */
+	int count_alloc;          /* bytes allocated are counted (the
+				   * lg_prof_interval trigger is on) */
 	int lg_sample;            /* current lg_prof_sample */
 	int bt_max;               /* current prof_bt_max */
 	int thread_active_init;
@@ -49,6 +51,11 @@ extern struct hp_switches hp_switches;
 /* Makes every thread redraw its countdown at its next sample point (after
  * a change of rate or of the active switch). */
 void hp_switches_new_epoch(void);
+
+/* Sets prof.active and count_alloc, with a new epoch when either changes:
+ * a thread in exact mode skips both tests while its epoch holds
+ * (record/sampled.c's exact lane). */
+void hp_switches_set(int active, int count_alloc);
 
 #pragma GCC visibility pop
 

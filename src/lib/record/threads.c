@@ -216,6 +216,7 @@ static void on_thread_exit(void *arg)
 	hp_peak_thread_exit();
 	give_frames(t->frames);
 	t->frames = NULL;
+	hp_tls_leave_lane(tls);
 	t->memo = NULL;
 	if (t->map_keys) {
 		size_t cap = (size_t)t->map_mask + 1;

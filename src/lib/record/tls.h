@@ -35,6 +35,7 @@
 #define HP_PENDING_MAX 16
 
 struct hp_thread;
+struct hp_peak_slot;
 
 struct hp_tls {
 	uint64_t ahead;             /* ~(stream bytes before the next sample point) */
@@ -43,6 +44,10 @@ struct hp_tls {
 	uint32_t epoch;             /* sampling epoch of countdown; 0 = none */
 	uint32_t exact_epoch;       /* epoch, when it samples everything
 				     * (lg_prof_sample 0, prof on); else 0 */
+	uint32_t lane_epoch;        /* exact_epoch, when also active and not
+				     * counting bytes allocated, with errnop
+				     * set and the thread's record ready to
+				     * sample: the exact lane (record/sampled.c) */
 	uint64_t rng;
 	uint64_t last_draw;         /* the countdown drawn at the last sample point */
 	/* Trigger accounting, published to trigger.c past a threshold. */
@@ -53,6 +58,11 @@ struct hp_tls {
 	int64_t live_step;          /* 0: at the thread's first note */
 	uint64_t live_span;         /* 2 live_step - 1: live_biased stays below */
 	struct hp_thread *thread;   /* created on the first sample */
+	/* The thread's slot of the peak's allowances (record/peak.h), NULL
+	 * before its first recorded free: here, beside the rest, so that
+	 * each recorded allocation and free reaches it without a look-up
+	 * of its own. */
+	struct hp_peak_slot *peak_slot;
 	int *errnop;                /* &errno, kept from the first slow path on */
 	/* The thread's last recorded block and its countdown just after it:
 	 * freed while both still hold, the block is temporary (no allocation
@@ -110,6 +120,14 @@ HP_INLINE int hp_tls_fast(uint64_t n)
 		return 1;
 	hp_tls.ahead -= n + 1;
 	return 0;
+}
+
+/* The thread's record can no longer vouch for the exact lane (its
+ * buffers went at its exit, or thread.prof.active changed): the next
+ * allocation takes the general path, which checks again. */
+HP_INLINE void hp_tls_leave_lane(struct hp_tls *t)
+{
+	t->lane_epoch = 0;
 }
 
 /* The thread's errno, which every slow path keeps: &errno is a call
