@@ -1,7 +1,8 @@
 /*
  * sampled.c -- sampled allocations and frees (see sampled.h).
  *
- * Owns the deferred frees, and the test for temporary allocations: a
+ * Owns the deferred frees (a signal handler's, and the removals a free
+ * puts off: below), and the test for temporary allocations: a
  * recorded block whose free is the allocating thread's next allocation or
  * free (heaptrack's "temporary", per thread).  Every allocation that
  * reaches the slow path forgets the thread's last block; one that stays
@@ -40,6 +41,53 @@
 #include "record/trigger.h"
 #include "base/banned.h"
 
+/* The removals frees put off (see "deferred removals" below). */
+#define DEFER_SLOTS 8
+static __thread struct {
+	/* Each entry ~(p | DEFER_TAKEN), inverted as every address heapprof
+	 * keeps where the leak scan reads (thread-local memory); 0: empty. */
+	uintptr_t w[DEFER_SLOTS];
+	uint32_t head;   /* the next slot to fill: the oldest entry once all are */
+	uint32_t n;      /* entries */
+	/* Depth inside an operation on them, or inside a call to the next
+	 * allocator: a signal handler that interrupts it frees its block the
+	 * whole way at once, and a reader or an allocation leaves the
+	 * entries alone, so that a handler never hands the allocator a block
+	 * it would not have freed bare while the allocator is busy. */
+	uint32_t busy;
+	/* Depth inside an operation on the entries alone: a reader's
+	 * hp_sampled_settle, which calls no allocator, leaves them alone
+	 * only then. */
+	uint32_t editing;
+} deferred;
+
+HP_INLINE void busy_enter(void)
+{
+	deferred.busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+HP_INLINE void busy_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	deferred.busy--;
+}
+
+HP_INLINE void edit_enter(void)
+{
+	deferred.busy++;
+	deferred.editing++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+HP_INLINE void edit_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	deferred.editing--;
+	deferred.busy--;
+}
+static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t);
+
 /* ---- the sampling decision ------------------------------------------ */
 
 HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
@@ -59,6 +107,10 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 	*lg = 0;
 	if (t->guard)
 		return false;
+	/* The frees put off come first: the peak, the triggers and the
+	 * allocator see them before this allocation, as they happened. */
+	if (HP_UNLIKELY(deferred.n) && !deferred.busy)
+		drain_deferred(t);
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	if (HP_LIKELY(t->exact_epoch == epoch)) {
 		/* Exact mode, as at this thread's last allocation: every
@@ -296,6 +348,133 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 
+/* ---- deferred removals ---------------------------------------------- */
+
+/* A free's removal from a large live table starts with a cache miss on
+ * the block's slot (its address is random to the table: perl's hash
+ * freed at exit, 600 k blocks, spent 14-16% of its run on that load), and
+ * glibc's free with another on the chunk's header.  So, where nothing can
+ * read the figures meanwhile but the thread itself, a free only prefetches
+ * both and takes a place among the thread's last DEFER_SLOTS frees; the
+ * removal, its counts and the allocator's free happen DEFER_SLOTS frees
+ * later, when both lines are in.  The block stays allocated until then:
+ * its address cannot come back from malloc while its record is in the
+ * table.
+ *
+ * Where: exact mode (every allocation reaches decide(), which first does
+ * what was put off, so the peak, the triggers and the allocator see the
+ * frees before the next allocation, as they happened), tables past the
+ * caches (hp_live_tables_big: below that the slot is in cache, and the
+ * ring only costs), a process of one thread (then every reader of the
+ * figures runs on this thread: a dump, the leak summary and scan, the
+ * bell's statistics, all of which settle first with hp_sampled_settle;
+ * intercept's pthread_create does the rest before a second thread
+ * exists), and not a temporary block (its slot is in cache: the
+ * allocation wrote it).  A fork child inherits the entries with the
+ * blocks, as allocated, and does them itself. */
+#define DEFER_TAKEN ((uintptr_t)1)   /* out of the table already: only the free is left */
+
+/* Takes p's record out of the live table and its weight out of its
+ * counters, as hp_sampled_free does; stamps it freed. */
+static enum hp_live_result take_out(struct hp_tls *t, void *p)
+{
+	uint64_t size;
+	uint32_t cid;
+
+	hp_tls_guard_enter(t);
+	enum hp_live_result r = hp_live_remove(p, &size, &cid);
+	if (r == HP_LIVE_REMOVED)
+		account_free(t, p, size, cid, false);
+	hp_sampled_leave(t);
+	if (r == HP_LIVE_REMOVED)
+		hp_stale_stamp(p);
+	return r;
+}
+
+static void defer_free(struct hp_tls *t, void *p);
+
+/* What an entry put off: the removal unless a reader took it out, then
+ * the allocator's free. */
+static void finish(struct hp_tls *t, uintptr_t w)
+{
+	uintptr_t v = ~w;
+	void *p = (void *)(v & ~DEFER_TAKEN);
+
+	if (!(v & DEFER_TAKEN) && take_out(t, p) == HP_LIVE_BUSY) {
+		defer_free(t, p);
+		return;
+	}
+	(hp_next.free)(p);
+}
+
+/* Whether this free may be put off (see above). */
+HP_INLINE bool deferrable(const struct hp_tls *t, bool tmp, bool exact)
+{
+	return HP_LOAD(&hp_live_tables_big) && exact && !tmp && hp_single_threaded() && !t->guard &&
+	       !deferred.busy;
+}
+
+/* Puts p's removal off: its slot and header are fetched now, and the
+ * oldest entry, whose lines came in meanwhile, is done. */
+static void defer_removal(struct hp_tls *t, void *p)
+{
+	edit_enter();
+	hp_live_prefetch_remove(p);
+	__builtin_prefetch((const char *)p - 2 * sizeof(size_t), 1);   /* glibc's chunk header */
+	uint32_t h = deferred.head;
+	uintptr_t w = deferred.w[h];
+	deferred.w[h] = ~(uintptr_t)p;
+	deferred.head = (h + 1) % DEFER_SLOTS;
+	if (w)
+		finish(t, w);
+	else
+		deferred.n++;
+	edit_leave();
+}
+
+/* Everything put off, oldest first. */
+static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t)
+{
+	int *errp = hp_tls_errno(t), saved_errno = *errp;
+
+	edit_enter();
+	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
+		uint32_t h = (deferred.head + i) % DEFER_SLOTS;
+		uintptr_t w = deferred.w[h];
+		if (!w)
+			continue;
+		deferred.w[h] = 0;
+		finish(t, w);
+	}
+	deferred.n = 0;
+	deferred.head = 0;
+	edit_leave();
+	*errp = saved_errno;
+}
+
+void hp_sampled_settle(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (HP_LIKELY(!deferred.n) || deferred.editing)
+		return;
+	edit_enter();
+	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
+		uintptr_t v = ~deferred.w[i];
+		if (deferred.w[i] && !(v & DEFER_TAKEN) && take_out(t, (void *)v) != HP_LIVE_BUSY)
+			deferred.w[i] = ~(v | DEFER_TAKEN);
+	}
+	edit_leave();
+}
+
+void hp_sampled_drain_deferred(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (HP_UNLIKELY(deferred.n) && !deferred.busy && !t->guard)
+		drain_deferred(t);
+}
+
 /* ---- slow paths ------------------------------------------------------ */
 
 void *hp_sampled_malloc(size_t n)
@@ -303,7 +482,9 @@ void *hp_sampled_malloc(size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
+	busy_enter();
 	void *p = (hp_next.malloc)(n);
+	busy_leave();
 
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
@@ -318,7 +499,9 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	size_t total = n * m;   /* the caller checked for overflow */
 	int lg;
 	bool sample = decide(t, total, &lg);
+	busy_enter();
 	void *p = (hp_next.calloc)(n, m);
+	busy_leave();
 
 	if (sample && p)
 		record_alloc(t, p, total, lg);
@@ -332,6 +515,7 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 	bool sample = decide(t, n, &lg);
 	void *p = NULL;
 
+	busy_enter();
 	switch (kind) {
 	case HP_SAMPLED_MEMALIGN:
 		p = (hp_next.memalign)(align, n);
@@ -346,6 +530,7 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 		p = (hp_next.pvalloc)(n);
 		break;
 	}
+	busy_leave();
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg);
@@ -358,7 +543,9 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
+	busy_enter();
 	int err = (hp_next.posix_memalign)(out, align, n);
+	busy_leave();
 
 	if (sample && !err) {
 		hp_stale_scrub(*out, 0, n);
@@ -395,7 +582,16 @@ void hp_sampled_free(void *p)
 	if (hp_next_pool_owns(p))
 		return;   /* bootstrap memory is never reused */
 	bool tmp = temporary(t, p);
-	forget_on_free(t);
+	bool exact = t->exact_epoch == HP_LOAD(&hp_switches.epoch);
+	if (exact)
+		t->last_inv = 0;   /* forget_on_free */
+	if (deferrable(t, tmp, exact)) {
+		defer_removal(t, p);
+		*errp = saved_errno;
+		return;
+	}
+	if (HP_UNLIKELY(deferred.n) && !deferred.busy && !t->guard)
+		drain_deferred(t);   /* no longer deferrable: a thread, a rate */
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
@@ -408,7 +604,9 @@ void hp_sampled_free(void *p)
 	}
 	if (r == HP_LIVE_REMOVED)
 		hp_stale_stamp(p);
+	busy_enter();
 	(hp_next.free)(p);
+	busy_leave();
 }
 
 /* realloc from a signal handler that interrupted the profiler while it
@@ -419,7 +617,9 @@ static void *realloc_deferred(struct hp_tls *t, void *p, size_t n)
 		defer_free(t, p);
 		return NULL;
 	}
+	busy_enter();
 	void *q = (hp_next.malloc)(n);
+	busy_leave();
 	if (q) {
 		size_t old = hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : n;
 		memcpy(q, p, old < n ? old : n);
@@ -465,7 +665,9 @@ void *hp_sampled_realloc(void *p, size_t n)
 		word = ((uintptr_t *)p)[2];
 		hp_stale_stamp(p);
 	}
+	busy_enter();
 	void *q = (hp_next.realloc)(p, n);
+	busy_leave();
 	int saved_errno = errno;
 	if (stamped && (q || n != 0))
 		((uintptr_t *)(q ? q : p))[2] = word;
@@ -557,6 +759,7 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
 		return;
 	}
+	busy_enter();
 	switch (kind) {
 	case HP_CXX_DL:
 	case HP_CXX_DL_ARR:
@@ -582,4 +785,5 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 		((void (*)(void *, size_t, size_t))f)(p, n, al);
 		break;
 	}
+	busy_leave();
 }
