@@ -49,17 +49,24 @@ static __thread struct {
 	uintptr_t w[DEFER_SLOTS];
 	uint32_t head;   /* the next slot to fill: the oldest entry once all are */
 	uint32_t n;      /* entries */
-	/* Depth inside an operation on them, or inside a call to the next
-	 * allocator: a signal handler that interrupts it frees its block the
-	 * whole way at once, and a reader or an allocation leaves the
-	 * entries alone, so that a handler never hands the allocator a block
-	 * it would not have freed bare while the allocator is busy. */
+	/* Depth inside an operation on them (which calls the next
+	 * allocator's free): a signal handler that interrupts it frees its
+	 * block the whole way at once, and a reader or an allocation leaves
+	 * the entries alone, so that a handler never hands the allocator a
+	 * block the program freed outside it while the allocator is busy.
+	 * The program's other calls into the allocator need no such care:
+	 * every slow path did what waited before it (decide(), free_big). */
 	uint32_t busy;
-	/* Depth inside an operation on the entries alone: a reader's
-	 * hp_sampled_settle, which calls no allocator, leaves them alone
-	 * only then. */
-	uint32_t editing;
 } deferred;
+
+/* Whether removals wait: only ever once the tables are large, which the
+ * paths test first (one load of a shared byte, not the thread's own
+ * block's address from the GOT: on exact churn, whose tables stay small,
+ * that was 7 instructions a malloc and 12 a free). */
+HP_INLINE bool waiting(void)
+{
+	return HP_LOAD(&hp_live_tables_big) && deferred.n;
+}
 
 HP_INLINE void busy_enter(void)
 {
@@ -70,20 +77,6 @@ HP_INLINE void busy_enter(void)
 HP_INLINE void busy_leave(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	deferred.busy--;
-}
-
-HP_INLINE void edit_enter(void)
-{
-	deferred.busy++;
-	deferred.editing++;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-HP_INLINE void edit_leave(void)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	deferred.editing--;
 	deferred.busy--;
 }
 static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t);
@@ -109,7 +102,7 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 		return false;
 	/* The frees put off come first: the peak, the triggers and the
 	 * allocator see them before this allocation, as they happened. */
-	if (HP_UNLIKELY(deferred.n) && !deferred.busy)
+	if (HP_UNLIKELY(waiting()) && !deferred.busy)
 		drain_deferred(t);
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	if (HP_LIKELY(t->exact_epoch == epoch)) {
@@ -407,18 +400,12 @@ static void finish(struct hp_tls *t, uintptr_t w)
 	(hp_next.free)(p);
 }
 
-/* Whether this free may be put off (see above). */
-HP_INLINE bool deferrable(const struct hp_tls *t, bool tmp, bool exact)
-{
-	return HP_LOAD(&hp_live_tables_big) && exact && !tmp && hp_single_threaded() && !t->guard &&
-	       !deferred.busy;
-}
 
 /* Puts p's removal off: its slot and header are fetched now, and the
  * oldest entry, whose lines came in meanwhile, is done. */
 static void defer_removal(struct hp_tls *t, void *p)
 {
-	edit_enter();
+	busy_enter();
 	hp_live_prefetch_remove(p);
 	__builtin_prefetch((const char *)p - 2 * sizeof(size_t), 1);   /* glibc's chunk header */
 	uint32_t h = deferred.head;
@@ -429,7 +416,7 @@ static void defer_removal(struct hp_tls *t, void *p)
 		finish(t, w);
 	else
 		deferred.n++;
-	edit_leave();
+	busy_leave();
 }
 
 /* Everything put off, oldest first. */
@@ -437,7 +424,7 @@ static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t)
 {
 	int *errp = hp_tls_errno(t), saved_errno = *errp;
 
-	edit_enter();
+	busy_enter();
 	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
 		uint32_t h = (deferred.head + i) % DEFER_SLOTS;
 		uintptr_t w = deferred.w[h];
@@ -448,30 +435,47 @@ static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t)
 	}
 	deferred.n = 0;
 	deferred.head = 0;
-	edit_leave();
+	busy_leave();
 	*errp = saved_errno;
+}
+
+/* A free while the tables are large: put off (true: done with), or
+ * else first what waits (a second thread, a sampled rate, a temporary
+ * block: which comes right after an allocation, which did it anyway), so
+ * that nothing of the program's waits while this free is inside the
+ * allocator, where a signal handler's free must not hand it more. */
+static HP_NOINLINE bool free_big(struct hp_tls *t, void *p, bool tmp)
+{
+	if (t->exact_epoch == HP_LOAD(&hp_switches.epoch) && !tmp && hp_single_threaded() && !t->guard &&
+	    !deferred.busy) {
+		defer_removal(t, p);
+		return true;
+	}
+	if (deferred.n && !deferred.busy && !t->guard)
+		drain_deferred(t);
+	return false;
 }
 
 void hp_sampled_settle(void)
 {
 	struct hp_tls *t = &hp_tls;
 
-	if (HP_LIKELY(!deferred.n) || deferred.editing)
+	if (HP_LIKELY(!waiting()) || deferred.busy)
 		return;
-	edit_enter();
+	busy_enter();
 	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
 		uintptr_t v = ~deferred.w[i];
 		if (deferred.w[i] && !(v & DEFER_TAKEN) && take_out(t, (void *)v) != HP_LIVE_BUSY)
 			deferred.w[i] = ~(v | DEFER_TAKEN);
 	}
-	edit_leave();
+	busy_leave();
 }
 
 void hp_sampled_drain_deferred(void)
 {
 	struct hp_tls *t = &hp_tls;
 
-	if (HP_UNLIKELY(deferred.n) && !deferred.busy && !t->guard)
+	if (HP_UNLIKELY(waiting()) && !deferred.busy && !t->guard)
 		drain_deferred(t);
 }
 
@@ -482,9 +486,7 @@ void *hp_sampled_malloc(size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
-	busy_enter();
 	void *p = (hp_next.malloc)(n);
-	busy_leave();
 
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
@@ -499,9 +501,7 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	size_t total = n * m;   /* the caller checked for overflow */
 	int lg;
 	bool sample = decide(t, total, &lg);
-	busy_enter();
 	void *p = (hp_next.calloc)(n, m);
-	busy_leave();
 
 	if (sample && p)
 		record_alloc(t, p, total, lg);
@@ -515,7 +515,6 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 	bool sample = decide(t, n, &lg);
 	void *p = NULL;
 
-	busy_enter();
 	switch (kind) {
 	case HP_SAMPLED_MEMALIGN:
 		p = (hp_next.memalign)(align, n);
@@ -530,7 +529,6 @@ void *hp_sampled_aligned(enum hp_sampled_align kind, size_t align, size_t n)
 		p = (hp_next.pvalloc)(n);
 		break;
 	}
-	busy_leave();
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg);
@@ -543,9 +541,7 @@ int hp_sampled_posix_memalign(void **out, size_t align, size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
-	busy_enter();
 	int err = (hp_next.posix_memalign)(out, align, n);
-	busy_leave();
 
 	if (sample && !err) {
 		hp_stale_scrub(*out, 0, n);
@@ -582,16 +578,13 @@ void hp_sampled_free(void *p)
 	if (hp_next_pool_owns(p))
 		return;   /* bootstrap memory is never reused */
 	bool tmp = temporary(t, p);
-	bool exact = t->exact_epoch == HP_LOAD(&hp_switches.epoch);
-	if (exact)
-		t->last_inv = 0;   /* forget_on_free */
-	if (deferrable(t, tmp, exact)) {
-		defer_removal(t, p);
+	forget_on_free(t);
+	/* One load of a shared byte: small tables (exact churn) pay nothing
+	 * more for what follows. */
+	if (HP_UNLIKELY(HP_LOAD(&hp_live_tables_big)) && free_big(t, p, tmp)) {
 		*errp = saved_errno;
 		return;
 	}
-	if (HP_UNLIKELY(deferred.n) && !deferred.busy && !t->guard)
-		drain_deferred(t);   /* no longer deferrable: a thread, a rate */
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
@@ -604,9 +597,7 @@ void hp_sampled_free(void *p)
 	}
 	if (r == HP_LIVE_REMOVED)
 		hp_stale_stamp(p);
-	busy_enter();
 	(hp_next.free)(p);
-	busy_leave();
 }
 
 /* realloc from a signal handler that interrupted the profiler while it
@@ -617,9 +608,7 @@ static void *realloc_deferred(struct hp_tls *t, void *p, size_t n)
 		defer_free(t, p);
 		return NULL;
 	}
-	busy_enter();
 	void *q = (hp_next.malloc)(n);
-	busy_leave();
 	if (q) {
 		size_t old = hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : n;
 		memcpy(q, p, old < n ? old : n);
@@ -665,9 +654,7 @@ void *hp_sampled_realloc(void *p, size_t n)
 		word = ((uintptr_t *)p)[2];
 		hp_stale_stamp(p);
 	}
-	busy_enter();
 	void *q = (hp_next.realloc)(p, n);
-	busy_leave();
 	int saved_errno = errno;
 	if (stamped && (q || n != 0))
 		((uintptr_t *)(q ? q : p))[2] = word;
@@ -759,7 +746,8 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
 		return;
 	}
-	busy_enter();
+	if (HP_UNLIKELY(waiting()) && !deferred.busy && !t->guard)
+		drain_deferred(t);   /* see free_big */
 	switch (kind) {
 	case HP_CXX_DL:
 	case HP_CXX_DL_ARR:
@@ -785,5 +773,4 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 		((void (*)(void *, size_t, size_t))f)(p, n, al);
 		break;
 	}
-	busy_leave();
 }
