@@ -369,7 +369,7 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 
 /* Takes p's record out of the live table and its weight out of its
  * counters, as hp_sampled_free does; stamps it freed. */
-static enum hp_live_result take_out(struct hp_tls *t, void *p)
+HP_INLINE enum hp_live_result take_out(struct hp_tls *t, void *p)
 {
 	uint64_t size;
 	uint32_t cid;
@@ -388,7 +388,7 @@ static void defer_free(struct hp_tls *t, void *p);
 
 /* What an entry put off: the removal unless a reader took it out, then
  * the allocator's free. */
-static void finish(struct hp_tls *t, uintptr_t w)
+HP_INLINE void finish(struct hp_tls *t, uintptr_t w)
 {
 	uintptr_t v = ~w;
 	void *p = (void *)(v & ~DEFER_TAKEN);
