@@ -456,11 +456,16 @@ static HP_NOINLINE bool free_big(struct hp_tls *t, void *p, bool tmp)
 	return false;
 }
 
+/* Safe at any point of this thread's own operations, which a signal
+ * handler's dump may interrupt: an entry one of them already holds in a
+ * local is taken out here, and there finds no record (HP_LIVE_ABSENT) and
+ * is only freed; a mark here that it overwrites is of such an entry.
+ * Busy meanwhile, so that no handler's free edits the entries under it. */
 void hp_sampled_settle(void)
 {
 	struct hp_tls *t = &hp_tls;
 
-	if (HP_LIKELY(!waiting()) || deferred.busy)
+	if (HP_LIKELY(!waiting()))
 		return;
 	busy_enter();
 	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
