@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 unset DEBUGINFOD_URLS
 [ -x /usr/bin/chromium ] || { echo "Bail out! chromium is missing: run make deps"; exit 1; }
-plan 25
+plan 30
 . "$SRC/t/browser.sh"
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
@@ -27,7 +27,7 @@ HEAPPROF_CONF=lg_prof_sample:0,prof_prefix:$T_DIR/d/aged LD_PRELOAD=$LIB \
 aged=$!
 wait_for "run/$svc" '^signal_control='
 wait_for "run/$aged" '^signal_control='
-start_serve 150 -q
+start_serve 150
 # A dump of each at about 6 s of the service.
 sleep 6
 kill -USR1 $svc $aged
@@ -38,6 +38,24 @@ adump=$(one_file "d/aged.$aged.*.heap")
 ok $([ -n "$dump" ] && [ -n "$adump" ]; echo $?) "a dump of each process"
 [ -n "$dump" ] && [ -n "$adump" ] ||
 	diag "in d: $(ls d | tr '\n' ' '); the service's stderr: $(cat svc.err); aged's: $(cat aged.err)"
+
+# The first view of a dump asks serve for one report, whose "ages" say
+# whether the age switch can be offered (with its uptime and default
+# warm-up): no second report only to ask.
+views() { grep -c "GET /api/view?pid=$1&" serve.err; }
+browse "$url/ui?pid=$svc" --size 1400x1000 --timeout 120 <<'EOF'
+eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.querySelector('#toptab') && window.ageWhy === '' && !document.getElementById('age').disabled && document.getElementById('agenote').textContent))
+EOF
+like "$(at 1)" '^" \(uptime [0-9.]+ s; default [0-9.]+ s\)"$' "a first view: the age switch is on offer, with its default"
+is "$(views $svc)" 1 "the first view cost one report"
+[ "$(views $svc)" = 1 ] || diag "$(grep 'GET /api/view' serve.err)"
+ages() { "$BIN" report "$@" | python3 -c 'import json, sys; a = json.load(sys.stdin); print(json.dumps(a.get("ages", "missing"), sort_keys=True))'; }
+is "$(ages --json "$dump")" "$("$BIN" report --age --json "$dump" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+print(json.dumps({"uptime": a["uptime"], "warmup": a["warmup"]}, sort_keys=True))')" \
+	"report --json's \"ages\": report --age's uptime and default warm-up"
+is "$(ages --json "$adump")" null "report --json of a dump without ages: \"ages\": null"
 
 # Each answer waits for what it looks for (until(), at most 40 s).
 fill() { echo "eval until(() => { const f = document.querySelector('#out iframe'); const r = f && f.contentDocument && f.contentDocument.querySelector('#frames g[data-name=\"$1\"] rect'); return r && r.getAttribute('fill'); })"; }
@@ -99,11 +117,13 @@ like "$(at 15)" '^": ages are of one dump.s moment: choose no base"$' "a base: t
 is "$(at 13)" true "Take a dump: the newest is viewed"
 is "$(at 16)" true "the flame graph is the difference's, not by age"
 
+before=$(views $aged)
 browse "$url/ui?pid=$aged" --size 1400x1000 --timeout 120 <<'EOF'
 eval (window.until = (f, ms) => new Promise(r => { const t0 = Date.now(); (function g() { let v; try { v = f(); } catch (e) { v = undefined; } if (v || Date.now() - t0 > (ms || 40000)) r(v === undefined ? null : v); else setTimeout(g, 100); })(); }), until(() => document.querySelector('#toptab') && window.ageWhy && document.getElementById('age').disabled && document.getElementById('agenote').textContent))
 EOF
 like "$(at 1)" '^": this dump has no ages \(dumps date blocks at a sampled rate, or with prof_age:true in exact mode\)"$' \
 	"a dump without ages: the switch is off, and says why"
+is "$(($(views $aged) - before))" 1 "and its first view cost one report too"
 
 # ---- the API -------------------------------------------------------------
 code() { curl -s -o body -w '%{http_code}' "$@"; }

@@ -22,6 +22,10 @@ done
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/heapprof-t.XXXXXX")
 trap 'cd /; rm -rf "$T_DIR"' EXIT
 cd "$T_DIR" || exit 1
+# The report's symbol cache (src/report/symcache.h): each test file its
+# own, empty at its start, so that no answer comes from another test or
+# from an earlier run.
+export HEAPPROF_CACHE="$T_DIR/.hp-cache"
 
 _t_num=0
 _t_failed=0

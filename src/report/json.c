@@ -151,6 +151,18 @@ static void stacks(const struct hp_profile *p, const struct hp_render *r, struct
 	free(ids);
 }
 
+/* Whether report --age can read the dumps: their uptime and default
+ * warm-up when each has ages, else null (the explorer's age switch asks
+ * this of the view it shows, instead of a report of its own). */
+static void ages(const struct hp_render *r, struct hp_buf *b)
+{
+	if (r->ndumps && r->aged_dumps == r->ndumps)
+		hp_buf_printf(b, "  \"ages\": {\"uptime\": %.3f, \"warmup\": %.3f},\n",
+			      r->aged_uptime, r->aged_warmup);
+	else
+		hp_buf_str(b, "  \"ages\": null,\n");
+}
+
 void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struct hp_buf *b)
 {
 	int64_t abs;
@@ -178,6 +190,7 @@ void hp_json_render(const struct hp_profile *p, const struct hp_render *r, struc
 		hp_buf_str(b, "null");
 	hp_buf_printf(b, ",\n  \"has_alloc\": %s,\n", p->has_accum ? "true" : "false");
 	hp_buf_printf(b, "  \"total\": %" PRId64 ",\n  \"negative_stacks\": %zu,\n", total, neg);
+	ages(r, b);
 	if (r->peak)
 		hp_buf_str(b, "  \"at_peak\": true,\n");
 	if (r->vi == HP_V_TEMPORARY)

@@ -38,6 +38,11 @@ struct hp_render {
 	 * (the first dump's when each took its default) */
 	int age;
 	double age_uptime, age_warmup;
+	/* Whether the dumps (not the bases) have ages, with or without --age:
+	 * how many do, the longest uptime and the first one's default
+	 * warm-up, what report --age would take (the JSON's "ages"). */
+	size_t aged_dumps;
+	double aged_uptime, aged_warmup;
 	/* heapprof attach's time when a dump came from an attached process
 	 * (the first such dump's): its figures start there. */
 	char attached[40];

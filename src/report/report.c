@@ -98,6 +98,12 @@ static void add_file(struct hp_profile *p, const struct hp_ropts *o, struct hp_r
 		r->temporary = hp_util_sat_add(r->temporary, in.temporary);
 		r->allocations = hp_util_sat_add(r->allocations, in.allocations);
 	}
+	if (slot == 0 && in.has_ages) {
+		if (!r->aged_dumps++)
+			r->aged_warmup = hp_age_default_warmup(in.uptime);
+		if (in.uptime > r->aged_uptime)
+			r->aged_uptime = in.uptime;
+	}
 	if (o->age) {
 		if (!in.has_ages)
 			hp_util_die("'%s' has no ages (dumps date blocks at a sampled rate, or with "

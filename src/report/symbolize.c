@@ -25,12 +25,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "strtab.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "util.h"
+#include "version.h"
 
 /* An address range [lo, hi) and the DIE (CU or subprogram) it belongs to. */
 struct range {
@@ -77,6 +80,9 @@ struct dwmod {
 	size_t npub, cap_pub;
 	struct memo_slot *memo;	/* the answers by address, open addressing */
 	size_t nmemo, memo_cap;	/* (a power of two, at most half full) */
+	char *cache;		/* the answers' file on disk (symcache.h), or NULL */
+	int learnt;		/* answers not in it yet */
+	size_t iter;		/* saving: the next slot */
 };
 
 struct hp_symbolizer {
@@ -205,6 +211,109 @@ void hp_symbolize_free(struct hp_symbolizer *s)
 
 /* ---- sessions -------------------------------------------------------- */
 
+static void memo_put(struct dwmod *d, uint64_t vaddr, const struct hp_symres *res, size_t n);
+
+/* A line of identity(): a file by name, device, inode, size and time. */
+static void identify(struct hp_buf *b, const char *name, const struct stat *st)
+{
+	hp_buf_printf(b, "%s %llu %llu %lld %lld.%09ld\n", name, (unsigned long long)st->st_dev,
+		      (unsigned long long)st->st_ino, (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+		      st->st_mtim.tv_nsec);
+}
+
+/* What the module's answers come from, as text for the cache's key: its
+ * file, and every debug file local_debuginfo could take for it (by
+ * build ID in each absolute directory of the path, then the one its
+ * .gnu_debuglink names), so that a debug file installed, removed or
+ * replaced makes another key.  Looked for here, not through libdwfl,
+ * whose search marks the module as searched.  NULL when the module cannot
+ * be opened or has no build ID. */
+static char *identity(struct hp_symbolizer *s, struct dwmod *d, const struct hp_module *mod, char **hex)
+{
+	GElf_Addr bias, at;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	const unsigned char *bits = NULL;
+	int len = dwfl_module_build_id(d->mod, &bits, &at);
+	struct hp_buf b = { 0 }, name = { 0 };
+	struct stat st;
+
+	if (!elf || len <= 0 || stat(mod->file, &st) != 0)
+		return NULL;
+	for (int i = 0; i < len; i++)
+		hp_buf_printf(&name, "%02x", bits[i]);
+	*hex = name.p;
+	name = (struct hp_buf){ 0 };
+	identify(&b, mod->file, &st);
+	/* And this very command: another build may symbolize otherwise. */
+	if (stat("/proc/self/exe", &st) == 0)
+		identify(&b, "heapprof " HEAPPROF_VERSION, &st);
+	for (const char *p = s->debuginfo_path; *p; p++) {
+		const char *end = strchrnul(p, ':');
+		if (*p == '/') {
+			hp_buf_reset(&name);
+			hp_buf_printf(&name, "%.*s/.build-id/%02x/", (int)(end - p), p, bits[0]);
+			for (int i = 1; i < len; i++)
+				hp_buf_printf(&name, "%02x", bits[i]);
+			hp_buf_str(&name, ".debug");
+			if (stat(name.p, &st) == 0)
+				identify(&b, name.p, &st);
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	GElf_Word crc = 0;
+	char *debugfile = NULL;
+	int fd = debuglink_debuginfo(s->debuginfo_path, mod->file, dwelf_elf_gnu_debuglink(elf, &crc), bits,
+				     len, &debugfile);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		identify(&b, debugfile, &st);
+	if (fd >= 0)
+		close(fd);
+	free(debugfile);
+	hp_buf_release(&name);
+	return b.p;
+}
+
+static void cache_put(void *ctx, uint64_t vaddr, const struct hp_symres *res, size_t n)
+{
+	memo_put(ctx, vaddr, res, n);
+}
+
+/* The answers kept on disk for this module's file, by its own build ID
+ * (whether it is the dump's object was checked before any lookup), when
+ * no server may be asked for its debug file. */
+static void cache_open(struct hp_symbolizer *s, struct dwmod *d, const struct hp_module *mod)
+{
+	const char *remote = getenv("HEAPPROF_DEBUGINFOD");
+	char *hex = NULL;
+
+	if (remote && strcmp(remote, "1") == 0)
+		return;
+	char *id = identity(s, d, mod, &hex);
+	if (!id)
+		return;
+	d->cache = hp_symcache_path(hex, id);
+	free(id);
+	free(hex);
+	hp_symcache_load(d->cache, s->strs, cache_put, d);
+}
+
+static int cache_next(void *ctx, uint64_t *vaddr, const struct hp_symres **res, size_t *n)
+{
+	struct dwmod *d = ctx;
+
+	while (d->iter < d->memo_cap && !d->memo[d->iter].used)
+		d->iter++;
+	if (d->iter == d->memo_cap)
+		return 0;
+	const struct memo_slot *m = &d->memo[d->iter++];
+	*vaddr = m->vaddr;
+	*res = m->res;
+	*n = m->n;
+	return 1;
+}
+
 static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 {
 	if (mod->dw)
@@ -221,6 +330,8 @@ static struct dwmod *session(struct hp_symbolizer *s, struct hp_module *mod)
 	void **ud;
 	if (d->mod && dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
 		*ud = s;   /* for local_debuginfo */
+	if (d->mod)
+		cache_open(s, d, mod);
 	return d;
 }
 
@@ -672,6 +783,7 @@ size_t hp_symbolize_lookup(struct hp_symbolizer *s, struct hp_module *mod, uint6
 	}
 	size_t n = lookup(s, d, vaddr, out);
 	memo_put(d, vaddr, out, n);
+	d->learnt = 1;
 	return n;
 }
 
@@ -681,6 +793,11 @@ void hp_symbolize_forget(struct hp_module *mod)
 
 	if (!d)
 		return;
+	if (d->learnt && d->cache) {
+		d->iter = 0;
+		hp_symcache_save(d->cache, cache_next, d);
+	}
+	free(d->cache);
 	/* The Dwarf belongs to the session: dwfl_end closes it. */
 	if (d->dwfl)
 		dwfl_end(d->dwfl);

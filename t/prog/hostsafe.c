@@ -33,6 +33,11 @@
  *                    then allocates again; prints "recovered N"
  *   sigfork          SIGALRM every 2 ms; the handler forks, the child
  *                    allocates and _exits 5; prints "forks 300, all 5: yes"
+ *   exitheap         fills glibc's fast bins (2,000 blocks of 48 bytes
+ *                    freed), loses a block and calls exit (for
+ *                    libexitheap.so, which compares the heap then and
+ *                    after heapprof's leak check); prints "filling the
+ *                    fast bins"
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -51,6 +56,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <malloc.h>
 
 static void *asks_its_stack(void *arg)
 {
@@ -371,6 +377,25 @@ static int overflow(int n)
 	return 0;
 }
 
+static void *lost;
+
+static int exitheap(void)
+{
+	enum { N = 2000 };
+	static void *p[N];
+
+	printf("filling the fast bins\n");   /* stdout's buffer first: 4 KiB would consolidate them */
+	fflush(stdout);
+	for (int i = 0; i < N; i++)
+		p[i] = malloc(48);
+	for (int i = 0; i < N; i++)
+		free(p[i]);
+	lost = malloc(100);
+	memset(lost, 1, 100);
+	lost = NULL;
+	exit(0);   /* seen by libexitheap.so, unlike a return from main */
+}
+
 int main(int argc, char **argv)
 {
 	const char *how = argc > 1 ? argv[1] : "";
@@ -404,6 +429,8 @@ int main(int argc, char **argv)
 		return cancel();
 	if (!strcmp(how, "nproc"))
 		return nproc();
+	if (!strcmp(how, "exitheap"))
+		return exitheap();
 	if (!strcmp(how, "overflow"))
 		return overflow(argc > 2 ? atoi(argv[2]) : 10);
 	fprintf(stderr, "usage: hostsafe CASE [ARG] (see the source)\n");

@@ -34,6 +34,8 @@
 #include "output/dumpname.h"
 #include "output/dumpsyms.h"
 #include "output/srcline.h"
+#include "next/privheap.h"
+#include "record/tls.h"
 #include "output/totals.h"
 #include "record/counters.h"
 #include "record/sample.h"
@@ -605,6 +607,20 @@ static void note_unstopped(struct hp_verdictfile *vf, const struct hp_reach *r)
 	}
 }
 
+/* This thread's allocations from the private heap (next/privheap.h), or
+ * no more: inside the guard, whose countdown is "never", a countdown of
+ * 0 sends each of them to the slow path, which makes it there. */
+static void private_heap(bool on)
+{
+	if (on) {
+		hp_privheap_enter();
+		hp_tls_set_countdown(&hp_tls, 0);
+	} else {
+		hp_tls_set_countdown(&hp_tls, UINT64_MAX);
+		hp_privheap_leave();
+	}
+}
+
 /* The verdict at exit (live NULL) or of the running process. */
 static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct hp_stack_entry *entry,
 		   const struct hp_verdict_live *live)
@@ -661,6 +677,11 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 	/* Source files and inlined functions, for the suppressions and for
 	 * the printed report (heapprof check symbolizes the verdict file
 	 * itself). */
+	/* At exit, what libdw and the dynamic loader allocate for it comes
+	 * from the private heap (next/privheap.h): the host's heap stays as
+	 * the program left it, and glibc does not consolidate it first. */
+	if (!live)
+		private_heap(true);
 	struct hp_srcline *src = set.nrules && r.direct_objects ? hp_srcline_open() : NULL;
 	apply_suppressions(&r, &set, names, src);
 	sum_blocks(v, &r);
@@ -706,6 +727,8 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 	for (int64_t i = 0; i < n; i++)
 		emit_group(names, src, &g[i], print, vf, !r.exact, &r, &gb);
 	hp_srcline_close(src);
+	if (!live)
+		private_heap(false);
 	if (vf)
 		hp_verdictfile_commit(vf);
 	hp_dumpsyms_names_close(names);

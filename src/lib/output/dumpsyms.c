@@ -33,6 +33,7 @@
 #include "base/out.h"
 #include "base/pages.h"
 #include "next/next.h"
+#include "next/privheap.h"
 #include "output/totals.h"
 #include "record/stacktab.h"
 #include "output/dumpsyms.h"
@@ -501,7 +502,7 @@ void hp_dumpsyms_names_close(struct hp_dumpsyms_names *n)
 	}
 	hp_pages_free(n->t.obj, n->t.obj_bytes);
 	if (n->dbuf)
-		(hp_next.free)(n->dbuf);
+		hp_privheap_free_any(n->dbuf);
 	hp_pages_free(n, sizeof(*n));
 }
 
@@ -567,7 +568,7 @@ int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 	}
 	hp_out_str(out, "---\n--- heap\n");
 	if (dbuf)
-		(hp_next.free)(dbuf);
+		hp_privheap_free_any(dbuf);
 out:
 	for (int k = 0; t.obj && k < t.nobj; k++) {
 		if (t.obj[k].map)

@@ -30,6 +30,7 @@
 #include "base/fmt.h"
 #include "base/pages.h"
 #include "next/next.h"
+#include "next/privheap.h"
 #include "output/srcline.h"
 #include "base/banned.h"
 
@@ -211,7 +212,7 @@ void hp_srcline_close(struct hp_srcline *s)
 			s->dw.end(s->obj[i].dwfl);
 	for (int i = 0; i < HP_SRCLINE_INLINE_MAX; i++)
 		if (s->dbuf[i])
-			(hp_next.free)(s->dbuf[i]);
+			hp_privheap_free_any(s->dbuf[i]);
 	if (s->obj)
 		hp_pages_free(s->obj, MAX_OBJECTS * sizeof(*s->obj));
 	if (s->files)
@@ -330,7 +331,7 @@ size_t hp_srcline_lookup(struct hp_srcline *s, const char *object, uintptr_t add
 	if (first < nscopes) {
 		int nchain = s->dw.getscopes_die(&scopes[first], &chain);
 		if (nchain > 0) {
-			(hp_next.free)(scopes);
+			hp_privheap_free_any(scopes);
 			scopes = chain;
 			nscopes = nchain;
 			first = 0;
@@ -352,7 +353,7 @@ size_t hp_srcline_lookup(struct hp_srcline *s, const char *object, uintptr_t add
 		call_site(s, cudie, &scopes[i], &file, &line);
 	}
 	if (scopes)
-		(hp_next.free)(scopes);
+		hp_privheap_free_any(scopes);
 	/* No function DIE holds it (assembly with line info): the line alone. */
 	if (!n) {
 		out[0] = (struct hp_srcline_frame){ NULL, absolute(s, cudie, file, 0), line };

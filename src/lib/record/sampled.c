@@ -32,6 +32,7 @@
 #include "record/probes.h"
 #include "record/switches.h"
 #include "next/next.h"
+#include "next/privheap.h"
 #include "record/sample.h"
 #include "stack/stack.h"
 #include "record/stacktab.h"
@@ -92,14 +93,21 @@ HP_INLINE uint64_t draw(struct hp_tls *t, int lg)
 	return hp_sample_draw(&t->rng, lg);
 }
 
+/* decide()'s rate for an allocation of the thread that works in the
+ * private heap (next/privheap.h): not sampled, and made there. */
+#define LG_PRIVATE (-1)
+
 /* Called when n reached the countdown (or the thread has none yet).
  * Returns whether this allocation is sampled, and the rate it was drawn
  * at, and arms the next countdown. */
 HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 {
 	*lg = 0;
-	if (t->guard)
+	if (t->guard) {
+		if (HP_UNLIKELY(hp_privheap_mine()))
+			*lg = LG_PRIVATE;
 		return false;
+	}
 	/* The frees put off come first: the peak, the triggers and the
 	 * allocator see them before this allocation, as they happened. */
 	if (HP_UNLIKELY(waiting()) && !deferred.busy)
@@ -447,7 +455,7 @@ static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t)
 static HP_NOINLINE bool free_big(struct hp_tls *t, void *p, bool tmp)
 {
 	if (t->exact_epoch == HP_LOAD(&hp_switches.epoch) && !tmp && hp_single_threaded() && !t->guard &&
-	    !deferred.busy) {
+	    !deferred.busy && !hp_privheap_owns(p)) {
 		defer_removal(t, p);
 		return true;
 	}
@@ -491,8 +499,11 @@ void *hp_sampled_malloc(size_t n)
 	struct hp_tls *t = &hp_tls;
 	int lg;
 	bool sample = decide(t, n, &lg);
-	void *p = (hp_next.malloc)(n);
+	void *p;
 
+	if (HP_UNLIKELY(!sample && lg == LG_PRIVATE) && (p = hp_privheap_malloc(n)))
+		return p;
+	p = (hp_next.malloc)(n);
 	if (sample && p) {
 		hp_stale_scrub(p, 0, n);
 		record_alloc(t, p, n, lg);
@@ -506,7 +517,11 @@ void *hp_sampled_calloc(size_t n, size_t m)
 	size_t total = n * m;   /* the caller checked for overflow */
 	int lg;
 	bool sample = decide(t, total, &lg);
-	void *p = (hp_next.calloc)(n, m);
+	void *p;
+
+	if (HP_UNLIKELY(!sample && lg == LG_PRIVATE) && (p = hp_privheap_calloc(total)))
+		return p;
+	p = (hp_next.calloc)(n, m);
 
 	if (sample && p)
 		record_alloc(t, p, total, lg);
@@ -602,6 +617,10 @@ void hp_sampled_free(void *p)
 	}
 	if (r == HP_LIVE_REMOVED)
 		hp_stale_stamp(p);
+	else if (hp_privheap_owns(p)) {
+		hp_privheap_free(p);
+		return;
+	}
 	(hp_next.free)(p);
 }
 
@@ -631,11 +650,16 @@ void *hp_sampled_realloc(void *p, size_t n)
 
 	if (p && hp_next_pool_owns(p))
 		return hp_next_pool_realloc(p, n);
+	if (p && hp_privheap_owns(p))
+		return hp_privheap_realloc(p, n);
 	bool tmp = p && temporary(t, p);   /* before decide() forgets it */
 	/* The new block is an allocation of n bytes, sampled as any other:
 	 * here also when only the old block brought us (it may be a sampled
 	 * one), so the countdown decides, not the way in. */
 	bool sample = !hp_tls_fast(n) && decide(t, n, &lg);
+	void *own;
+	if (HP_UNLIKELY(!p && !sample && lg == LG_PRIVATE) && (own = hp_privheap_malloc(n)))
+		return own;
 
 	/* Take the old record out before the block can be freed and its
 	 * address handed to another thread. */
@@ -690,6 +714,8 @@ size_t hp_sampled_usable_size(void *p)
 {
 	if (hp_next_pool_owns(p))
 		return hp_next_pool_size(p);
+	if (hp_privheap_owns(p))
+		return hp_privheap_usable(p);
 	return hp_next.malloc_usable_size ? hp_next.malloc_usable_size(p) : 0;
 }
 
