@@ -414,9 +414,12 @@ HP_INLINE void finish(struct hp_tls *t, uintptr_t w)
 static void defer_removal(struct hp_tls *t, void *p)
 {
 	busy_enter();
-	hp_live_prefetch_remove(p);
-	__builtin_prefetch((const char *)p - 2 * sizeof(size_t), 1);   /* glibc's chunk header */
 	uint32_t h = deferred.head;
+	hp_live_prefetch_shard(p);
+	__builtin_prefetch((const char *)p - 2 * sizeof(size_t), 1);   /* glibc's chunk header */
+	uintptr_t half = deferred.w[(h + DEFER_SLOTS / 2) % DEFER_SLOTS];   /* put off 4 frees ago */
+	if (half)
+		hp_live_prefetch_remove((const void *)(~half & ~DEFER_TAKEN));
 	uintptr_t w = deferred.w[h];
 	deferred.w[h] = ~(uintptr_t)p;
 	deferred.head = (h + 1) % DEFER_SLOTS;
