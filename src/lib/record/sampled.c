@@ -356,7 +356,7 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
  * freed at exit, 600 k blocks, spent 14-16% of its run on that load), and
  * glibc's free with another on the chunk's header.  So, where nothing can
  * read the figures meanwhile but the thread itself, a free only prefetches
- * both and takes a place among the thread's last DEFER_SLOTS frees; the
+ * them and takes a place among the thread's last DEFER_SLOTS frees; the
  * removal, its counts and the allocator's free happen DEFER_SLOTS frees
  * later, when both lines are in.  The block stays allocated until then:
  * its address cannot come back from malloc while its record is in the
@@ -409,8 +409,10 @@ HP_INLINE void finish(struct hp_tls *t, uintptr_t w)
 }
 
 
-/* Puts p's removal off: its slot and header are fetched now, and the
- * oldest entry, whose lines came in meanwhile, is done. */
+/* Puts p's removal off: its shard's line and its chunk header are
+ * fetched now, its slot four frees later (the slot's address needs the
+ * shard's line: fetched at once, the prefetch waited on that miss), and
+ * the oldest entry, whose lines came in meanwhile, is done. */
 static void defer_removal(struct hp_tls *t, void *p)
 {
 	busy_enter();
