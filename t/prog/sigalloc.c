@@ -9,6 +9,12 @@
  * re-entered.  The main thread churns 64 KiB blocks from main_alloc:
  * 200000 allocated (13,107,200,000 bytes cumulative), all freed.
  * Prints how many times the handler ran.
+ *
+ * With KEEP, the main thread first keeps KEEP blocks of 100 bytes from
+ * keep_alloc() (a large live table: its frees then wait, record/sampled.c)
+ * and frees them all after the loop, the timer still running.
+ *
+ * usage: sigalloc [KEEP]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -33,13 +39,20 @@ static void handler(int sig)
 	runs++;
 }
 
+__attribute__((noinline)) static void *keep_alloc(void)
+{
+	return malloc(100);
+}
+
 __attribute__((noinline)) static void *main_alloc(void)
 {
 	return malloc(65536);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	long keep = argc > 1 ? atol(argv[1]) : 0;
+	void **kept = keep > 0 ? calloc(keep, sizeof(*kept)) : NULL;
 	struct sigaction sa;
 	struct sigevent ev;
 	struct itimerspec its = { { 0, 50000 }, { 0, 50000 } };
@@ -47,6 +60,8 @@ int main(void)
 	void *ring[64] = { 0 };
 
 	free(malloc(16));   /* fill the handler's tcache bin up front */
+	for (long i = 0; i < keep; i++)
+		kept[i] = keep_alloc();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
 	sa.sa_flags = SA_RESTART;
@@ -60,6 +75,9 @@ int main(void)
 		free(ring[i % 64]);
 		ring[i % 64] = main_alloc();
 	}
+	for (long i = 0; i < keep; i++)
+		free(kept[i]);
+	free(kept);
 	its.it_value.tv_nsec = 0;
 	its.it_interval.tv_nsec = 0;
 	timer_settime(timer, 0, &its, NULL);

@@ -33,6 +33,7 @@
 #include "control/lifecycle.h"
 #include "next/got.h"
 #include "next/next.h"
+#include "record/sampled.h"
 #include "record/switches.h"
 #include "record/tls.h"
 #include "stack/unwpipe.h"
@@ -212,6 +213,7 @@ HP_EXPORT void heapprof_detach(struct hp_attach_result *out)
 		       "validation pipe may stay open");
 	out->rewritten = hp_got_restore();
 	hp_tls_guard_leave(t);
+	hp_sampled_drain_deferred();   /* frees this thread put off: nothing would do them now */
 	hp_lifecycle_detach();
 	drop_host_dir();
 	hp_log(HP_LOG_INFO, "detached: %u GOT entries restored; heapprof stays loaded, inert",

@@ -19,6 +19,7 @@
 #include <pthread.h>
 
 #include "base/compiler.h"
+#include "record/sampled.h"
 #include "record/threads.h"
 
 HP_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
@@ -29,5 +30,8 @@ HP_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
 HP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
 			     void *arg)
 {
+	/* A second thread could read the figures while this one's frees
+	 * wait (record/sampled.h): done now, while it is alone. */
+	hp_sampled_drain_deferred();
 	return hp_threads_create(thread, attr, start, arg);
 }

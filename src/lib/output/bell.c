@@ -24,6 +24,7 @@
 #include "record/counters.h"
 #include "record/peak.h"
 #include "record/sample.h"
+#include "record/sampled.h"
 #include "record/switches.h"
 #include "record/trigger.h"
 #include "base/banned.h"
@@ -172,6 +173,7 @@ void hp_bell_publish_stats(void)
 
 	if (!b)
 		return;
+	hp_sampled_settle();   /* what this thread's frees put off counts first */
 	for (uint32_t id = 1; id < end; id++) {
 		const struct hp_counters *c = hp_counters_at(id);
 		if (!c || !HP_LOAD_ACQ(&c->stack) || c->gen != gen)

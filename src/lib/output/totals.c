@@ -10,6 +10,7 @@
 #include "base/pages.h"
 #include "record/peak.h"
 #include "record/sample.h"
+#include "record/sampled.h"
 #include "output/totals.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
@@ -91,6 +92,7 @@ int hp_totals_take(struct hp_totals *s)
 {
 	uint16_t gen = HP_LOAD(&hp_switches.gen);
 
+	hp_sampled_settle();   /* what this thread's frees put off counts first */
 	memset(s, 0, sizeof(*s));
 	s->lg = HP_LOAD(&hp_switches.lg_sample);
 	s->dither_salt = dither_salt();

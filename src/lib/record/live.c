@@ -588,6 +588,16 @@ HP_INLINE void prefetch_next(uintptr_t key)
 	seq.stride_inv = ~stride;
 }
 
+void hp_live_prefetch_remove(const void *p)
+{
+	prefetch_slot((uintptr_t)p, 1);
+}
+
+void hp_live_prefetch_shard(const void *p)
+{
+	__builtin_prefetch(shard_of((uintptr_t)p), 0);
+}
+
 /* Fills slot i (found: it held key already) with key's record. */
 HP_INLINE void put(struct shard *s, uint32_t i, bool found, uintptr_t key, uint64_t size,
 		   uint32_t tctx)

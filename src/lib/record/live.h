@@ -49,6 +49,14 @@ HP_INLINE void hp_live_prefetch(const void *p)
 		hp_live_prefetch_slot(p);
 }
 
+/* Starts loading the slot holding p's record, without a lock: a free
+ * whose removal waits a few frees (record/sampled.c). */
+void hp_live_prefetch_remove(const void *p);
+/* The first step before it: the line of p's shard, which says where
+ * the slot is (in a large table, under a program that misses the caches,
+ * that load missed too, and the slot's prefetch waited on it). */
+void hp_live_prefetch_shard(const void *p);
+
 /* Records a live sampled block: size at most HP_LIVE_SIZE_MAX (the
  * caller clamps it), tctx at most HP_LIVE_COUNTERS_MAX.  False if the
  * table could not grow. */

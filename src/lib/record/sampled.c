@@ -1,7 +1,8 @@
 /*
  * sampled.c -- sampled allocations and frees (see sampled.h).
  *
- * Owns the deferred frees, and the test for temporary allocations: a
+ * Owns the deferred frees (a signal handler's, and the removals a free
+ * puts off: below), and the test for temporary allocations: a
  * recorded block whose free is the allocating thread's next allocation or
  * free (heaptrack's "temporary", per thread).  Every allocation that
  * reaches the slow path forgets the thread's last block; one that stays
@@ -40,6 +41,46 @@
 #include "record/tls.h"
 #include "record/trigger.h"
 #include "base/banned.h"
+
+/* The removals frees put off (see "deferred removals" below). */
+#define DEFER_SLOTS 8
+static __thread struct {
+	/* Each entry ~(p | DEFER_TAKEN), inverted as every address heapprof
+	 * keeps where the leak scan reads (thread-local memory); 0: empty. */
+	uintptr_t w[DEFER_SLOTS];
+	uint32_t head;   /* the next slot to fill: the oldest entry once all are */
+	uint32_t n;      /* entries */
+	/* Depth inside an operation on them (which calls the next
+	 * allocator's free): a signal handler that interrupts it frees its
+	 * block the whole way at once, and a reader or an allocation leaves
+	 * the entries alone, so that a handler never hands the allocator a
+	 * block the program freed outside it while the allocator is busy.
+	 * The program's other calls into the allocator need no such care:
+	 * every slow path did what waited before it (decide(), free_big). */
+	uint32_t busy;
+} deferred;
+
+/* Whether removals wait: only ever once the tables are large, which the
+ * paths test first (one load of a shared byte, not the thread's own
+ * block's address from the GOT: on exact churn, whose tables stay small,
+ * that was 7 instructions a malloc and 12 a free). */
+HP_INLINE bool waiting(void)
+{
+	return HP_LOAD(&hp_live_tables_big) && deferred.n;
+}
+
+HP_INLINE void busy_enter(void)
+{
+	deferred.busy++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+HP_INLINE void busy_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	deferred.busy--;
+}
+static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t);
 
 /* ---- the sampling decision ------------------------------------------ */
 
@@ -101,6 +142,10 @@ HP_INLINE bool decide(struct hp_tls *t, size_t n, int *lg)
 			*lg = LG_PRIVATE;
 		return false;
 	}
+	/* The frees put off come first: the peak, the triggers and the
+	 * allocator see them before this allocation, as they happened. */
+	if (HP_UNLIKELY(waiting()) && !deferred.busy)
+		drain_deferred(t);
 	uint32_t epoch = HP_LOAD(&hp_switches.epoch);
 	if (HP_LIKELY(t->lane_epoch == epoch)) {
 		decide_exact(t);
@@ -336,6 +381,154 @@ HP_INLINE void account_free(struct hp_tls *t, const void *p, uint64_t size, uint
 	hp_trigger_note_live(t, -(int64_t)bytes);
 }
 
+/* ---- deferred removals ---------------------------------------------- */
+
+/* A free's removal from a large live table starts with a cache miss on
+ * the block's slot (its address is random to the table: perl's hash
+ * freed at exit, 600 k blocks, spent 14-16% of its run on that load), and
+ * glibc's free with another on the chunk's header.  So, where nothing can
+ * read the figures meanwhile but the thread itself, a free only prefetches
+ * them and takes a place among the thread's last DEFER_SLOTS frees; the
+ * removal, its counts and the allocator's free happen DEFER_SLOTS frees
+ * later, when both lines are in.  The block stays allocated until then:
+ * its address cannot come back from malloc while its record is in the
+ * table.
+ *
+ * Where: exact mode (every allocation reaches decide(), which first does
+ * what was put off, so the peak, the triggers and the allocator see the
+ * frees before the next allocation, as they happened), tables past the
+ * caches (hp_live_tables_big: below that the slot is in cache, and the
+ * ring only costs), a process of one thread (then every reader of the
+ * figures runs on this thread: a dump, the leak summary and scan, the
+ * bell's statistics, all of which settle first with hp_sampled_settle;
+ * intercept's pthread_create does the rest before a second thread
+ * exists), and not a temporary block (its slot is in cache: the
+ * allocation wrote it).  A fork child inherits the entries with the
+ * blocks, as allocated, and does them itself. */
+#define DEFER_TAKEN ((uintptr_t)1)   /* out of the table already: only the free is left */
+
+/* Takes p's record out of the live table and its weight out of its
+ * counters, as hp_sampled_free does; stamps it freed. */
+HP_INLINE enum hp_live_result take_out(struct hp_tls *t, void *p)
+{
+	uint64_t size;
+	uint32_t cid;
+
+	hp_tls_guard_enter(t);
+	enum hp_live_result r = hp_live_remove(p, &size, &cid);
+	if (r == HP_LIVE_REMOVED)
+		account_free(t, p, size, cid, false);
+	hp_sampled_leave(t);
+	if (r == HP_LIVE_REMOVED)
+		hp_stale_stamp(p);
+	return r;
+}
+
+static void defer_free(struct hp_tls *t, void *p);
+
+/* What an entry put off: the removal unless a reader took it out, then
+ * the allocator's free. */
+HP_INLINE void finish(struct hp_tls *t, uintptr_t w)
+{
+	uintptr_t v = ~w;
+	void *p = (void *)(v & ~DEFER_TAKEN);
+
+	if (!(v & DEFER_TAKEN) && take_out(t, p) == HP_LIVE_BUSY) {
+		defer_free(t, p);
+		return;
+	}
+	(hp_next.free)(p);
+}
+
+
+/* Puts p's removal off: its shard's line and its chunk header are
+ * fetched now, its slot four frees later (the slot's address needs the
+ * shard's line: fetched at once, the prefetch waited on that miss), and
+ * the oldest entry, whose lines came in meanwhile, is done. */
+static void defer_removal(struct hp_tls *t, void *p)
+{
+	busy_enter();
+	uint32_t h = deferred.head;
+	hp_live_prefetch_shard(p);
+	__builtin_prefetch((const char *)p - 2 * sizeof(size_t), 1);   /* glibc's chunk header */
+	uintptr_t half = deferred.w[(h + DEFER_SLOTS / 2) % DEFER_SLOTS];   /* put off 4 frees ago */
+	if (half)
+		hp_live_prefetch_remove((const void *)(~half & ~DEFER_TAKEN));
+	uintptr_t w = deferred.w[h];
+	deferred.w[h] = ~(uintptr_t)p;
+	deferred.head = (h + 1) % DEFER_SLOTS;
+	if (w)
+		finish(t, w);
+	else
+		deferred.n++;
+	busy_leave();
+}
+
+/* Everything put off, oldest first. */
+static HP_NOINLINE HP_COLD void drain_deferred(struct hp_tls *t)
+{
+	int *errp = hp_tls_errno(t), saved_errno = *errp;
+
+	busy_enter();
+	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
+		uint32_t h = (deferred.head + i) % DEFER_SLOTS;
+		uintptr_t w = deferred.w[h];
+		if (!w)
+			continue;
+		deferred.w[h] = 0;
+		finish(t, w);
+	}
+	deferred.n = 0;
+	deferred.head = 0;
+	busy_leave();
+	*errp = saved_errno;
+}
+
+/* A free while the tables are large: put off (true: done with), or
+ * else first what waits (a second thread, a sampled rate, a temporary
+ * block: which comes right after an allocation, which did it anyway), so
+ * that nothing of the program's waits while this free is inside the
+ * allocator, where a signal handler's free must not hand it more. */
+static HP_NOINLINE bool free_big(struct hp_tls *t, void *p, bool tmp)
+{
+	if (t->exact_epoch == HP_LOAD(&hp_switches.epoch) && !tmp && hp_single_threaded() && !t->guard &&
+	    !deferred.busy && !hp_privheap_owns(p)) {
+		defer_removal(t, p);
+		return true;
+	}
+	if (deferred.n && !deferred.busy && !t->guard)
+		drain_deferred(t);
+	return false;
+}
+
+/* Safe at any point of this thread's own operations, which a signal
+ * handler's dump may interrupt: an entry one of them already holds in a
+ * local is taken out here, and there finds no record (HP_LIVE_ABSENT) and
+ * is only freed; a mark here that it overwrites is of such an entry.
+ * Busy meanwhile, so that no handler's free edits the entries under it. */
+void hp_sampled_settle(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (HP_LIKELY(!waiting()))
+		return;
+	busy_enter();
+	for (uint32_t i = 0; i < DEFER_SLOTS; i++) {
+		uintptr_t v = ~deferred.w[i];
+		if (deferred.w[i] && !(v & DEFER_TAKEN) && take_out(t, (void *)v) != HP_LIVE_BUSY)
+			deferred.w[i] = ~(v | DEFER_TAKEN);
+	}
+	busy_leave();
+}
+
+void hp_sampled_drain_deferred(void)
+{
+	struct hp_tls *t = &hp_tls;
+
+	if (HP_UNLIKELY(waiting()) && !deferred.busy && !t->guard)
+		drain_deferred(t);
+}
+
 /* ---- slow paths ------------------------------------------------------ */
 
 /* The exact lane has its own copy of record_alloc, with the rate a
@@ -344,6 +537,8 @@ void *hp_sampled_malloc(size_t n)
 {
 	struct hp_tls *t = &hp_tls;
 	if (HP_LIKELY(exact_lane(t))) {
+		if (HP_UNLIKELY(waiting()) && !deferred.busy)
+			drain_deferred(t);   /* as decide() does first */
 		decide_exact(t);
 		void *p = (hp_next.malloc)(n);
 
@@ -455,6 +650,12 @@ void hp_sampled_free(void *p)
 		return;   /* bootstrap memory is never reused */
 	bool tmp = temporary(t, p);
 	forget_on_free(t);
+	/* One load of a shared byte: small tables (exact churn) pay nothing
+	 * more for what follows. */
+	if (HP_UNLIKELY(HP_LOAD(&hp_live_tables_big)) && free_big(t, p, tmp)) {
+		*errp = saved_errno;
+		return;
+	}
 	hp_tls_guard_enter(t);
 	enum hp_live_result r = hp_live_remove(p, &size, &cid);
 	if (r == HP_LIVE_REMOVED)
@@ -627,6 +828,8 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al)
 		defer_free(t, p);   /* the allocator's free takes its new'd blocks */
 		return;
 	}
+	if (HP_UNLIKELY(waiting()) && !deferred.busy && !t->guard)
+		drain_deferred(t);   /* see free_big */
 	switch (kind) {
 	case HP_CXX_DL:
 	case HP_CXX_DL_ARR:

@@ -42,6 +42,21 @@ void hp_sampled_delete(enum hp_nextcxx_kind kind, void *p, size_t n, size_t al);
  * outside the guard. */
 void hp_sampled_drain(struct hp_tls *t);
 
+/* Readers of the figures or of the live table (dumps, the leak summary
+ * and scan, the bell's statistics), on their own thread, before they
+ * read: the removals and counts this thread's frees put off (sampled.c)
+ * are done now; the blocks themselves go back to the allocator at the
+ * thread's next allocation or free, since this may run in a signal
+ * handler.  Inside or outside the guard; never with a live-table shard
+ * held. */
+void hp_sampled_settle(void);
+
+/* Does everything this thread's frees put off, the allocator's frees
+ * included: before the process gains a second thread (intercept's
+ * pthread_create), whose readers could not settle this thread's.  Never
+ * in a signal handler. */
+void hp_sampled_drain_deferred(void);
+
 /* Leaves the guard and frees what was deferred meanwhile: for code that
  * holds live-table shard locks inside the guard (this module, the leak
  * verdict's lookups, the fork handlers).  Elsewhere the deferred list

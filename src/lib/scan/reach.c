@@ -41,6 +41,7 @@
 #include "record/counters.h"
 #include "record/stale.h"
 #include "record/live.h"
+#include "record/sampled.h"
 #include "record/switches.h"
 #include "record/stacktab.h"
 #include "record/threads.h"
@@ -1274,6 +1275,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	memset(&s, 0, sizeof(s));
 	s.r = r;
 	*why = NULL;
+	hp_sampled_settle();   /* the blocks this thread freed leave the table first */
 	/* Everything is mapped before any lock is taken: room for the blocks
 	 * there are now and a quarter more, and for twice the mappings. */
 	size_t maps_len = maps_size_now(&lines);
