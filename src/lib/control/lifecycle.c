@@ -161,10 +161,10 @@ static void log_memory(void)
 
 	hp_live_table_bytes(&live_now, &live_peak);
 	hp_log(HP_LOG_DEBUG, "memory: %llu live records in %llu bytes of tables (at most %llu); "
-	       "%u stacks of %llu frames; %llu bytes mapped",
+	       "%u stacks of %llu frames in %u nodes; %llu bytes mapped",
 	       (unsigned long long)hp_live_records(), (unsigned long long)live_now,
 	       (unsigned long long)live_peak, hp_stacktab_count(),
-	       (unsigned long long)hp_stacktab_frames(), (unsigned long long)hp_pages_mapped());
+	       (unsigned long long)hp_stacktab_frames(), hp_stacktab_nodes(), (unsigned long long)hp_pages_mapped());
 }
 
 /* Where the program entered exit (stack/entry.h): its caller's frame and

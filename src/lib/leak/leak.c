@@ -112,11 +112,13 @@ static int stack_is_runtime(const struct hp_stack *st)
 {
 	if (!st || !st->depth)
 		return 0;
-	const struct runtime_range *r = range_of(st->frames[0]);
+	struct hp_stack_frames it = hp_stacktab_frames_of(st);
+	uintptr_t pc = hp_stacktab_next(&it);
+	const struct runtime_range *r = range_of(pc);
 	if (r && r->loader)
 		return 1;
-	for (uint32_t i = 0; i < st->depth; i++)
-		if (!range_of(st->frames[i]))
+	for (uint32_t i = 0; i < st->depth; i++, pc = hp_stacktab_next(&it))
+		if (!range_of(pc))
 			return 0;
 	return 1;
 }

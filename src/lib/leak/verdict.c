@@ -261,8 +261,9 @@ static void emit_group(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 	if (vf)
 		hp_verdictfile_leak(vf, direct, g->bytes, objects);
 	unsigned depth = st ? st->depth : 0, k = 0;
+	struct hp_stack_frames it = st ? hp_stacktab_frames_of(st) : (struct hp_stack_frames){ 0 };
 	for (unsigned i = 0; i < depth && i < FRAMES_SHOWN; i++)
-		emit_frame(names, src, i, &k, st->frames[i], print, vf);
+		emit_frame(names, src, i, &k, hp_stacktab_next(&it), print, vf);
 	if (vf && gb && gb->first)
 		for (uint64_t i = gb->first[g->key]; i < gb->first[g->key + 1]; i++) {
 			const struct hp_reach_block *b = &r->blocks[gb->block_of[i]];
@@ -317,8 +318,9 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 
 	if (!stk)
 		return -1;
+	struct hp_stack_frames it = hp_stacktab_frames_of(stk);
 	for (unsigned i = 0; i < stk->depth && n < FRAMES_SHOWN; i++) {
-		uintptr_t look = stk->frames[i] - (i ? 1 : 0);
+		uintptr_t look = hp_stacktab_next(&it) - (i ? 1 : 0);
 		uintptr_t at = hp_dumpsyms_names_home(names, look);
 		Dl_info info;
 		int have = dladdr((void *)at, &info);

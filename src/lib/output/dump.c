@@ -165,9 +165,10 @@ static void put_frames(struct hp_out *o, uint32_t stack_id)
 	const struct hp_stack *st = hp_stacktab_get(stack_id);
 
 	hp_out_char(o, '@');
+	struct hp_stack_frames it = st ? hp_stacktab_frames_of(st) : (struct hp_stack_frames){ 0 };
 	for (uint32_t i = 0; st && i < st->depth; i++) {
 		hp_out_char(o, ' ');
-		hp_out_hex(o, st->frames[i]);
+		hp_out_hex(o, hp_stacktab_next(&it));
 	}
 	hp_out_char(o, '\n');
 }

@@ -533,8 +533,9 @@ int hp_dumpsyms_write(struct hp_out *out, const struct hp_totals *s, int accum)
 		if (!written(&s->by_stack[st], accum))
 			continue;
 		const struct hp_stack *stk = hp_stacktab_get(st);
+		struct hp_stack_frames it = hp_stacktab_frames_of(stk);
 		for (uint32_t i = 0; i < stk->depth; i++)
-			keys[nkeys++] = stk->frames[i] - (i ? 1 : 0);
+			keys[nkeys++] = hp_stacktab_next(&it) - (i ? 1 : 0);
 	}
 	sort_keys(keys, nkeys);
 	dl_iterate_phdr(collect, &t);

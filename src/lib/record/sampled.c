@@ -210,26 +210,6 @@ HP_INLINE void weight(uint64_t size, int lg, uint64_t *cnt, uint64_t *bytes)
 	}
 }
 
-/* The record of the stack in th->frames; consecutive samples from the
- * same place skip the shared table.  NULL when memory ran out. */
-HP_INLINE const struct hp_stack *stack_of(struct hp_thread *th, uint32_t depth, uint64_t h)
-{
-	if (!h)
-		h = hp_stacktab_hash(th->frames, depth);
-	const struct hp_stack *last = th->last_stack_rec;
-
-	if (h == th->last_hash && last && last->depth == depth &&
-	    !memcmp(last->frames, th->frames, depth * sizeof(uintptr_t)))
-		return last;
-	const struct hp_stack *s = hp_stacktab_intern(th->frames, depth, h);
-	if (!s)
-		return NULL;
-	th->last_hash = h;
-	th->last_stack = s->id;
-	th->last_stack_rec = s;
-	return s;
-}
-
 /* The context id the stack's hint names, when it is this thread's for
  * (sid, lg, gen); else 0.  s: the stack's record, or NULL. */
 HP_INLINE uint32_t hinted(const struct hp_thread *th, const struct hp_stack *s, uint32_t sid, int lg,
@@ -294,16 +274,18 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg, bool la
 	}
 ready:;
 	bool same;
-	uint64_t hash;
+	int top;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
-				     th->memo, &same, &hash);
-	/* The unwinder vouches for a stack identical to its last walk's:
-	 * no hashing, no lookup; and it kept the hash of the frames its
-	 * memo gave. */
+				     th->memo, &same, &top);
+	/* The unwinder vouches for a stack identical to its last walk's: no
+	 * lookup.  Else the stack's frames are in its memo, whose frames
+	 * name their nodes in the stack table (only the new ones are
+	 * looked up), or in th->frames. */
 	const struct hp_stack *s = NULL;
 	uint32_t sid = th->memo_stack;
 	if (!same || !sid) {
-		s = stack_of(th, (uint32_t)depth, hash);
+		s = top >= 0 ? hp_stacktab_memo(th->memo, top, (uint32_t)depth)
+			     : hp_stacktab_intern(th->frames, (uint32_t)depth);
 		sid = s ? s->id : 0;
 	}
 	th->memo_stack = th->memo->last_ok ? sid : 0;

@@ -45,9 +45,6 @@ struct hp_thread {
 	uint32_t map_count;
 	/* One-entry caches: consecutive samples usually come from the same
 	 * place (owner-only). */
-	uint64_t last_hash;         /* of the last stack interned */
-	const struct hp_stack *last_stack_rec;
-	uint32_t last_stack;        /* its id, 0 if none */
 	uint32_t last_ctx;          /* context id for last_ctx_key */
 	uint64_t last_ctx_key;
 	struct hp_counters *last_ctx_rec;   /* that context, NULL if none */

@@ -179,7 +179,9 @@ static int loaders(struct build *b, uint32_t tctx)
 	if (!b->loader_of[tctx]) {
 		const struct hp_counters *c = hp_counters_at(tctx);
 		const struct hp_stack *st = c ? hp_stacktab_get(c->stack) : NULL;
-		int ld = st && st->depth && st->frames[0] >= b->ld_lo && st->frames[0] < b->ld_hi;
+		struct hp_stack_frames it = st ? hp_stacktab_frames_of(st) : (struct hp_stack_frames){ 0 };
+		uintptr_t pc = hp_stacktab_next(&it);
+		int ld = st && st->depth && pc >= b->ld_lo && pc < b->ld_hi;
 		b->loader_of[tctx] = ld ? 2 : 1;
 	}
 	return b->loader_of[tctx] == 2;

@@ -4,10 +4,11 @@
  * Frames are innermost first.  Our own frames (the interposed function and
  * everything below it in libheapprof) are removed, and the first remaining
  * frame, a return address into the code that called malloc, is moved back
- * by one byte so that it points into the call instruction: both jeprof
- * (which adjusts every frame but the first) and pprof (which adjusts every
- * frame) then symbolize it to the calling line.  A stack is never empty:
- * when unwinding yields nothing, the single frame is the address inside
+ * by one byte so that it points into the call instruction (by the
+ * interned stack's readers, record/stacktab.h): both jeprof (which adjusts
+ * every frame but the first) and pprof (which adjusts every frame) then
+ * symbolize it to the calling line.  A stack is never empty: when
+ * unwinding yields nothing, the single frame is the address inside
  * heapprof_unwind_failed that symbolizes to that name.
  */
 #ifndef HP_STACK_H
@@ -98,9 +99,19 @@ void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf
  * (stack/unwpipe.h).  -1 when libunwind must not run. */
 int hp_stack_libunwind(uintptr_t *buf, int max);
 
+/* The frame written when a stack cannot be had, as its raw return
+ * address: a reader that moves the innermost frame back one byte into the
+ * call (record/stacktab.h) lands one byte into heapprof_unwind_failed. */
+#define HP_STACK_FAILED_FRAME ((uintptr_t)heapprof_unwind_failed + 2)
+
 /* Captures at most max frames of the calling thread, whose stack is
- * [stack_lo, stack_hi) (0, 0 when unknown: libunwind then walks it), into
- * buf, which must have room for max + HP_BT_SLACK entries.  Returns the depth, >= 1.
+ * [stack_lo, stack_hi) (0, 0 when unknown: libunwind then walks it).
+ * Returns the depth, >= 1, and where the frames are, innermost first,
+ * as return addresses (none moved back into its call):
+ *   *top >= 0: in the memo, memo->f[*top] (the innermost) down to f[0]'s
+ *     (f[0] itself unless it is a sentinel of return address 0);
+ *   *top == -1: in buf, which must have room for max + HP_BT_SLACK
+ *     entries.
  * Inside the guard.  Inlined into the slow paths: every frame of ours
  * costs an unwind step.  Under a seccomp filter (base/sandbox.h) libunwind
  * never runs (its validation pipe and signal masks are system calls): the
@@ -108,16 +119,15 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * the program's frame that called the allocator, alone.  memo: the
  * thread's walk memo (stack/unwind.h); *same is set when the stack is
  * exactly the one the memo's last walk gave (m->last_ok: the memo holds
- * this capture's walk), and then buf is left as that capture left it,
- * the same stack; *hash is the stack's hash (stack/unwind.h) when the
- * memo had it, else 0. */
+ * this capture's walk), and then the depth and *top are the last
+ * capture's, and buf is left as that capture left it. */
 HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max,
-			       struct hp_unwind_memo *memo, bool *same, uint64_t *hash)
+			       struct hp_unwind_memo *memo, bool *same, int *top)
 {
 	int n = -1;
 
 	*same = false;
-	*hash = 0;
+	*top = -1;
 
 	int how = HP_LOAD(&hp_stack_unwinder);
 
@@ -141,16 +151,18 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	} else
 		memo->last_ok = false;   /* this stack is not the memo's */
 	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
-	if (*same && memo->ranges == ranges)
-		return (int)memo->depth;   /* buf holds this very stack */
-	if (*same) {
-		/* The frames are the last walk's, but what is stripped
-		 * from them changed: walk again into buf. */
-		*same = false;
+	if (*same && memo->ranges == ranges) {
+		*top = memo->top;
+		return (int)memo->depth;   /* as the last capture, the very same stack */
+	}
+	if (*same && (int)memo->n - (memo->f[0].ip ? 0 : 1) != n) {
+		/* The last walk's frames, cut at max, and what is stripped
+		 * from them changed: buf no longer holds them all. */
 		memo->last_ok = false;
 		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
 				   (uintptr_t)fp + 16, fp[0], memo, NULL);
 	}
+	*same = false;
 	memo->ranges = ranges;
 	if (n < 0 && HP_UNLIKELY(hp_sandbox_on())) {
 		buf[0] = fp[1];
@@ -164,24 +176,40 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	}
 	if (HP_UNLIKELY(how == HP_UNWIND_CHECK))
 		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK, memo);
+	/* The memo holds the whole walk (unwind.h): its frames from
+	 * f[inner] down. */
+	const struct hp_unwind_frame *f = memo->f;
+	int inner = (int)memo->n - 1;
+	bool in_memo = memo->last_ok && n == (int)memo->n - (f[0].ip ? 0 : 1);
 	int skip = 0;
 
-	while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))
-		skip++;
+	if (in_memo)
+		while (skip < n && (hp_stack_is_self(f[inner - skip].ip) || hp_stack_is_alloc_frame(f[inner - skip].ip)))
+			skip++;
+	else
+		while (skip < n && (hp_stack_is_self(buf[skip]) || hp_stack_is_alloc_frame(buf[skip])))
+			skip++;
 	n -= skip;
-	if (HP_UNLIKELY(n <= 0 || buf[skip] == 0)) {
-		buf[0] = (uintptr_t)heapprof_unwind_failed + 1;
+	if (HP_UNLIKELY(n <= 0 || (!in_memo && buf[skip] == 0))) {
+		buf[0] = HP_STACK_FAILED_FRAME;
 		memo->depth = 1;
+		memo->top = -1;
 		return 1;
 	}
-	uint64_t h;
-	if (n <= max && hp_unwind_memo_hash(memo, skip + n, skip + 1, &h))
-		*hash = hp_stack_hash_end(hp_stack_hash_step(h, buf[skip] - 1), (uint32_t)n);
-	if (n > max)
+	if (in_memo && n <= max) {
+		*top = inner - skip;
+	} else if (in_memo) {
+		/* Cut at max: the innermost max frames, in buf. */
 		n = max;
-	if (skip)
-		memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
-	buf[0] -= 1;
+		for (int i = 0; i < n; i++)
+			buf[i] = f[inner - skip - i].ip;
+	} else {
+		if (n > max)
+			n = max;
+		if (skip)
+			memmove(buf, buf + skip, (size_t)n * sizeof(*buf));
+	}
+	memo->top = *top;
 	memo->depth = (uint32_t)n;
 	return n;
 }

@@ -97,23 +97,6 @@ static uint32_t slot_of(uintptr_t key, uint32_t mask)
 	return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
 }
 
-/* c: the table as loaded once per walk (possibly NULL, possibly retired:
- * a retired table reads as zeros, so as misses). */
-static bool cache_get(const struct cache *c, uintptr_t key, union rule *r)
-{
-	if (HP_UNLIKELY(!c))
-		return false;
-	for (uint32_t i = slot_of(key, c->mask);; i = (i + 1) & c->mask) {
-		uintptr_t k = HP_LOAD_ACQ(&c->e[i].key);
-		if (HP_LIKELY(k == key)) {
-			r->word = HP_LOAD(&c->e[i].rule);
-			return r->f.kind != 0;
-		}
-		if (!k)
-			return false;   /* the table is never full: a hole ends the probe */
-	}
-}
-
 static void insert_into(struct cache *c, uintptr_t key, uint64_t val)
 {
 	for (uint32_t i = slot_of(key, c->mask);; i = (i + 1) & c->mask) {
@@ -789,16 +772,46 @@ static void compute(uintptr_t pc, union rule *out)
 	rule_of(&r, out);
 }
 
-/* The rule for pc, computed and cached on a miss (which may replace the
- * table: *c is reloaded). */
-HP_INLINE void rule_for(struct cache **c, uintptr_t pc, union rule *r)
+/* rule_word's miss: the rule for pc computed and cached (which may
+ * replace the table: *c is reloaded). */
+static HP_NOINLINE uint64_t rule_missed(struct cache **c, uintptr_t pc)
 {
-	if (HP_LIKELY(cache_get(*c, pc, r)))
-		return;
-	compute(pc, r);
-	cache_put(pc, r);
+	union rule r;
+
+	compute(pc, &r);
+	cache_put(pc, &r);
 	*c = HP_LOAD_ACQ(&cache);
+	return r.word;
 }
+
+/* The rule for pc as its word (union rule), from the table *c as loaded
+ * for this walk; a miss computes it.  A word is never 0: a rule has a
+ * kind. */
+HP_INLINE uint64_t rule_word(struct cache **c, uintptr_t pc)
+{
+	const struct cache *t = *c;
+
+	if (HP_LIKELY(t)) {
+		for (uint32_t i = slot_of(pc, t->mask);; i = (i + 1) & t->mask) {
+			uintptr_t k = HP_LOAD_ACQ(&t->e[i].key);
+			if (HP_LIKELY(k == pc)) {
+				uint64_t w = HP_LOAD(&t->e[i].rule);
+				if (HP_LIKELY(w))
+					return w;
+				break;   /* retired under us: zeros */
+			}
+			if (!k)
+				break;   /* the table is never full: a hole ends the probe */
+		}
+	}
+	return rule_missed(c, pc);
+}
+
+/* A rule word's fields (union rule, little-endian). */
+#define RW_CFA_OFF(w)  ((intptr_t)(int32_t)(uint32_t)(w))
+#define RW_RBP_OFF(w)  ((intptr_t)(int16_t)(uint16_t)((w) >> 32))
+#define RW_KIND(w)     ((unsigned)((w) >> 48) & 0xff)
+#define RW_RBP_HOW(w)  ((unsigned)((w) >> 56))
 
 /* ---- the walk, and its memo (unwind.h) ------------------------------ */
 
@@ -806,6 +819,7 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 {
 	m->lo = m->hi = 0;
 	m->n = 0;
+	m->named = 0;
 	m->last_ok = false;
 }
 
@@ -815,15 +829,17 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
  * now read something else.  f[0] is the outermost frame (its rule ends
  * the walk) or a sentinel of return address 0 (the walk read a 0, which
  * is checked too); a walk cut at max checks no step past its last
- * frame. */
-HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max)
+ * frame.  buf NULL: the frames are only checked, unless max cuts them
+ * (the memo then holds more than this walk: buf must have it). */
+HP_INLINE int replay(const struct hp_unwind_memo *m, int j, uintptr_t *buf, uintptr_t *cut_buf, int n, int max)
 {
-	/* buf NULL: the caller's buffer holds these frames already. */
 	const struct hp_unwind_frame *f = m->f;
 	int first = f[0].ip ? 0 : 1;   /* the outermost frame a whole walk gives */
 	int last = j - first + 1 > max - n ? j + 1 - (max - n) : first;
 	int low = last == first ? 0 : last;
 
+	if (last != first)
+		buf = cut_buf;
 	/* Checked and copied in one pass (last >= low): a failed check
 	 * leaves frames past n in buf, which the walk then writes over. */
 	int k = buf ? hp_unwind_memo_check(f, j, low, buf + n) : hp_unwind_memo_check(f, j, low, NULL);
@@ -857,27 +873,14 @@ HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		f->chk = (uint16_t)(f->bp_check ? j + 1 + t + 1 : j + t >= 0 ? f[-1].chk : 0);
 		uint64_t out_h = j + t >= 0 ? f[-1].h : HP_STACK_HASH_SEED;
 		f->h = f->ip ? hp_stack_hash_step(out_h, f->ip) : HP_STACK_HASH_SEED;
+		f->node = 0;   /* a path the layer above has not named */
 	}
 	m->n = (uint32_t)(j + 1 + p);
+	if (m->named > (uint32_t)(j + 1))
+		m->named = (uint32_t)(j + 1);
 	m->max = (uint32_t)max;
 	m->last_ok = true;
 	return true;
-}
-
-/* Where the memo's walk can take over at state (sp, ip, bp): the cursor
- * *j moves out past frames below sp (the walk only goes up the stack);
- * true when f[*j] is that very state and no failed check lies on its way
- * out (*j <= limit). */
-HP_INLINE bool memo_at(const struct hp_unwind_memo *m, int *j, int limit, uintptr_t sp,
-		       uintptr_t ip, uintptr_t bp)
-{
-	int k = *j;
-
-	while (k >= 0 && m->f[k].sp < sp)
-		k--;
-	*j = k;
-	return k >= 0 && k <= limit && m->f[k].sp == sp && m->f[k].ip == ip &&
-	       (m->f[k].bp == bp || !m->f[k].bp_used);
 }
 
 /* The common case first, with nothing else set up: the very walk of
@@ -904,13 +907,40 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
 }
 
+/* hp_unwind_walk's memo joins at f[j], whose state the walk reached
+ * with n frames of its own: the frame count if every word the memo's
+ * steps read still holds (the memo then keeps this walk), else -1 - k
+ * as replay gives. */
+static HP_NOINLINE int memo_join(struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max, bool was_ok,
+				 int top, bool *same)
+{
+	/* The last walk again, if its words check: buf holds it. */
+	bool again = same && was_ok && n == 0 && j == top;
+	/* With same, the memo keeps the walk: its frames are checked, not
+	 * copied (unwind.h). */
+	int done = replay(m, j, again || same ? NULL : buf, buf, n, max);
+	if (done < 0)
+		return done;
+	bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
+	if (!kept && same && !again)
+		replay(m, j, buf, buf, n, max);   /* checked above: the copy */
+	if (same)
+		*same = kept && again;
+	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
+		HP_ADD(&n_memo, 1);
+	return done;
+}
+
 int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
-	int n = 0, j = -1, limit = -1, top = -1;
+	int n = 0, j = -1, limit = -1, top = -1, keep = 0;
 	bool was_ok = false, ended = false;
 	uintptr_t span = hi - lo - 8;   /* an RBP slot is in [lo, hi - 8] */
+	uintptr_t join_sp = UINTPTR_MAX;   /* f[j].sp: below it, no memo frame to meet */
+	struct hp_unwind_frame *fresh = NULL;
+	const struct hp_unwind_frame *mf = NULL;   /* the memo's frames */
 
 	if (same)
 		*same = false;
@@ -927,61 +957,65 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 		was_ok = m->last_ok && m->max == (uint32_t)max;
 		m->last_ok = false;
 		j = limit = top = (int)m->n - 1;
+		if (j >= 0)
+			join_sp = m->f[j].sp;
+		fresh = m->fresh;
+		mf = m->f;
+		keep = HP_UNWIND_MEMO_MAX;
 	}
 	while (n < max && ip) {
-		if (j >= 0 && memo_at(m, &j, limit, sp, ip, bp)) {
-			/* The last walk again, if its words check: buf holds it. */
-			bool again = same && was_ok && n == 0 && j == top;
-			int done = replay(m, j, again ? NULL : buf, n, max);
-			if (done >= 0) {
-				bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
-				if (same)
-					*same = kept && again;
-				n = done;
-				if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
-					HP_ADD(&n_memo, 1);
-				goto walked;
+		if (HP_UNLIKELY(sp >= join_sp)) {
+			/* The memo's cursor moves out past its frames below sp
+			 * (the walk only goes up the stack); where f[j] is this
+			 * very state, and no failed check lies on its way out
+			 * (j <= limit), the memo's walk takes over. */
+			while (sp > join_sp)
+				join_sp = --j >= 0 ? mf[j].sp : UINTPTR_MAX;
+			if (sp == join_sp && j <= limit && mf[j].ip == ip && (mf[j].bp == bp || !mf[j].bp_used)) {
+				int done = memo_join(m, j, buf, n, max, was_ok, top, same);
+				if (done >= 0) {
+					n = done;
+					goto walked;
+				}
+				limit = -1 - done - 1;   /* a match at k or further in fails the same check */
 			}
-			int k = -1 - done;
-			limit = k - 1;   /* a match at k or further in fails the same check */
 		}
-		union rule r;
-		uintptr_t bp_at = 0;
 		buf[n] = ip;
 		/* Every frame's address is a return address: look up the call
 		 * instruction, which may be its function's last. */
-		rule_for(&c, ip - 1, &r);
-		if (HP_UNLIKELY(r.f.kind > RULE_CFA_RBP)) {
-			if (r.f.kind != RULE_END)
+		uint64_t w = rule_word(&c, ip - 1);
+		unsigned kind = RW_KIND(w), rbp_how = RW_RBP_HOW(w);
+		if (HP_UNLIKELY(kind > RULE_CFA_RBP)) {
+			if (kind != RULE_END)
 				goto give_up;
-			if (m && n < HP_UNWIND_MEMO_MAX)
-				m->fresh[n] = (struct hp_unwind_frame){ .sp = sp, .ip = ip, .bp = bp };
+			if (n < keep)
+				fresh[n] = (struct hp_unwind_frame){ .sp = sp, .ip = ip, .bp = bp };
 			n++;
 			ended = true;
 			break;
 		}
-		uintptr_t cfa = (r.f.kind == RULE_CFA_RBP ? bp : sp) + (uintptr_t)(intptr_t)r.f.cfa_off;
+		uintptr_t cfa = (kind == RULE_CFA_RBP ? bp : sp) + (uintptr_t)RW_CFA_OFF(w);
 		if (HP_UNLIKELY(cfa <= sp || cfa > hi))
 			goto give_up;
-		uintptr_t next_ip = *(const uintptr_t *)(cfa - 8), next_bp = bp;
-		if (r.f.rbp_how == REG_OFFSET) {
+		uintptr_t next_ip = *(const uintptr_t *)(cfa - 8), next_bp = bp, bp_at = 0;
+		if (rbp_how == REG_OFFSET) {
 			/* Within [lo, hi - 8]: one unsigned comparison. */
-			bp_at = cfa + (uintptr_t)(intptr_t)r.f.rbp_off;
+			bp_at = cfa + (uintptr_t)RW_RBP_OFF(w);
 			if (HP_UNLIKELY(bp_at - lo > span))
 				goto give_up;
 			next_bp = *(const uintptr_t *)bp_at;
-		} else if (r.f.rbp_how == REG_UNKNOWN) {
+		} else if (rbp_how == REG_UNKNOWN) {
 			next_bp = 0;
 		}
-		if (m && n < HP_UNWIND_MEMO_MAX) {
-			/* Field by field: memo_keep sets h and bp_used. */
-			struct hp_unwind_frame *fr = &m->fresh[n];
+		if (n < keep) {
+			/* Field by field: memo_keep sets the rest. */
+			struct hp_unwind_frame *fr = &fresh[n];
 			fr->sp = sp;
 			fr->ip = ip;
 			fr->bp = bp;
 			fr->bp_check = bp_at;
-			fr->how = (uint8_t)((r.f.kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
-					    (r.f.rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0));
+			fr->how = (uint8_t)((kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
+					    (rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0));
 		}
 		n++;
 		ip = next_ip;
@@ -1033,6 +1067,7 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 {
 	m->n = 0;
+	m->named = 0;
 	m->last_ok = false;
 }
 

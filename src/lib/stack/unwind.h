@@ -42,9 +42,9 @@
  * pointers it holds the program's data, which changes between calls. */
 #define HP_UNWIND_MEMO_MAX 160
 
-/* The stack hash that record/stacktab.h keys stacks by, taken outermost
- * frame first so that the memo keeps it frame by frame: a stack whose
- * outer frames are the memo's is hashed in one step. */
+/* The hash of a path of return addresses from the outermost frame in,
+ * taken a frame at a time so that the memo keeps it frame by frame
+ * (record/stacktab.h keys its prefix tree's nodes by it). */
 #define HP_STACK_HASH_SEED 0x243f6a8885a308d3ULL
 HP_INLINE uint64_t hp_stack_hash_step(uint64_t h, uintptr_t frame)
 {
@@ -53,18 +53,16 @@ HP_INLINE uint64_t hp_stack_hash_step(uint64_t h, uintptr_t frame)
 	return h ^ (h >> 29);
 }
 
-HP_INLINE uint64_t hp_stack_hash_end(uint64_t h, uint32_t depth)
-{
-	h = hp_stack_hash_step(h, depth);
-	return h ? h : 1;
-}
-
 struct hp_unwind_frame {
 	uintptr_t sp, ip, bp;   /* the walk's state at this frame */
 	/* Where the step out of it read RBP (0: nowhere); in f[], only where
 	 * the frame out of it needs that RBP (else 0): the word to check. */
 	uintptr_t bp_check;
-	uint64_t h;             /* hash state over the return addresses from f[0] to here */
+	uint64_t h;             /* the path's hash over f[0] .. here (a sentinel's: the seed) */
+	/* The layer above's name for the path f[0] .. here (record/stacktab.h:
+	 * its prefix-tree node), 0 until it sets one; kept with the frame
+	 * while the memo keeps the frames out of it, 0 in a frame new to it. */
+	uint32_t node;
 	uint8_t how;            /* its rule: HP_UNWIND_CFA_RBP, HP_UNWIND_KEEPS_RBP */
 	bool bp_used;           /* some step from here on reads bp: else any bp walks the same */
 	/* In f[]: 1 + the index of the nearest frame at or outside this one
@@ -79,8 +77,13 @@ struct hp_unwind_memo {
 	uint32_t n;             /* frames in f[], f[0] the outermost; 0: none */
 	uint32_t max;           /* the max of the last walk */
 	bool last_ok;           /* the last walk's frames are f[n - 1] .. f[0] */
-	uint32_t depth;         /* what the caller made of them (stack/stack.h) */
-	unsigned ranges;        /* and the caller's own state then (stack/stack.h) */
+	/* f[0] .. f[named - 1] have their node (a sentinel f[0] the root's,
+	 * 0): the layer above raises it as it names frames, the memo lowers
+	 * it when it replaces some. */
+	uint32_t named;
+	uint32_t depth;         /* what the caller made of them (stack/stack.h): */
+	int32_t top;            /* its depth, its innermost frame in f[] (-1: not f[]'s), */
+	unsigned ranges;        /* and its own state then */
 	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
 	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
 };
@@ -123,29 +126,19 @@ HP_INLINE int hp_unwind_memo_check(const struct hp_unwind_frame *f, int j, int l
 /* Forgets everything: a memo whose memory was another thread's. */
 void hp_unwind_memo_reset(struct hp_unwind_memo *m);
 
-/* With m->last_ok and n the frame count of that walk: whether the walk
- * is the memo's whole chain; then *h is the hash state over its frames
- * from the outermost to frame i (innermost 0) included, or the seed for
- * i == n. */
-HP_INLINE bool hp_unwind_memo_hash(const struct hp_unwind_memo *m, int n, int i, uint64_t *h)
-{
-	int first = m->f[0].ip ? 0 : 1;
-
-	if (!m->last_ok || n != (int)m->n - first || i > n)
-		return false;
-	*h = i == n ? HP_STACK_HASH_SEED : m->f[m->n - 1 - (uint32_t)i].h;
-	return true;
-}
-
 /* Fills buf with return addresses, innermost first, starting at a frame
  * whose return address is ip, whose caller's stack pointer (after the
  * return) is sp and whose caller's RBP is bp -- what a function compiled
  * with frame pointers finds at its frame pointer.  lo and hi bound the
  * current thread's stack.  Returns the number of frames, or -1 to ask for
- * libunwind.  m: the calling thread's memo, or NULL; with it, *same is
- * set when the frames are exactly those of the memo's last walk, and
- * then buf is not written: the caller kept them (same may be NULL: buf
- * is always filled). */
+ * libunwind.  m: the calling thread's memo, or NULL.  same NULL: buf is
+ * always filled.  Else *same is set when the frames are exactly those of
+ * the memo's last walk (buf is then not written: the caller kept what it
+ * made of them), and buf holds only the frames the walk took itself when
+ * the memo holds the whole walk (m->last_ok and the return value is
+ * m->n less a sentinel f[0]): its frames are then m->f[m->n - 1] (the
+ * innermost) down to f[0]'s, and a frame the memo already held is
+ * checked, not copied. */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
 		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
 /* hp_unwind_fast for a caller that tried hp_unwind_again first, which
