@@ -25,7 +25,7 @@
 #define SMALL_MAX ((size_t)1 << (CLASS_MIN_SHIFT + CLASSES - 1))
 #define SLAB ((size_t)1 << 20)
 #define LARGE ((size_t)-1)
-#define MAPS_MAX 1024u
+#define MAPS_MAX 256u
 
 struct hdr {
 	size_t usable;

@@ -20,7 +20,9 @@
 
 #define CHUNK_SHIFT 14
 #define CHUNK_LEN   (1u << CHUNK_SHIFT)
-#define CHUNKS_MAX  16384u     /* up to 2^28 nodes, and as many stacks */
+#define CHUNKS_MAX  4096u      /* up to 2^26 nodes, and as many stacks (the
+				* directories, 64 KiB, count against a
+				* small RLIMIT_AS: t/0746) */
 #define INDEX_MIN   4096u
 
 /* A frame under its caller's node (0: the root). */
