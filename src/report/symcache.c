@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "index.h"
 #include "symcache.h"
 #include "util.h"
 
@@ -72,16 +73,6 @@ static char *cache_dir(void)
 	return b.p;
 }
 
-/* FNV-1a, 64 bits. */
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 char *hp_symcache_path(const char *build_id, const char *identity)
 {
 	if (!build_id || !*build_id || strspn(build_id, "0123456789abcdef") != strlen(build_id))
@@ -91,7 +82,7 @@ char *hp_symcache_path(const char *build_id, const char *identity)
 		return NULL;
 	struct hp_buf b = { 0 };
 	char h[20];
-	snprintf(h, sizeof(h), "%016llx", (unsigned long long)fnv(identity));
+	snprintf(h, sizeof(h), "%016llx", (unsigned long long)hp_index_hash_bytes(identity, strlen(identity), 0));
 	hp_buf_str(&b, dir);
 	hp_buf_char(&b, '/');
 	hp_buf_str(&b, build_id);
