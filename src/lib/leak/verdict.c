@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -617,14 +618,22 @@ static void note_unstopped(struct hp_verdictfile *vf, const struct hp_reach *r)
  * would hand a private block to the C library's free. */
 static void private_heap(bool on)
 {
+	/* Signals wait meanwhile: a handler that allocated while the
+	 * private heap's lock is held would wait on it for ever. */
+	static sigset_t before;
+	sigset_t all;
+
 	if (HP_LOAD(&hp_switches.attached) != HP_ATTACH_NONE)
 		return;
 	if (on) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &before);
 		hp_privheap_enter();
 		hp_tls_set_countdown(&hp_tls, 0);
 	} else {
 		hp_tls_set_countdown(&hp_tls, UINT64_MAX);
 		hp_privheap_leave();
+		pthread_sigmask(SIG_SETMASK, &before, NULL);
 	}
 }
 
