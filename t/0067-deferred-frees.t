@@ -1,13 +1,14 @@
 #!/bin/sh
 # Deferred removals (record/sampled.c): in exact mode, once the live
 # table is large, a single-threaded process puts each free's removal off
-# by 8 frees.  Every reader must still see the frees done: dumps right
-# after a run of fewer than 8 frees, the peak when an allocation follows
+# into a batch of 32, done when it is full.  Every reader must still see
+# the frees done: dumps right after a run of fewer than 32 frees and
+# after a whole batch and some, the peak when an allocation follows
 # them, a fork child's dump, a new thread's dump, the leak summary and the
 # reachability verdict at exit, a signal handler that allocates and frees
 # while the main thread is inside heapprof.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 # defer MODE [ENV...]: t/prog/defer (200,000 blocks of 32 bytes from keep(),
 # a live table of some MiB) in exact mode.
@@ -26,6 +27,7 @@ is "$(live d0.heap)" "200000: 6400000" "200,000 blocks of 32 bytes live (nothing
 is "$(live d1.heap)" "199995: 6399840" "5 frees, then a dump: all 5 are gone from it"
 is "$(live d2.heap)" "199989: 6399816" "7 more frees and one allocation of 200 bytes: exact"
 is "$(peak d2.heap)" "200000: 6400000" "the peak stays d0's: the 7 frees came before the allocation"
+is "$(live d3.heap)" "199944: 6398376" "45 more frees (a batch done, 13 waiting), then a dump: all 45 are gone"
 rm -f ./*.heap
 
 defer fork

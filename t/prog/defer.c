@@ -13,7 +13,9 @@
  *           one of 200 bytes from more(), dumps d2.heap.  d1 holds 5
  *           blocks and 160 bytes fewer than d0; d2 12 blocks fewer and one
  *           more, 184 bytes fewer; its peak is d0's (the 200 bytes come
- *           after 384 bytes were freed).
+ *           after 384 bytes were freed); then frees 45 more (a whole
+ *           batch of removals done, 13 waiting), dumps d3.heap: 45
+ *           blocks fewer than d2.
  *   fork    frees 5 blocks and forks; the child frees 3 more, dumps
  *           c.heap (8 fewer than d0) and _exits; the parent waits, dumps
  *           p.heap (5 fewer).
@@ -94,6 +96,9 @@ int main(int argc, char **argv)
 			drop(i);
 		sink = more(200);
 		dump("d2.heap");
+		for (long i = 12; i < 57; i++)
+			drop(i);
+		dump("d3.heap");
 	} else if (!strcmp(mode, "fork")) {
 		for (long i = 0; i < 5; i++)
 			drop(i);
