@@ -49,8 +49,9 @@ HP_INLINE void hp_live_prefetch(const void *p)
 		hp_live_prefetch_slot(p);
 }
 
-/* Starts loading the slot holding p's record, without a lock: a free
- * whose removal waits a few frees (record/sampled.c). */
+/* Starts loading the slot holding p's record and the two lines after
+ * it, without a lock: a free whose removal waits in a batch
+ * (record/sampled.c). */
 void hp_live_prefetch_remove(const void *p);
 /* The first step before it: the line of p's shard, which says where
  * the slot is (in a large table, under a program that misses the caches,
