@@ -799,6 +799,24 @@ static void find_fastbins(struct scan *s)
 	sort_words(s->fast, s->nfast);
 }
 
+/* Whether chunk c, of size bytes, may be in a fast bin: its size is a
+ * fast bin's and its first word is a link as glibc stores one there (the
+ * next chunk of the list, or none, mangled with the address it is stored
+ * at: glibc 2.32 and later, which the library needs).  A chunk in use
+ * holds the program's data there, which is almost never such a link: it
+ * is known to be in use without the walk of the bins, which follows a
+ * cache miss per chunk (65536 of them, 10 ms, at perl's exit: its hash's
+ * entries freed). */
+static int may_be_in_fastbin(const struct scan *s, uintptr_t c, uintptr_t size)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (size > (ARENA_FASTBINS + 1) * 2 * W)
+		return 0;
+	uintptr_t fd = read_word(s, c + 2 * W), revealed = fd ^ ((c + 2 * W) >> 12);
+	return !revealed || heap_chunk(s, revealed);
+}
+
 /* Whether c is a chunk in a fast bin; the bins are walked the first time
  * it is asked (most heaps never ask: a block freed through heapprof
  * carries its stamp, and the walk follows a list of cache misses). */
@@ -926,7 +944,8 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		 * such chunks (perl's hash entries), each of which would
 		 * otherwise cost a search of the index. */
 		if (in_use && !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)) &&
-		    !hp_blocks_starts_in(&s->idx, user, next + W) && !in_fastbin(s, c))
+		    !hp_blocks_starts_in(&s->idx, user, next + W) &&
+		    !(may_be_in_fastbin(s, c, size) && in_fastbin(s, c)))
 			scan_root_between_blocks(s, user, next + W);
 		c = next;
 	}
