@@ -224,6 +224,26 @@ static void test_unmarked(struct hp_blocks *x)
 	ok(seen_bad == 0 && seen == want, "the unmarked blocks, in address order (%d of %d)", seen, nblocks);
 }
 
+/* After test_unmarked: the block that holds an address when it is not
+ * marked, as the sorted list and the marks say. */
+static void test_find_unmarked(struct hp_blocks *x)
+{
+	int bad = 0, hits = 0, held = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		uintptr_t w = probe();
+		struct hp_blocks_hit h;
+		int k = holder(w), want = k >= 0 && !marked[k], got = hp_blocks_find_unmarked(x, w, &h);
+		if (got != want || (got && (h.start != blocks[k].start || h.size != blocks[k].size)))
+			bad++;
+		hits += got;
+		held += k >= 0;
+	}
+	ok(bad == 0 && hits > 0 && hits < held,
+	   "the block that holds an address if it is not marked (%d of 400000 held, %d of them unmarked)", held,
+	   hits);
+}
+
 int main(void)
 {
 	layout();
@@ -243,6 +263,7 @@ int main(void)
 		memset(marked, 0, sizeof(marked));
 		seen = seen_bad = seen_at = 0;
 		test_unmarked(&x);
+		test_find_unmarked(&x);
 		hp_pages_registry_unlock();
 		hp_live_postfork_parent();
 		hp_blocks_release(&x);

@@ -359,6 +359,28 @@ static void sort_chunks(const struct hp_blocks *x, uint32_t *a, uint32_t n)
 	}
 }
 
+static uint32_t sorted_from(const struct hp_blocks *x, uintptr_t key);
+
+/* Each chunk's count of the big blocks that overlap its span.  Blocks
+ * never overlap each other: a chunk is counted by the big blocks that
+ * start or end in it and at most one that spans it whole, so this is
+ * bounded by the chunks plus twice the big blocks, with a bisection for
+ * each. */
+static void count_bigs(struct hp_blocks *x)
+{
+	for (uint64_t i = 0; i < x->nbig && x->nchunks; i++) {
+		const struct hp_blocks_big *b = &x->big[i];
+		uint64_t n = b->size ? b->size : 1;
+		uintptr_t last = (n - 1 > UINTPTR_MAX - b->start ? UINTPTR_MAX : b->start + (n - 1)) >> x->cshift;
+		for (uint32_t j = sorted_from(x, b->start >> x->cshift); j < x->nchunks; j++) {
+			struct hp_blocks_chunk *c = &x->chunks[x->sorted[j]];
+			if (c->key > last)
+				break;
+			c->bigs++;
+		}
+	}
+}
+
 int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi)
 {
 	struct build b = { .x = x, .ld_lo = ld_lo, .ld_hi = ld_hi };
@@ -389,10 +411,38 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	hp_live_foreach_held(second_pass, &b);
 	sort_big(x->big, x->nbig);
 	sort_chunks(x, x->sorted, x->nchunks);
+	count_bigs(x);
 	return 0;
 }
 
 /* ---- finding ------------------------------------------------------------- */
+
+/* The granule of chunk c's nearest start at or below w's, which lies in
+ * c's span; NO_START when none does. */
+static unsigned start_below_in(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t w)
+{
+	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+	uint64_t below = c->w[k].starts & (~0ULL >> (63 - (g & 63)));
+
+	if (below)
+		return (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(below));
+	return k ? c->w[k - 1].last : NO_START;
+}
+
+/* *h for the small block that starts at granule at of chunk c. */
+static void small_at(const struct hp_blocks *x, const struct hp_blocks_chunk *c, unsigned at,
+		     struct hp_blocks_hit *h)
+{
+	const struct hp_blocks_word *sw = &c->w[at >> 6];
+	unsigned bit = at & 63;
+	uint64_t below = sw->starts & ((1ULL << bit) - 1);
+
+	h->start = (c->key << x->cshift) | ((uintptr_t)at << x->gshift);
+	h->size = x->sizes[(uint64_t)c->first + sw->before + (uint64_t)bits_in(below)];
+	h->mark = &c->w[at >> 6].marks;
+	h->bit = 1ULL << bit;
+	h->big = NULL;
+}
 
 /* The nearest small start at or below w (in w's chunk, or the last of
  * the chunk before it: a small block is smaller than a chunk): 1 and *h
@@ -400,28 +450,16 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 static int small_below(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
 {
 	uintptr_t key = w >> x->cshift;
-	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
 	const struct hp_blocks_chunk *c = chunk_of(x, key);
-	unsigned at;   /* the start's granule in c */
+	unsigned at = c ? start_below_in(x, c, w) : NO_START;   /* the start's granule in c */
 
-	if (c && (c->w[k].starts & (~0ULL >> (63 - (g & 63))))) {
-		at = (unsigned)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts & (~0ULL >> (63 - (g & 63)))));
-	} else if (c && k && c->w[k - 1].last != NO_START) {
-		at = c->w[k - 1].last;
-	} else {
-		c = chunk_of(x, --key);
+	if (at == NO_START) {
+		c = chunk_of(x, key - 1);
 		if (!c || c->w[HP_BLOCKS_WORDS - 1].last == NO_START)
 			return 0;
 		at = c->w[HP_BLOCKS_WORDS - 1].last;
 	}
-	k = at >> 6;
-	unsigned bit = at & 63;
-	uint64_t below = c->w[k].starts & ((1ULL << bit) - 1);
-	h->start = (key << x->cshift) | ((uintptr_t)at << x->gshift);
-	h->size = x->sizes[(uint64_t)c->first + c->w[k].before + (uint64_t)bits_in(below)];
-	h->mark = &c->w[k].marks;
-	h->bit = 1ULL << bit;
-	h->big = NULL;
+	small_at(x, c, at, h);
 	return 1;
 }
 
@@ -466,6 +504,41 @@ int hp_blocks_find_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks
 	h->bit = 0;
 	h->big = b;
 	return 1;
+}
+
+int hp_blocks_find_unmarked_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
+{
+	const struct hp_blocks_chunk *c = x->nchunks ? chunk_of(x, w >> x->cshift) : NULL;
+
+	/* In a chunk no big block overlaps, the nearest start at or below w
+	 * in the chunk is the only block that may hold w: when it is marked
+	 * there is nothing to do, whether it holds w or w lies past its end
+	 * (its size is not read: a second miss of the cache). */
+	if (c && !c->bigs) {
+		uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
+		struct hp_blocks_word *sw = &c->w[g >> 6];
+		uint64_t below = sw->starts & (~0ULL >> (63 - (g & 63)));
+		if (below) {   /* a start in w's own word of the chunk: most */
+			unsigned bit = 63 - (unsigned)__builtin_clzll(below);
+			if (sw->marks & (1ULL << bit))
+				return 0;
+			h->start = (w & ~(((uintptr_t)64 << x->gshift) - 1)) | ((uintptr_t)bit << x->gshift);
+			h->size = x->sizes[(uint64_t)c->first + sw->before +
+					   (uint64_t)bits_in(below & ~(1ULL << bit))];
+			h->mark = &sw->marks;
+			h->bit = 1ULL << bit;
+			h->big = NULL;
+			return holds(h->start, h->size, w);
+		}
+		unsigned at = start_below_in(x, c, w);
+		if (at != NO_START) {
+			if (c->w[at >> 6].marks & (1ULL << (at & 63)))
+				return 0;
+			small_at(x, c, at, h);
+			return holds(h->start, h->size, w);
+		}
+	}
+	return hp_blocks_find_slow(x, w, h) && !hp_blocks_marked(h);
 }
 
 /* The first chunk, in address order, whose key is at least key: its

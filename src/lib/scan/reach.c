@@ -310,7 +310,7 @@ static void visit_reachable(struct scan *s, uintptr_t w)
 {
 	struct hp_blocks_hit h;
 
-	if (HP_LIKELY(!hp_blocks_find(&s->idx, w, &h)) || hp_blocks_marked(&h))
+	if (HP_LIKELY(!hp_blocks_find_unmarked(&s->idx, w, &h)))
 		return;
 	if (HP_UNLIKELY(w + sizeof(w) >= h.start + h.size) && glibc_next_chunk(s, h.start, h.size, w))
 		return;
@@ -326,7 +326,7 @@ static void visit_lost(struct scan *s, uintptr_t w, int64_t skip)
 	struct hp_reach *r = s->r;
 	struct hp_blocks_hit h;
 
-	if (!hp_blocks_find(&s->idx, w, &h) || hp_blocks_marked(&h))
+	if (!hp_blocks_find_unmarked(&s->idx, w, &h))
 		return;
 	int64_t i = lost_at(r, h.start);
 	if (i < 0 || i == skip)
@@ -696,7 +696,7 @@ static void loader_roots(struct scan *s)
 {
 	for (uint64_t i = 0; i < s->idx.nloader; i++) {
 		struct hp_blocks_hit h;
-		if (!hp_blocks_find(&s->idx, s->idx.loader[i], &h) || hp_blocks_marked(&h))
+		if (!hp_blocks_find_unmarked(&s->idx, s->idx.loader[i], &h))
 			continue;
 		hp_blocks_set_mark(&s->idx, &h);
 		push(s, h.start, h.size);
