@@ -306,7 +306,7 @@ static void push(struct scan *s, uintptr_t start, uint64_t size)
 
 /* The word w of a root or of a reachable block: marks the block it points
  * into, if not yet, and pushes it. */
-static void visit_reachable(struct scan *s, uintptr_t w)
+HP_INLINE void visit_reachable(struct scan *s, uintptr_t w)
 {
 	struct hp_blocks_hit h;
 
