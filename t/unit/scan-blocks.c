@@ -244,18 +244,41 @@ static void test_find_unmarked(struct hp_blocks *x)
 	   hits);
 }
 
+/* Grows the live table well past the blocks, then takes the extra
+ * records out again: a table that holds few records for its size, which
+ * the index reads once (a program that freed most of its heap). */
+static int make_sparse(void)
+{
+	const uintptr_t far = 0x7e8000000000ULL;
+	uint64_t size, table, peak;
+	uint32_t tctx;
+	int bad = 0;
+
+	for (uintptr_t i = 0; i < 400000; i++)
+		bad += !hp_live_insert((void *)(far + 32 * i), 24, 2);
+	for (uintptr_t i = 0; i < 400000; i++)
+		bad += hp_live_remove((void *)(far + 32 * i), &size, &tctx) != HP_LIVE_REMOVED;
+	hp_live_table_bytes(&table, &peak);
+	return !bad && hp_live_records() == (uint64_t)nblocks && hp_live_records() * 16 <= table / 4;
+}
+
 int main(void)
 {
 	layout();
-	/* Over glibc (16-byte granules), then another allocator (8). */
-	for (int glibc = 1; glibc >= 0; glibc--) {
+	/* Over glibc (16-byte granules), then another allocator (8), then
+	 * glibc again over a sparse table. */
+	for (int round = 0; round < 3; round++) {
+		int glibc = round != 1;
+		if (round == 2)
+			ok(make_sparse(), "the table made sparse: %d records in it", nblocks);
 		struct hp_blocks x;
 		hp_live_prefork();
 		hp_pages_registry_lock();
 		int err = hp_blocks_build(&x, glibc, 0, 0);
 		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1,
-		   "%s: built over %d blocks: %u chunks, %llu big", glibc ? "glibc" : "8-byte granules",
-		   nblocks, x.nchunks, (unsigned long long)x.nbig);
+		   "%s: built over %d blocks: %u chunks, %llu big",
+		   round == 2 ? "glibc, a sparse table" : glibc ? "glibc" : "8-byte granules", nblocks, x.nchunks,
+		   (unsigned long long)x.nbig);
 		test_find(&x);
 		test_next(&x);
 		if (glibc)
