@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/pages.h"
 #include "record/counters.h"
@@ -28,6 +29,7 @@
 #define SLAB_MAX   (1ul << 30)
 #define CHUNK_BYTES (HP_BLOCKS_WORDS * (sizeof(struct hp_blocks_word) + sizeof(uint64_t) + sizeof(uint16_t)))
 #define NO_START 0xffffu
+#define HUGE_MIN (16ul << 20)   /* mappings this large ask for huge pages */
 
 /* The last answer of chunk_from: a walk of a heap in address order (the
  * leak scan's roots at a sampled rate, where a chunk's bitmap is mostly
@@ -61,6 +63,13 @@ static void *map(struct hp_blocks *x, size_t n)
 	if (x->nmaps == HP_ARRAY_LEN(x->maps))
 		return NULL;
 	void *p = hp_pages_alloc_held(n);
+	/* A large heap's index in huge pages, where the system gives them on
+	 * request: a fault per 2 MiB, not per page, and fewer misses of the
+	 * TLB while marking reads it at random (the 1 GiB heap of 10 M
+	 * blocks: the build 162 -> 148 ms).  A small one stays in pages: a
+	 * huge one would be zeroed whole for a few blocks. */
+	if (p && n >= HUGE_MIN)
+		madvise(p, n, MADV_HUGEPAGE);
 	if (p) {
 		x->maps[x->nmaps].p = p;
 		x->maps[x->nmaps].n = n;
