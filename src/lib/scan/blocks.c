@@ -404,6 +404,22 @@ static void count_bigs(struct hp_blocks *x)
 	}
 }
 
+/* x->near, when the chunks' keys span little (a heap in one piece, as
+ * glibc's main heap is); without memory for it, the directory serves. */
+static void near_chunks(struct hp_blocks *x)
+{
+	if (!x->nchunks)
+		return;
+	uintptr_t lo = x->chunks[x->sorted[0]].key, hi = x->chunks[x->sorted[x->nchunks - 1]].key;
+	if (hi - lo >= HP_BLOCKS_NEAR_MAX || !(x->near = map(x, (hi - lo + 1) * sizeof(*x->near))))
+		return;
+	x->near_lo = lo;
+	x->near_n = hi - lo + 1;
+	for (uint32_t i = 0; i < x->nchunks; i++)
+		if (!x->chunks[i].bigs)
+			x->near[x->chunks[i].key - lo] = &x->chunks[i];
+}
+
 int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi)
 {
 	struct build b = { .x = x, .ld_lo = ld_lo, .ld_hi = ld_hi };
@@ -450,6 +466,7 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	sort_big(x->big, x->nbig);
 	sort_chunks(x, x->sorted, x->nchunks);
 	count_bigs(x);
+	near_chunks(x);
 	return 0;
 }
 
@@ -546,8 +563,13 @@ int hp_blocks_find_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks
 
 int hp_blocks_find_unmarked_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
 {
-	const struct hp_blocks_chunk *c = x->nchunks ? chunk_of(x, w >> x->cshift) : NULL;
+	uintptr_t key = w >> x->cshift;
+	const struct hp_blocks_chunk *c;
 
+	if (key - x->near_lo < x->near_n)
+		c = x->near[key - x->near_lo];   /* NULL: none, or a big block there */
+	else
+		c = x->nchunks ? chunk_of(x, key) : NULL;
 	/* In a chunk no big block overlaps, the nearest start at or below w
 	 * in the chunk is the only block that may hold w: when it is marked
 	 * there is nothing to do, whether it holds w or w lies past its end

@@ -82,6 +82,13 @@ struct hp_blocks {
 	struct hp_blocks_chunk *chunks;  /* in the order they were met */
 	uint32_t nchunks, chunks_cap;
 	uint32_t *sorted;                /* chunk indexes by key */
+	/* The chunks no big block overlaps, by key - near_lo, when their
+	 * keys span at most HP_BLOCKS_NEAR_MAX (NULL otherwise, and where
+	 * no such chunk is): marking's look-up without the hash. */
+#define HP_BLOCKS_NEAR_MAX 8192u
+	const struct hp_blocks_chunk **near;
+	uintptr_t near_lo;
+	uint64_t near_n;
 	struct hp_blocks_dir *dir;
 	uint32_t dir_mask;
 	uint16_t *sizes;                 /* a small block's size, by rank */
