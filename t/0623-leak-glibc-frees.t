@@ -5,22 +5,35 @@
 # keeps PREV_INUSE set and looks in use, no stamp of heapprof's is on it,
 # and it still holds what the block held.  Here that is the only other
 # pointer to a 100-byte block that the program then drops: a leak for
-# valgrind, and for heapprof whichever bin the tail went to.
+# valgrind, and for heapprof whichever bin the tail went to.  With
+# "longbin", another fast bin holds 70,000 chunks that heapprof freed
+# first (more than the scan keeps of the fast bins' chunks): they carry
+# heapprof's stamp and must not crowd the tails out of that list.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 9
 
 cat >tails.c <<'EOF2'
 #include <stdlib.h>
 #include <string.h>
-/* tails fast|tcache: ten 200-byte blocks filled with the one pointer to a
+/* tails fast|tcache|longbin: ten 200-byte blocks filled with the one pointer to a
  * 100-byte block, each shrunk to 120 bytes (an 80-byte tail freed by
- * glibc); with "fast", the 80-byte tcache bin is full first. */
+ * glibc); with "fast" or "longbin", the 80-byte tcache bin is full
+ * first; with "longbin", 70,000 32-byte chunks fill a fast bin before. */
 static void *hold[10];
 int main(int argc, char **argv)
 {
 	void *t[7], *leak = malloc(100);
 	memset(leak, 7, 100);
-	if (argc > 1 && !strcmp(argv[1], "fast")) {
+	if (argc > 1 && !strcmp(argv[1], "longbin")) {
+		enum { LONG = 70000 };
+		void **many = calloc(LONG, sizeof(void *));
+		for (int i = 0; i < LONG; i++)
+			many[i] = malloc(24);
+		for (int i = 0; i < LONG; i++)
+			free(many[i]);
+		free(many);
+	}
+	if (argc > 1 && strcmp(argv[1], "tcache")) {
 		for (int i = 0; i < 7; i++)
 			t[i] = malloc(72);
 		for (int i = 0; i < 7; i++)
@@ -43,7 +56,7 @@ EOF2
 cc -O0 -g -o tails tails.c || { echo "Bail out! cc cannot build tails.c"; exit 1; }
 command -v valgrind >/dev/null || { echo "Bail out! valgrind is missing: make deps installs it"; exit 1; }
 
-for bin in tcache fast; do
+for bin in tcache fast longbin; do
 	valgrind --leak-check=full ./tails $bin >/dev/null 2>vg.err
 	is "$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' vg.err)" "100 1" \
 		"$bin: valgrind finds the 100-byte block definitely lost"

@@ -616,7 +616,7 @@ static void scan_tls(struct scan *s, uintptr_t tp)
  * before it, last_remainder and the bins after it are glibc's, never a
  * reference to the program's blocks. */
 #define ARENA_FASTBINS 10u
-#define FASTBIN_CHUNKS_MAX 65536u   /* more are scanned, as in use */    /* fastbinsY[NFASTBINS], before top */
+#define FASTBIN_CHUNKS_MAX 65536u   /* unstamped ones; more are scanned, as in use */    /* fastbinsY[NFASTBINS], before top */
 #define ARENA_BINS     254u   /* bins[NBINS * 2 - 2], after last_remainder */
 
 /* Whether the word at a, in the C library's data from lo on, is the main
@@ -788,10 +788,16 @@ static void find_fastbins(struct scan *s)
 		for (size_t steps = 0; heap_chunk(s, c) && steps < s->fast_max; steps++) {
 			if ((read_word(s, c + W) & ~(uintptr_t)7) != (bin + 2) * 2 * W)
 				break;
-			if (s->nfast == s->fast_max)
-				return;
-			s->fast[s->nfast++] = c;
 			uintptr_t fd = read_word(s, c + 2 * W);
+			/* A chunk freed through heapprof is known free by its
+			 * stamp, which the scan asks first: only the others
+			 * take a place, so that a long bin does not fill the
+			 * list before the others are walked. */
+			if (!hp_stale_free(c + 2 * W, read_word(s, c + 3 * W), read_word(s, c + 4 * W))) {
+				if (s->nfast == s->fast_max)
+					break;
+				s->fast[s->nfast++] = c;
+			}
 			uintptr_t revealed = fd ^ ((c + 2 * W) >> 12);
 			c = heap_chunk(s, revealed) ? revealed : fd;
 		}
