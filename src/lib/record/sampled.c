@@ -238,7 +238,9 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, const 
 		*cid = th->last_ctx;
 		return th->last_ctx_rec;
 	}
-	uint32_t id = hinted(th, s, sid, lg, gen);
+	/* A stack the unwinder vouched for was not looked up: its record
+	 * is had by id. */
+	uint32_t id = hinted(th, s ? s : hp_stacktab_get(sid), sid, lg, gen);
 	if (!id) {
 		id = hp_counters_get(th, sid, lg, gen);
 		if (id && s && !HP_LOAD(&s->ctx_hint))
