@@ -147,6 +147,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 		n = hp_unwind_again(memo, max + HP_BT_SLACK, stack_lo, stack_hi, ip, sp, fp[0]);
 		if (HP_LIKELY(n >= 0)) {
 			*same = true;
+			memos->hits++;
 			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 				hp_unwind_count_memo();
 		} else {
@@ -154,8 +155,8 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 			n = hp_unwind_walk(buf, max + HP_BT_SLACK, stack_lo, stack_hi, ip, sp, fp[0], memo, from,
 					   same);
 			memos->last = memo;
-			if (HP_UNLIKELY(++memos->walks == HP_UNWIND_MEMOS_AFTER))
-				hp_unwind_memos_grow(memos);
+			if (HP_UNLIKELY(++memos->walks == memos->review))
+				hp_unwind_memos_review(memos);
 		}
 	} else {
 		memo->last_ok = false;   /* this stack is not the memo's */
@@ -163,8 +164,8 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 		memos->last = memo;
 		/* prof_unwinder:check's walks (hp_stack_check) go through the
 		 * memos as the fast unwinder's do. */
-		if (how == HP_UNWIND_CHECK && HP_UNLIKELY(++memos->walks == HP_UNWIND_MEMOS_AFTER))
-			hp_unwind_memos_grow(memos);
+		if (how == HP_UNWIND_CHECK && HP_UNLIKELY(++memos->walks == memos->review))
+			hp_unwind_memos_review(memos);
 	}
 	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
 	if (*same && memo->ranges == ranges && (memo->top >= 0 || memos->in_buf == memo)) {

@@ -835,12 +835,15 @@ static void memos_one(struct hp_unwind_memos *s)
 void hp_unwind_memos_reset(struct hp_unwind_memos *s)
 {
 	s->walks = 0;
+	s->review = HP_UNWIND_MEMOS_AFTER;
+	s->since = 0;
+	s->hits = 0;
 	s->first.fresh = s->fresh;
 	hp_unwind_memo_reset(&s->first);
 	memos_one(s);
 }
 
-HP_COLD bool hp_unwind_memos_grow(struct hp_unwind_memos *s)
+static bool memos_grow(struct hp_unwind_memos *s)
 {
 	size_t bytes = (HP_UNWIND_MEMOS - 1) * sizeof(struct hp_unwind_memo);
 
@@ -849,11 +852,25 @@ HP_COLD bool hp_unwind_memos_grow(struct hp_unwind_memos *s)
 	for (unsigned i = 1; i < HP_UNWIND_MEMOS; i++) {
 		struct hp_unwind_memo *m = &s->more[i - 1];
 		m->fresh = s->fresh;
-		hp_unwind_memo_reset(m);   /* another thread's, if the set is reused */
+		hp_unwind_memo_reset(m);   /* another thread's, or stale */
 		s->m[i] = m;
 	}
 	s->mask = HP_UNWIND_MEMOS - 1;
 	return true;
+}
+
+HP_COLD void hp_unwind_memos_review(struct hp_unwind_memos *s)
+{
+	if (!s->mask) {
+		s->review = s->walks + (memos_grow(s) ? HP_UNWIND_MEMOS_TRIAL : HP_UNWIND_MEMOS_AGAIN);
+	} else if (s->hits < s->walks - s->since) {
+		memos_one(s);   /* first's last walk stays */
+		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;
+	} else {
+		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;   /* paying: looked at again later */
+	}
+	s->since = s->walks;
+	s->hits = 0;
 }
 
 /* The memo's frames from f[j] outwards appended to buf (n frames in it

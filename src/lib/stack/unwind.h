@@ -105,12 +105,20 @@ struct hp_unwind_memo {
  * shares the most with it, and takes the frames it joins into its memo
  * (copied: nodes and all).  Until then, and when the memory cannot be
  * had, one memo: a program of many threads that sample little pays one
- * memo a thread. */
+ * memo a thread.  The memos must pay for those copies: 4096 walks after
+ * growing, a thread whose captures were not at least as often a memo's
+ * last walk again (gcc's cc1, whose paths are many) goes back to one
+ * memo, and tries again 65536 walks later. */
 #define HP_UNWIND_MEMOS 8
 #define HP_UNWIND_MEMOS_AFTER 1024
+#define HP_UNWIND_MEMOS_TRIAL 4096
+#define HP_UNWIND_MEMOS_AGAIN 65536
 struct hp_unwind_memos {
 	uint32_t mask;          /* memos in use - 1: 0 or HP_UNWIND_MEMOS - 1 */
-	uint32_t walks;         /* walks taken, counted up to HP_UNWIND_MEMOS_AFTER */
+	uint32_t walks;         /* walks taken (wrapping) */
+	uint32_t review;        /* the count of walks at which hp_unwind_memos_review runs */
+	uint32_t since;         /* the count of walks at the last review */
+	uint32_t hits;          /* captures that were a memo's last walk again, since then */
 	struct hp_unwind_memo *last;     /* the last walk's memo */
 	struct hp_unwind_memo *in_buf;   /* the memo whose capture the caller's buffer holds (stack.h) */
 	struct hp_unwind_memo *m[HP_UNWIND_MEMOS];   /* by starting stack pointer */
@@ -143,9 +151,10 @@ HP_INLINE struct hp_unwind_memo *hp_unwind_memo_from(const struct hp_unwind_memo
 /* Sets up a thread's memos, or forgets what a reused set held: one memo
  * (its memory for more kept). */
 void hp_unwind_memos_reset(struct hp_unwind_memos *s);
-/* Gives the set its HP_UNWIND_MEMOS memos (mapped the first time); false,
- * leaving it as it was, without memory.  Cold: once a thread. */
-bool hp_unwind_memos_grow(struct hp_unwind_memos *s);
+/* At walks == review: one memo gives way to HP_UNWIND_MEMOS (mapped the
+ * first time; without memory the set stays as it was), or after a trial
+ * they give way to one again, as the hits since say (above).  Cold. */
+void hp_unwind_memos_review(struct hp_unwind_memos *s);
 
 /* Checks the words that the steps out of f[j], f[j - 1], ..., f[low + 1]
  * read (each the step to the next frame out): the stack must still hold
