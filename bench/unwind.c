@@ -39,7 +39,7 @@ enum how { FP, LIBUNWIND, FAST, MEMO_SAME, MEMO_LEAF, MEMO_HALF, HOWS };
 static const char *const names[HOWS] = { "fp", "libunwind", "fast", "memo-same", "memo-leaf", "memo-half" };
 
 static uintptr_t stack_lo, stack_hi;
-static struct hp_unwind_memo memo;
+static struct hp_unwind_memos memos;   /* one memo: memos.first */
 static uintptr_t frames[MAX_FRAMES];
 static volatile int sink;
 
@@ -61,11 +61,11 @@ static __attribute__((noinline)) int walk(enum how how)
 		return unw_backtrace((void **)frames, MAX_FRAMES);
 	case FAST:
 		return hp_unwind_fast(frames, MAX_FRAMES, stack_lo, stack_hi, fp[1], (uintptr_t)fp + 16, fp[0],
-				      NULL, NULL);
+				      NULL, NULL, NULL);
 	default: {
 		bool same;
 		return hp_unwind_fast(frames, MAX_FRAMES, stack_lo, stack_hi, fp[1], (uintptr_t)fp + 16, fp[0],
-				      &memo, &same);
+				      &memos.first, NULL, &same);
 	}
 	}
 }
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 			/* memo-half: the recursion's outer half, then the
 			 * alternating inner half. */
 			int outer = how == MEMO_HALF ? depths[d] - half : depths[d];
-			hp_unwind_memo_reset(&memo);
+			hp_unwind_memos_reset(&memos);
 			recurse(outer, (enum how)how, half);
 			printf("%-10s %6d %8.0f %12.2f\n", names[how], depths[d], result_frames,
 			       result_ns_per_frame);

@@ -4,7 +4,7 @@
 # signal handlers and a real interpreter, compared stack by stack with
 # prof_unwinder:check; and its stacks read right in a dump.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 23
 
 # check_clean NAME LOGFILE [MIN]: every "prof_unwinder:check" line says
 # 0 differed, and together they compared at least MIN stacks.
@@ -36,11 +36,11 @@ like "$(cat err)" ' 0 left to libunwind$' "frames: no stack of plain code is lef
 prof $CHECK,log_level:debug "$TP/frames" >/dev/null 2>err
 check_clean "frames, with the walk memo counted" err 10000
 fast=$(sed -n 's/.*unwinder: \([0-9]*\) stacks walked fast.*/\1/p' err)
-memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo$/\1/p' err)
+memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo.*/\1/p' err)
 ok $([ "${memo:-0}" -gt 0 ] && [ "$((memo * 2))" -gt "${fast:-0}" ]; echo $?) \
 	"frames: the walk memo finished $memo of $fast fast walks"
 prof $CHECK,log_level:debug "$TP/threads" >/dev/null 2>err
-memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo$/\1/p' err)
+memo=$(sed -n 's/.* \([0-9]*\) stacks finished from the walk memo.*/\1/p' err)
 ok $([ "${memo:-0}" -gt 0 ] && grep -q ' 0 differed,' err; echo $?) \
 	"threads: the walk memo finished $memo walks, none differed from libunwind's"
 
@@ -103,6 +103,25 @@ paste -d ' ' memo.counts memo.named | awk '{ print $1, $2, $3, ($3 == "mid" ? $4
 printf '%s\n' '200 helper mid outer_a' '300 helper from_a ' '400 helper mid outer_b' '600 helper from_b ' | sort >memo.want
 diff memo.want memo.got >d && ok 0 "the walk memo tells apart stacks that differ only above an identical frame" ||
 	{ ok 1 "the walk memo tells apart stacks that differ only above an identical frame"; diag "$(cat d)"; }
+
+# Allocations alternating between four paths into one function, whose
+# frames sit 16 bytes apart: once a thread has walked 1024 stacks, each
+# path has a memo of its own (stack/unwind.h), and its stack is the very
+# last walk of that memo again; one memo for all (the old unwinder) found
+# none again.  The stacks stay libunwind's, and each path's its own.
+prof $CHECK "$TP/memoalt" >/dev/null 2>err
+check_clean "memoalt (four alternating paths, the memos' frames taken from each other)" err 20000
+prof lg_prof_sample:0,log_level:debug "$TP/memoalt" >/dev/null 2>err
+again=$(sed -n 's/.*(\([0-9]*\) of them a memo.s last walk again)$/\1/p' err)
+ok $([ "${again:-0}" -ge 18000 ]; echo $?) \
+	"memoalt: $again of 20,000 stacks are a memo's last walk again (at least 18,000)"
+prof lg_prof_sample:0,prof_final:true,prof_prefix:alt,dump_symbols:true "$TP/memoalt" >/dev/null 2>&1
+names alt.*.f.*heap | sed 1d >alt.named
+perl -ne 'print "$1\n" if /^(\d+): \d+ \[/' alt.*.f.*heap >alt.counts
+paste -d ' ' alt.counts alt.named | awk '$3 ~ /^path/ { print $1, $2, $3, $4 }' | sort >alt.got
+printf '%s\n' '5000 wrap path1 main' '5000 wrap path2 main' '5000 wrap path3 main' '5000 wrap path4 main' >alt.want
+diff alt.want alt.got >d && ok 0 "memoalt: each path's 5,000 objects under its own stack" ||
+	{ ok 1 "memoalt: each path's 5,000 objects under its own stack"; diag "$(cat d)"; }
 
 # prof_unwinder:libunwind: the same stacks (ASLR off, so the same addresses).
 stacks() {

@@ -242,7 +242,9 @@ HP_INLINE struct hp_counters *context(struct hp_thread *th, uint32_t sid, const 
 		*cid = th->last_ctx;
 		return th->last_ctx_rec;
 	}
-	uint32_t id = hinted(th, s, sid, lg, gen);
+	/* A stack the unwinder vouched for was not looked up: its record
+	 * is had by id. */
+	uint32_t id = hinted(th, s ? s : hp_stacktab_get(sid), sid, lg, gen);
 	if (!id) {
 		id = hp_counters_get(th, sid, lg, gen);
 		if (id && s && !HP_LOAD(&s->ctx_hint))
@@ -279,20 +281,21 @@ HP_INLINE void record_alloc(struct hp_tls *t, void *p, size_t n, int lg, bool la
 ready:;
 	bool same;
 	int top;
+	struct hp_unwind_memo *memo;
 	int depth = hp_stack_capture(th->stack_lo, th->stack_hi, th->frames, HP_LOAD(&hp_switches.bt_max),
-				     th->memo, &same, &top);
-	/* The unwinder vouches for a stack identical to its last walk's: no
-	 * lookup.  Else the stack's frames are in its memo, whose frames
-	 * name their nodes in the stack table (only the new ones are
-	 * looked up), or in th->frames. */
+				     th->memos, &memo, &same, &top);
+	/* The unwinder vouches for a stack identical to its memo's last
+	 * walk's: no lookup.  Else the stack's frames are in that memo,
+	 * whose frames name their nodes in the stack table (only the new
+	 * ones are looked up), or in th->frames. */
 	const struct hp_stack *s = NULL;
-	uint32_t sid = th->memo_stack;
+	uint32_t sid = memo->sid;
 	if (!same || !sid) {
-		s = top >= 0 ? hp_stacktab_memo(th->memo, top, (uint32_t)depth)
+		s = top >= 0 ? hp_stacktab_memo(memo, top, (uint32_t)depth)
 			     : hp_stacktab_intern(th->frames, (uint32_t)depth);
 		sid = s ? s->id : 0;
 	}
-	th->memo_stack = th->memo->last_ok ? sid : 0;
+	memo->sid = memo->last_ok ? sid : 0;
 	uint32_t cid = 0;
 	struct hp_counters *c = sid ? context(th, sid, s, lg, &cid) : NULL;
 	if (HP_UNLIKELY(!c)) {

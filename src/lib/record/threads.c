@@ -29,8 +29,10 @@
 #include "base/banned.h"
 
 #define FRAMES_BYTES ((HP_BT_LIMIT + HP_BT_SLACK) * sizeof(uintptr_t))
-/* The capture buffer and the unwinder's walk memo, in one mapping. */
-#define BUFFERS_BYTES (FRAMES_BYTES + sizeof(struct hp_unwind_memo))
+/* The capture buffer and the unwinder's walk memos, in one mapping
+ * (what more memos a thread gets later is mapped then, and stays with
+ * the buffer when another thread reuses it). */
+#define BUFFERS_BYTES (FRAMES_BYTES + sizeof(struct hp_unwind_memos))
 
 static struct hp_thread *head;
 static uint32_t uids;
@@ -54,9 +56,9 @@ static uintptr_t *take_frames(void)
 	return f ? f : hp_pages_alloc(BUFFERS_BYTES);
 }
 
-static struct hp_unwind_memo *memo_of(uintptr_t *frames)
+static struct hp_unwind_memos *memos_of(uintptr_t *frames)
 {
-	return (struct hp_unwind_memo *)((char *)frames + FRAMES_BYTES);
+	return (struct hp_unwind_memos *)((char *)frames + FRAMES_BYTES);
 }
 
 static void give_frames(uintptr_t *f)
@@ -217,7 +219,7 @@ static void on_thread_exit(void *arg)
 	give_frames(t->frames);
 	t->frames = NULL;
 	hp_tls_leave_lane(tls);
-	t->memo = NULL;
+	t->memos = NULL;
 	if (t->map_keys) {
 		size_t cap = (size_t)t->map_mask + 1;
 		hp_pages_free(t->map_keys, cap * sizeof(*t->map_keys));
@@ -261,9 +263,8 @@ struct hp_thread *hp_threads_self(void)
 	t->frames = take_frames();
 	if (!t->frames)
 		return NULL;
-	t->memo = memo_of(t->frames);
-	hp_unwind_memo_reset(t->memo);   /* a spare's memo is another thread's stack */
-	t->memo_stack = 0;
+	t->memos = memos_of(t->frames);
+	hp_unwind_memos_reset(t->memos);   /* a spare's memos are another thread's stack */
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	return t;

@@ -33,8 +33,7 @@ struct hp_thread {
 	int name_set;               /* named through the API: keep it */
 	char name[HP_NAME_MAX];
 	uintptr_t *frames;          /* capture buffer: HP_BT_LIMIT + slack */
-	struct hp_unwind_memo *memo; /* the unwinder's, after frames (same pages) */
-	uint32_t memo_stack;        /* id of the stack of the memo's walk, 0: unknown */
+	struct hp_unwind_memos *memos; /* the unwinder's, after frames (same pages) */
 	uintptr_t stack_lo;         /* the thread's stack, for the fast */
 	uintptr_t stack_hi;         /* unwinder's checks; 0 if unknown */
 	int bounds_later;           /* first sampled inside pthread_getattr_np */

@@ -47,10 +47,10 @@ void hp_stack_log_stats(void)
 	hp_unwind_stats(&u);
 	hp_log(HP_LOG_DEBUG, "unwinder: %llu stacks walked fast, %llu by libunwind (%llu of them fallbacks), "
 	       "%llu left unwalked (libunwind's descriptors taken), %llu rules cached, "
-	       "%llu stacks finished from the walk memo",
+	       "%llu stacks finished from the walk memo (%llu of them a memo's last walk again)",
 	       (unsigned long long)u.fast, (unsigned long long)u.libunwind,
 	       (unsigned long long)u.fallback, (unsigned long long)hp_unwpipe_refused(),
-	       (unsigned long long)u.rules, (unsigned long long)u.memo);
+	       (unsigned long long)u.rules, (unsigned long long)u.memo, (unsigned long long)u.again);
 	if (HP_LOAD(&hp_stack_unwinder) == HP_UNWIND_CHECK)
 		hp_log(HP_LOG_INFO, "prof_unwinder:check: %llu stacks compared, %llu differed, %llu left to libunwind",
 		       (unsigned long long)HP_LOAD(&checked), (unsigned long long)HP_LOAD(&mismatched),
@@ -58,12 +58,12 @@ void hp_stack_log_stats(void)
 }
 
 HP_COLD void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max,
-			    struct hp_unwind_memo *memo)
+			    struct hp_unwind_memo *memo, const struct hp_unwind_memo *from)
 {
 	uintptr_t fast[HP_BT_LIMIT + HP_BT_SLACK];
 	const uintptr_t *fp = __builtin_frame_address(0);
 	int m = stack_hi ? hp_unwind_fast(fast, max, stack_lo, stack_hi, fp[1],
-					      (uintptr_t)fp + 16, fp[0], memo, NULL) : -1;
+					      (uintptr_t)fp + 16, fp[0], memo, from, NULL) : -1;
 
 	memo->last_ok = false;
 

@@ -89,10 +89,11 @@ void hp_stack_set_unwinder(int how);
 
 /* prof_unwinder:check: compares the fast unwinder's stack with
  * libunwind's in buf (n frames, own frames included), logging the first
- * mismatches; the fast walk goes through the thread's memo, which it
- * leaves not last_ok (the stack kept is libunwind's).  Cold. */
+ * mismatches; the fast walk goes through the capture's memo (joining
+ * from's frames, as hp_unwind_walk), which it leaves not last_ok (the
+ * stack kept is libunwind's).  Cold. */
 void hp_stack_check(uintptr_t stack_lo, uintptr_t stack_hi, const uintptr_t *buf, int n, int max,
-		    struct hp_unwind_memo *memo);
+		    struct hp_unwind_memo *memo, const struct hp_unwind_memo *from);
 
 /* libunwind's walk of the calling thread's stack into buf (at most max
  * frames, ours included), its validation pipe open meanwhile
@@ -116,13 +117,14 @@ int hp_stack_libunwind(uintptr_t *buf, int max);
  * costs an unwind step.  Under a seccomp filter (base/sandbox.h) libunwind
  * never runs (its validation pipe and signal masks are system calls): the
  * fast unwinder, whatever prof_unwinder says, and where it cannot walk,
- * the program's frame that called the allocator, alone.  memo: the
- * thread's walk memo (stack/unwind.h); *same is set when the stack is
- * exactly the one the memo's last walk gave (m->last_ok: the memo holds
- * this capture's walk), and then the depth and *top are the last
- * capture's, and buf is left as that capture left it. */
+ * the program's frame that called the allocator, alone.  memos: the
+ * thread's walk memos (stack/unwind.h), of which *used is set to the one
+ * this capture used; *same is set when the stack is exactly the one
+ * that memo's last walk gave (m->last_ok: the memo holds this capture's
+ * walk), and then the depth and *top are its last capture's, and buf is
+ * left as that capture left it. */
 HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t *buf, int max,
-			       struct hp_unwind_memo *memo, bool *same, int *top)
+			       struct hp_unwind_memos *memos, struct hp_unwind_memo **used, bool *same, int *top)
 {
 	int n = -1;
 
@@ -137,30 +139,45 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	 * and the program's stack pointer is just above them.  Our own
 	 * frames are then never walked. */
 	const uintptr_t *fp = __builtin_frame_address(0);
+	uintptr_t ip = fp[1], sp = (uintptr_t)fp + 16;
+	struct hp_unwind_memo *memo = hp_unwind_memo_pick(memos, sp);
+	const struct hp_unwind_memo *from = NULL;
+	*used = memo;
 	if (HP_LIKELY((how == HP_UNWIND_FAST || hp_sandbox_on()) && stack_hi)) {
-		n = hp_unwind_again(memo, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
-				    (uintptr_t)fp + 16, fp[0]);
+		n = hp_unwind_again(memo, max + HP_BT_SLACK, stack_lo, stack_hi, ip, sp, fp[0]);
 		if (HP_LIKELY(n >= 0)) {
 			*same = true;
+			memos->hits++;
 			if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
 				hp_unwind_count_memo();
 		} else {
-			n = hp_unwind_walk(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
-					   (uintptr_t)fp + 16, fp[0], memo, same);
+			from = hp_unwind_memo_from(memos, memo, ip, sp);
+			n = hp_unwind_walk(buf, max + HP_BT_SLACK, stack_lo, stack_hi, ip, sp, fp[0], memo, from,
+					   same);
+			memos->last = memo;
+			if (HP_UNLIKELY(++memos->walks == memos->review))
+				hp_unwind_memos_review(memos);
 		}
-	} else
+	} else {
 		memo->last_ok = false;   /* this stack is not the memo's */
+		from = hp_unwind_memo_from(memos, memo, ip, sp);
+		memos->last = memo;
+		/* prof_unwinder:check's walks (hp_stack_check) go through the
+		 * memos as the fast unwinder's do. */
+		if (how == HP_UNWIND_CHECK && HP_UNLIKELY(++memos->walks == memos->review))
+			hp_unwind_memos_review(memos);
+	}
 	unsigned ranges = HP_LOAD(&hp_stack_n_alloc_ranges);
-	if (*same && memo->ranges == ranges) {
+	if (*same && memo->ranges == ranges && (memo->top >= 0 || memos->in_buf == memo)) {
 		*top = memo->top;
 		return (int)memo->depth;   /* as the last capture, the very same stack */
 	}
 	if (*same && (int)memo->n - (memo->f[0].ip ? 0 : 1) != n) {
 		/* The last walk's frames, cut at max, and what is stripped
-		 * from them changed: buf no longer holds them all. */
+		 * from them changed (or another memo's capture since used
+		 * buf): buf no longer holds them all. */
 		memo->last_ok = false;
-		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, fp[1],
-				   (uintptr_t)fp + 16, fp[0], memo, NULL);
+		n = hp_unwind_fast(buf, max + HP_BT_SLACK, stack_lo, stack_hi, ip, sp, fp[0], memo, NULL, NULL);
 	}
 	*same = false;
 	memo->ranges = ranges;
@@ -175,7 +192,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 			hp_unwind_count_libunwind();
 	}
 	if (HP_UNLIKELY(how == HP_UNWIND_CHECK))
-		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK, memo);
+		hp_stack_check(stack_lo, stack_hi, buf, n, max + HP_BT_SLACK, memo, from);
 	/* The memo holds the whole walk (unwind.h): its frames from
 	 * f[inner] down. */
 	const struct hp_unwind_frame *f = memo->f;
@@ -194,6 +211,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 		buf[0] = HP_STACK_FAILED_FRAME;
 		memo->depth = 1;
 		memo->top = -1;
+		memos->in_buf = memo;
 		return 1;
 	}
 	if (in_memo && n <= max) {
@@ -211,6 +229,7 @@ HP_INLINE int hp_stack_capture(uintptr_t stack_lo, uintptr_t stack_hi, uintptr_t
 	}
 	memo->top = *top;
 	memo->depth = (uint32_t)n;
+	memos->in_buf = *top < 0 ? memo : NULL;
 	return n;
 }
 

@@ -24,7 +24,7 @@
 #include "stack/unwind.h"
 #include "base/banned.h"
 
-static uint64_t n_fast, n_fallback, n_libunwind, n_memo;
+static uint64_t n_fast, n_fallback, n_libunwind, n_memo, n_again;
 bool hp_unwind_counting;
 
 #if defined(__x86_64__)
@@ -821,6 +821,56 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 	m->n = 0;
 	m->named = 0;
 	m->last_ok = false;
+	m->sid = 0;
+}
+
+static void memos_one(struct hp_unwind_memos *s)
+{
+	s->mask = 0;
+	for (unsigned i = 0; i < HP_UNWIND_MEMOS; i++)
+		s->m[i] = &s->first;
+	s->last = s->in_buf = &s->first;
+}
+
+void hp_unwind_memos_reset(struct hp_unwind_memos *s)
+{
+	s->walks = 0;
+	s->review = HP_UNWIND_MEMOS_AFTER;
+	s->since = 0;
+	s->hits = 0;
+	s->first.fresh = s->fresh;
+	hp_unwind_memo_reset(&s->first);
+	memos_one(s);
+}
+
+static bool memos_grow(struct hp_unwind_memos *s)
+{
+	size_t bytes = (HP_UNWIND_MEMOS - 1) * sizeof(struct hp_unwind_memo);
+
+	if (!s->more && !(s->more = hp_pages_alloc(bytes)))
+		return false;
+	for (unsigned i = 1; i < HP_UNWIND_MEMOS; i++) {
+		struct hp_unwind_memo *m = &s->more[i - 1];
+		m->fresh = s->fresh;
+		hp_unwind_memo_reset(m);   /* another thread's, or stale */
+		s->m[i] = m;
+	}
+	s->mask = HP_UNWIND_MEMOS - 1;
+	return true;
+}
+
+HP_COLD void hp_unwind_memos_review(struct hp_unwind_memos *s)
+{
+	if (!s->mask) {
+		s->review = s->walks + (memos_grow(s) ? HP_UNWIND_MEMOS_TRIAL : HP_UNWIND_MEMOS_AGAIN);
+	} else if (s->hits < s->walks - s->since) {
+		memos_one(s);   /* first's last walk stays */
+		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;
+	} else {
+		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;   /* paying: looked at again later */
+	}
+	s->since = s->walks;
+	s->hits = 0;
 }
 
 /* The memo's frames from f[j] outwards appended to buf (n frames in it
@@ -893,7 +943,8 @@ HP_INLINE int memo_again(const struct hp_unwind_memo *m, int max, uintptr_t lo, 
 }
 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same)
 {
 	if (same) {
 		int n = memo_again(m, max, lo, hi, ip, sp, bp);
@@ -904,26 +955,38 @@ int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 			return n;
 		}
 	}
-	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, from, same);
 }
 
-/* hp_unwind_walk's memo joins at f[j], whose state the walk reached
- * with n frames of its own: the frame count if every word the memo's
- * steps read still holds (the memo then keeps this walk), else -1 - k
- * as replay gives. */
-static HP_NOINLINE int memo_join(struct hp_unwind_memo *m, int j, uintptr_t *buf, int n, int max, bool was_ok,
-				 int top, bool *same)
+/* memo_join's: the memo from's frames f[0] .. f[j] are m's too (a walk
+ * into m joined them), their nodes with them. */
+static void memo_take(struct hp_unwind_memo *m, const struct hp_unwind_memo *from, int j)
+{
+	memcpy(m->f, from->f, (size_t)(j + 1) * sizeof(m->f[0]));
+	m->named = from->named < (uint32_t)(j + 1) ? from->named : (uint32_t)(j + 1);
+	m->n = (uint32_t)(j + 1);
+}
+
+/* hp_unwind_walk's memo (from) joins at f[j], whose state the walk
+ * reached with n frames of its own: the frame count if every word the
+ * memo's steps read still holds (m then keeps this walk), else -1 - k as
+ * replay gives.  was_ok: from is m, and its last walk is whole. */
+static HP_NOINLINE int memo_join(struct hp_unwind_memo *m, const struct hp_unwind_memo *from, int j, uintptr_t *buf,
+				 int n, int max, bool was_ok, int top, bool *same)
 {
 	/* The last walk again, if its words check: buf holds it. */
 	bool again = same && was_ok && n == 0 && j == top;
 	/* With same, the memo keeps the walk: its frames are checked, not
 	 * copied (unwind.h). */
-	int done = replay(m, j, again || same ? NULL : buf, buf, n, max);
+	int done = replay(from, j, again || same ? NULL : buf, buf, n, max);
 	if (done < 0)
 		return done;
-	bool kept = n <= HP_UNWIND_MEMO_MAX && memo_keep(m, j, n, max);
+	bool fits = n <= HP_UNWIND_MEMO_MAX && j + 1 + n <= HP_UNWIND_MEMO_MAX;
+	if (fits && from != m)
+		memo_take(m, from, j);
+	bool kept = fits && memo_keep(m, j, n, max);
 	if (!kept && same && !again)
-		replay(m, j, buf, buf, n, max);   /* checked above: the copy */
+		replay(from, j, buf, buf, n, max);   /* checked above: the copy */
 	if (same)
 		*same = kept && again;
 	if (HP_UNLIKELY(HP_LOAD(&hp_unwind_counting)))
@@ -932,7 +995,8 @@ static HP_NOINLINE int memo_join(struct hp_unwind_memo *m, int j, uintptr_t *buf
 }
 
 int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same)
 {
 	struct cache *c = HP_LOAD_ACQ(&cache);
 	int n = 0, j = -1, limit = -1, top = -1, keep = 0;
@@ -954,13 +1018,15 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 			m->lo = lo;
 			m->hi = hi;
 		}
-		was_ok = m->last_ok && m->max == (uint32_t)max;
+		if (!from || from->lo != lo || from->hi != hi)
+			from = m;
+		was_ok = from == m && m->last_ok && m->max == (uint32_t)max;
 		m->last_ok = false;
-		j = limit = top = (int)m->n - 1;
+		j = limit = top = (int)from->n - 1;
 		if (j >= 0)
-			join_sp = m->f[j].sp;
+			join_sp = from->f[j].sp;
 		fresh = m->fresh;
-		mf = m->f;
+		mf = from->f;
 		keep = HP_UNWIND_MEMO_MAX;
 	}
 	while (n < max && ip) {
@@ -972,7 +1038,7 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 			while (sp > join_sp)
 				join_sp = --j >= 0 ? mf[j].sp : UINTPTR_MAX;
 			if (sp == join_sp && j <= limit && mf[j].ip == ip && (mf[j].bp == bp || !mf[j].bp_used)) {
-				int done = memo_join(m, j, buf, n, max, was_ok, top, same);
+				int done = memo_join(m, from, j, buf, n, max, was_ok, top, same);
 				if (done >= 0) {
 					n = done;
 					goto walked;
@@ -1047,6 +1113,7 @@ void hp_unwind_count_libunwind(void)
 
 void hp_unwind_count_memo(void)
 {
+	HP_ADD(&n_again, 1);
 	HP_ADD(&n_memo, 1);
 	HP_ADD(&n_fast, 1);
 }
@@ -1057,6 +1124,7 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 
 	out->fast = HP_LOAD(&n_fast);
 	out->memo = HP_LOAD(&n_memo);
+	out->again = HP_LOAD(&n_again);
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = c ? c->used : 0;
@@ -1072,15 +1140,18 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m)
 }
 
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same)
 {
-	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, same);
+	return hp_unwind_walk(buf, max, lo, hi, ip, sp, bp, m, from, same);
 }
 
 int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same)
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same)
 {
 	(void)m;
+	(void)from;
 	if (same)
 		*same = false;
 	(void)buf;
@@ -1108,6 +1179,7 @@ void hp_unwind_stats(struct hp_unwind_stats *out)
 {
 	out->fast = 0;
 	out->memo = 0;
+	out->again = 0;
 	out->fallback = HP_LOAD(&n_fallback);
 	out->libunwind = HP_LOAD(&n_libunwind);
 	out->rules = 0;

@@ -84,9 +84,77 @@ struct hp_unwind_memo {
 	uint32_t depth;         /* what the caller made of them (stack/stack.h): */
 	int32_t top;            /* its depth, its innermost frame in f[] (-1: not f[]'s), */
 	unsigned ranges;        /* and its own state then */
+	uint32_t sid;           /* the layer above's id of that stack (0: none) */
+	/* Scratch, this walk's frames, innermost first: shared by a
+	 * thread's memos (one walk at a time). */
+	struct hp_unwind_frame *fresh;
 	struct hp_unwind_frame f[HP_UNWIND_MEMO_MAX];
-	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];   /* scratch: this walk's, innermost first */
 };
+
+/* ---- a thread's memos ---------------------------------------------------
+ *
+ * One memo holds one path: a program whose allocations alternate between
+ * a few call paths (perl's allocator wrappers, called from a handful of
+ * places) would walk every sample's inner frames again.  So a thread that
+ * has walked HP_UNWIND_MEMOS_AFTER times gets HP_UNWIND_MEMOS memos, the
+ * one a capture uses chosen by its starting stack pointer (paths into
+ * one wrapper mostly differ in depth), each with its own last walk, its
+ * stack table nodes and its stack: alternating paths find each their own
+ * last walk.  A walk whose chosen memo starts elsewhere (a path new to
+ * it) joins the frames of the thread's last walk instead, which mostly
+ * shares the most with it, and takes the frames it joins into its memo
+ * (copied: nodes and all).  Until then, and when the memory cannot be
+ * had, one memo: a program of many threads that sample little pays one
+ * memo a thread.  The memos must pay for those copies: 4096 walks after
+ * growing, a thread whose captures were not at least as often a memo's
+ * last walk again (gcc's cc1, whose paths are many) goes back to one
+ * memo, and tries again 65536 walks later. */
+#define HP_UNWIND_MEMOS 8
+#define HP_UNWIND_MEMOS_AFTER 1024
+#define HP_UNWIND_MEMOS_TRIAL 4096
+#define HP_UNWIND_MEMOS_AGAIN 65536
+struct hp_unwind_memos {
+	uint32_t mask;          /* memos in use - 1: 0 or HP_UNWIND_MEMOS - 1 */
+	uint32_t walks;         /* walks taken (wrapping) */
+	uint32_t review;        /* the count of walks at which hp_unwind_memos_review runs */
+	uint32_t since;         /* the count of walks at the last review */
+	uint32_t hits;          /* captures that were a memo's last walk again, since then */
+	struct hp_unwind_memo *last;     /* the last walk's memo */
+	struct hp_unwind_memo *in_buf;   /* the memo whose capture the caller's buffer holds (stack.h) */
+	struct hp_unwind_memo *m[HP_UNWIND_MEMOS];   /* by starting stack pointer */
+	struct hp_unwind_memo *more;     /* m[1..]'s memory, kept when a set is reused; NULL: none yet */
+	struct hp_unwind_frame fresh[HP_UNWIND_MEMO_MAX];
+	struct hp_unwind_memo first;     /* m[0] */
+};
+
+/* The memo of a capture starting at stack pointer sp: by sp's bits 4-6,
+ * so that paths whose depths differ by 16 to 112 bytes (modulo 128)
+ * have memos of their own, whatever the stack's random start. */
+HP_INLINE struct hp_unwind_memo *hp_unwind_memo_pick(struct hp_unwind_memos *s, uintptr_t sp)
+{
+	return s->m[(uint32_t)(sp >> 4) & s->mask];
+}
+
+/* The memo whose frames a walk into m, starting at (ip, sp), joins: m
+ * itself when its last walk started there too, else the thread's last
+ * walk's (stacks permitting). */
+HP_INLINE struct hp_unwind_memo *hp_unwind_memo_from(const struct hp_unwind_memos *s, struct hp_unwind_memo *m,
+						     uintptr_t ip, uintptr_t sp)
+{
+	struct hp_unwind_memo *l = s->last;
+	if (l == m || !m->n)
+		return m;
+	const struct hp_unwind_frame *in = &m->f[m->n - 1];
+	return in->sp == sp && in->ip == ip ? m : l;   /* hp_unwind_walk checks l's stack */
+}
+
+/* Sets up a thread's memos, or forgets what a reused set held: one memo
+ * (its memory for more kept). */
+void hp_unwind_memos_reset(struct hp_unwind_memos *s);
+/* At walks == review: one memo gives way to HP_UNWIND_MEMOS (mapped the
+ * first time; without memory the set stays as it was), or after a trial
+ * they give way to one again, as the hits since say (above).  Cold. */
+void hp_unwind_memos_review(struct hp_unwind_memos *s);
 
 /* Checks the words that the steps out of f[j], f[j - 1], ..., f[low + 1]
  * read (each the step to the next frame out): the stack must still hold
@@ -123,7 +191,8 @@ HP_INLINE int hp_unwind_memo_check(const struct hp_unwind_frame *f, int j, int l
 	}
 }
 
-/* Forgets everything: a memo whose memory was another thread's. */
+/* Forgets everything: a memo whose memory was another thread's.  Its
+ * scratch (fresh) is left as set. */
 void hp_unwind_memo_reset(struct hp_unwind_memo *m);
 
 /* Fills buf with return addresses, innermost first, starting at a frame
@@ -138,13 +207,17 @@ void hp_unwind_memo_reset(struct hp_unwind_memo *m);
  * the memo holds the whole walk (m->last_ok and the return value is
  * m->n less a sentinel f[0]): its frames are then m->f[m->n - 1] (the
  * innermost) down to f[0]'s, and a frame the memo already held is
- * checked, not copied. */
+ * checked, not copied.  from: the memo whose frames the walk may join
+ * (hp_unwind_memo_from), m or another on the same stack, whose frames
+ * it joins are then copied into m; NULL: m. */
 int hp_unwind_fast(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same);
 /* hp_unwind_fast for a caller that tried hp_unwind_again first, which
  * it does not try again. */
 int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_t ip,
-		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, bool *same);
+		   uintptr_t sp, uintptr_t bp, struct hp_unwind_memo *m, const struct hp_unwind_memo *from,
+		   bool *same);
 
 /* hp_unwind_fast's first test, inlined into the capture (stack/stack.h)
  * so that the common case, a loop allocating in one place, pays no call
@@ -181,6 +254,7 @@ extern bool hp_unwind_counting;
 struct hp_unwind_stats {
 	uint64_t fast;       /* stacks unwound here */
 	uint64_t memo;       /* of them, finished from the walk memo */
+	uint64_t again;      /* of those, a memo's last walk again (hp_unwind_again) */
 	uint64_t fallback;   /* stacks handed to libunwind */
 	uint64_t libunwind;  /* stacks walked by libunwind, fallbacks included */
 	uint64_t rules;      /* distinct return addresses cached */
