@@ -1,10 +1,11 @@
 /*
  * unwind.c -- the fast unwinder (see unwind.h).
  *
- * Owns the rule cache.  Runs on the sampled slow path inside the guard:
- * no locks on the lookup path (the cache is read lock-free; a new rule is
- * published with one compare-and-swap), no system calls, no allocation
- * except when the cache grows (mmap).  _dl_find_object takes no lock and
+ * Owns the rule cache and the threads' walk memos.  Runs on the sampled
+ * slow path inside the guard: no locks on the lookup path (the cache is
+ * read lock-free; a new rule is published with one compare-and-swap), no
+ * system calls, no allocation except when the cache grows and once a
+ * thread when its memos do (mmap, never the host's allocator).  _dl_find_object takes no lock and
  * is async-signal-safe.
  *
  * A rule says, for one code address, where the caller's stack pointer
