@@ -17,7 +17,9 @@
 #include "tap.h"
 
 #define HEAP   0x7e0000000000ULL   /* chunks laid end to end */
-#define SPARSE 0x7e4000000000ULL   /* a block here and there */
+#define SPARSE 0x7e0040000000ULL   /* a block here and there (1 GiB above: the
+				    * index looks chunks up by key over glibc,
+				    * through its hash with 8-byte granules) */
 #define MAXB   40000
 
 struct blk {
@@ -224,18 +226,62 @@ static void test_unmarked(struct hp_blocks *x)
 	ok(seen_bad == 0 && seen == want, "the unmarked blocks, in address order (%d of %d)", seen, nblocks);
 }
 
+/* After test_unmarked: the block that holds an address when it is not
+ * marked, as the sorted list and the marks say. */
+static void test_find_unmarked(struct hp_blocks *x)
+{
+	int bad = 0, hits = 0, held = 0;
+
+	for (int i = 0; i < 400000; i++) {
+		uintptr_t w = probe();
+		struct hp_blocks_hit h;
+		int k = holder(w), want = k >= 0 && !marked[k], got = hp_blocks_find_unmarked(x, w, &h);
+		if (got != want || (got && (h.start != blocks[k].start || h.size != blocks[k].size)))
+			bad++;
+		hits += got;
+		held += k >= 0;
+	}
+	ok(bad == 0 && hits > 0 && hits < held,
+	   "the block that holds an address if it is not marked (%d of 400000 held, %d of them unmarked)", held,
+	   hits);
+}
+
+/* Grows the live table well past the blocks, then takes the extra
+ * records out again: a table that holds few records for its size, which
+ * the index reads once (a program that freed most of its heap). */
+static int make_sparse(void)
+{
+	const uintptr_t far = 0x7e8000000000ULL;
+	uint64_t size, table, peak;
+	uint32_t tctx;
+	int bad = 0;
+
+	for (uintptr_t i = 0; i < 400000; i++)
+		bad += !hp_live_insert((void *)(far + 32 * i), 24, 2);
+	for (uintptr_t i = 0; i < 400000; i++)
+		bad += hp_live_remove((void *)(far + 32 * i), &size, &tctx) != HP_LIVE_REMOVED;
+	hp_live_table_bytes(&table, &peak);
+	return !bad && hp_live_records() == (uint64_t)nblocks && hp_live_records() * 16 <= table / 4;
+}
+
 int main(void)
 {
 	layout();
-	/* Over glibc (16-byte granules), then another allocator (8). */
-	for (int glibc = 1; glibc >= 0; glibc--) {
+	/* Over glibc (16-byte granules), then another allocator (8), then
+	 * glibc again over a sparse table. */
+	for (int round = 0; round < 3; round++) {
+		int glibc = round != 1;
+		if (round == 2)
+			ok(make_sparse(), "the table made sparse: %d records in it", nblocks);
 		struct hp_blocks x;
 		hp_live_prefork();
 		hp_pages_registry_lock();
 		int err = hp_blocks_build(&x, glibc, 0, 0);
-		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1,
-		   "%s: built over %d blocks: %u chunks, %llu big", glibc ? "glibc" : "8-byte granules",
-		   nblocks, x.nchunks, (unsigned long long)x.nbig);
+		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1 &&
+		   (x.near != NULL) == glibc,
+		   "%s: built over %d blocks: %u chunks, %llu big, %s",
+		   round == 2 ? "glibc, a sparse table" : glibc ? "glibc" : "8-byte granules", nblocks, x.nchunks,
+		   (unsigned long long)x.nbig, x.near ? "chunks by key" : "chunks by hash");
 		test_find(&x);
 		test_next(&x);
 		if (glibc)
@@ -243,6 +289,7 @@ int main(void)
 		memset(marked, 0, sizeof(marked));
 		seen = seen_bad = seen_at = 0;
 		test_unmarked(&x);
+		test_find_unmarked(&x);
 		hp_pages_registry_unlock();
 		hp_live_postfork_parent();
 		hp_blocks_release(&x);

@@ -217,15 +217,18 @@ static void emit_frame(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 	uintptr_t look = i ? pc - 1 : pc;
 	/* A second mapping of an object's code is that object's. */
 	uintptr_t at = hp_dumpsyms_names_home(names, look);
-	int have = dladdr1((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname;
 	const char *name = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
-
-	if (!name && have)
-		name = symbol_holding(at);
 	/* The object by its absolute path (the program's too: dladdr gives
 	 * its argv[0] as typed), and the address as its ELF file numbers it. */
 	uintptr_t bias = 0;
 	const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
+	/* dladdr reads an object's dynamic symbols one by one (a few
+	 * thousand in perl's, for each frame): asked only for what the
+	 * symbol tables did not say. */
+	int have = (!name || !obj) && dladdr1((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname;
+
+	if (!name && have)
+		name = symbol_holding(at);
 	if (!obj && have && lm && info.dli_fname[0] == '/') {
 		obj = info.dli_fname;
 		bias = lm->l_addr + (look - at);
@@ -234,7 +237,7 @@ static void emit_frame(struct hp_dumpsyms_names *names, struct hp_srcline *src, 
 		hp_verdictfile_frame(vf, pc, obj, pc - bias, name);
 	if (!print || (src && obj && print_srclines(src, k, pc, obj, look - bias, name)))
 		return;
-	if (!have) {
+	if (!obj && !have) {
 		hp_log_report("    #%u 0x%lx", (*k)++, (unsigned long)pc);
 		return;
 	}
@@ -323,12 +326,14 @@ static int stack_rule(struct hp_suppress *set, struct hp_dumpsyms_names *names, 
 	for (unsigned i = 0; i < stk->depth && n < FRAMES_SHOWN; i++) {
 		uintptr_t look = hp_stacktab_next(&it) - (i ? 1 : 0);
 		uintptr_t at = hp_dumpsyms_names_home(names, look);
-		Dl_info info;
-		int have = dladdr((void *)at, &info);
 		uintptr_t bias;
 		const char *obj = names ? hp_dumpsyms_names_object(names, look, &bias) : NULL;
-		f[n].module = obj ? obj : have ? info.dli_fname : NULL;
 		f[n].function = names ? hp_dumpsyms_names_lookup(names, look) : NULL;
+		/* dladdr only for what the symbol tables did not say (as in
+		 * emit_frame). */
+		Dl_info info;
+		int have = (!obj || !f[n].function) && dladdr((void *)at, &info);
+		f[n].module = obj ? obj : have ? info.dli_fname : NULL;
 		if (!f[n].function && have)
 			f[n].function = symbol_holding(at);
 		f[n].file = NULL;

@@ -16,7 +16,9 @@
  * off a granule, are kept whole in a sorted side list ("big"), searched
  * by bisection.  The block containing w is the nearest start at or below
  * w, when w lies before its end (blocks never overlap): the nearest small
- * one, else the nearest big one.
+ * one, else the nearest big one.  Each chunk counts the big blocks over
+ * its span: in one with none, marking answers from the chunk's slot alone
+ * whenever the nearest start is marked (hp_blocks_find_unmarked).
  *
  * Not thread-safe: one scan builds, reads and marks it.  Everything is
  * mapped with hp_pages_alloc_held (the caller holds the pages registry's
@@ -58,6 +60,7 @@ struct hp_blocks_chunk {
 	uint16_t *counts;
 	uint32_t first;      /* the rank of its first block */
 	uint32_t n;          /* blocks that start in it */
+	uint32_t bigs;       /* big blocks that overlap its span */
 };
 
 struct hp_blocks_big {
@@ -79,6 +82,13 @@ struct hp_blocks {
 	struct hp_blocks_chunk *chunks;  /* in the order they were met */
 	uint32_t nchunks, chunks_cap;
 	uint32_t *sorted;                /* chunk indexes by key */
+	/* The chunks no big block overlaps, by key - near_lo, when their
+	 * keys span at most HP_BLOCKS_NEAR_MAX (NULL otherwise, and where
+	 * no such chunk is): marking's look-up without the hash. */
+#define HP_BLOCKS_NEAR_MAX 8192u
+	const struct hp_blocks_chunk **near;
+	uintptr_t near_lo;
+	uint64_t near_n;
 	struct hp_blocks_dir *dir;
 	uint32_t dir_mask;
 	uint16_t *sizes;                 /* a small block's size, by rank */
@@ -123,6 +133,22 @@ HP_INLINE int hp_blocks_find(const struct hp_blocks *x, uintptr_t w, struct hp_b
 	if (w - x->lo >= x->hi - x->lo)
 		return 0;
 	return hp_blocks_find_slow(x, w, h);
+}
+
+/* The block that contains w, as hp_blocks_find gives it, when it is not
+ * marked yet: 1 and *h; else 0 (no block holds w, or the one that does
+ * is marked).  What marking asks of every word that points into the
+ * blocks' span, most of which point into blocks marked already or into
+ * freed memory between blocks: in a chunk that no big block overlaps,
+ * the nearest start below w, when it is marked, answers without the
+ * block's size. */
+int hp_blocks_find_unmarked_slow(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h);
+
+HP_INLINE int hp_blocks_find_unmarked(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
+{
+	if (w - x->lo >= x->hi - x->lo)
+		return 0;
+	return hp_blocks_find_unmarked_slow(x, w, h);
 }
 
 HP_INLINE int hp_blocks_marked(const struct hp_blocks_hit *h)

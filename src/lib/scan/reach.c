@@ -306,11 +306,11 @@ static void push(struct scan *s, uintptr_t start, uint64_t size)
 
 /* The word w of a root or of a reachable block: marks the block it points
  * into, if not yet, and pushes it. */
-static void visit_reachable(struct scan *s, uintptr_t w)
+HP_INLINE void visit_reachable(struct scan *s, uintptr_t w)
 {
 	struct hp_blocks_hit h;
 
-	if (HP_LIKELY(!hp_blocks_find(&s->idx, w, &h)) || hp_blocks_marked(&h))
+	if (HP_LIKELY(!hp_blocks_find_unmarked(&s->idx, w, &h)))
 		return;
 	if (HP_UNLIKELY(w + sizeof(w) >= h.start + h.size) && glibc_next_chunk(s, h.start, h.size, w))
 		return;
@@ -326,7 +326,7 @@ static void visit_lost(struct scan *s, uintptr_t w, int64_t skip)
 	struct hp_reach *r = s->r;
 	struct hp_blocks_hit h;
 
-	if (!hp_blocks_find(&s->idx, w, &h) || hp_blocks_marked(&h))
+	if (!hp_blocks_find_unmarked(&s->idx, w, &h))
 		return;
 	int64_t i = lost_at(r, h.start);
 	if (i < 0 || i == skip)
@@ -696,7 +696,7 @@ static void loader_roots(struct scan *s)
 {
 	for (uint64_t i = 0; i < s->idx.nloader; i++) {
 		struct hp_blocks_hit h;
-		if (!hp_blocks_find(&s->idx, s->idx.loader[i], &h) || hp_blocks_marked(&h))
+		if (!hp_blocks_find_unmarked(&s->idx, s->idx.loader[i], &h))
 			continue;
 		hp_blocks_set_mark(&s->idx, &h);
 		push(s, h.start, h.size);
@@ -803,6 +803,24 @@ static void find_fastbins(struct scan *s)
 		}
 	}
 	sort_words(s->fast, s->nfast);
+}
+
+/* Whether chunk c, of size bytes, may be in a fast bin: its size is a
+ * fast bin's and its first word is a link as glibc stores one there (the
+ * next chunk of the list, or none, mangled with the address it is stored
+ * at: glibc 2.32 and later, which the library needs).  A chunk in use
+ * holds the program's data there, which is almost never such a link: it
+ * is known to be in use without the walk of the bins, which follows a
+ * cache miss per chunk (65536 of them, 10 ms, at perl's exit: its hash's
+ * entries freed). */
+static int may_be_in_fastbin(const struct scan *s, uintptr_t c, uintptr_t size)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+
+	if (size > (ARENA_FASTBINS + 1) * 2 * W)
+		return 0;
+	uintptr_t fd = read_word(s, c + 2 * W), revealed = fd ^ ((c + 2 * W) >> 12);
+	return !revealed || heap_chunk(s, revealed);
 }
 
 /* Whether c is a chunk in a fast bin; the bins are walked the first time
@@ -912,6 +930,11 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 	uintptr_t c = m->lo;
 
 	while (c + 4 * W <= m->hi) {
+		/* Each header is found from the one before: a chain of loads
+		 * the hardware does not run ahead of by itself (perl's heap
+		 * at exit, 600,000 freed chunks: 6 ms, 3 with this; the
+		 * prefetch of an address past the heap does not fault). */
+		__builtin_prefetch((const void *)(c + 4096));
 		/* Past recorded blocks laid end to end (most of a heap in
 		 * exact mode) without reading their headers. */
 		if (s->glibc)
@@ -932,7 +955,8 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		 * such chunks (perl's hash entries), each of which would
 		 * otherwise cost a search of the index. */
 		if (in_use && !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)) &&
-		    !hp_blocks_starts_in(&s->idx, user, next + W) && !in_fastbin(s, c))
+		    !hp_blocks_starts_in(&s->idx, user, next + W) &&
+		    !(may_be_in_fastbin(s, c, size) && in_fastbin(s, c)))
 			scan_root_between_blocks(s, user, next + W);
 		c = next;
 	}
