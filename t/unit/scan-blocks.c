@@ -20,6 +20,10 @@
 #define SPARSE 0x7e0040000000ULL   /* a block here and there (1 GiB above: the
 				    * index looks chunks up by key over glibc,
 				    * through its hash with 8-byte granules) */
+#define EDGE   0x7e01c0000000ULL   /* blocks at the last granule of a chunk
+				    * (7 GiB above: glibc's chunks still
+				    * looked up by key) */
+#define NEDGE  8
 #define MAXB   40000
 
 struct blk {
@@ -85,6 +89,11 @@ static void layout(void)
 		a += (1 + next_rand() % 3) << 20;
 		add(a + (next_rand() % 2) * 8, next_rand() % 5000);
 	}
+	/* Blocks that start at a chunk's last granule and run into the next
+	 * chunk: 16 bytes before a MiB (glibc's last granule), 8 before (the
+	 * last of 8-byte granules, off glibc's: a big block there). */
+	for (int k = 0; k < NEDGE; k++)
+		add(EDGE + ((uintptr_t)(2 * k + 1) << 20) - (k % 2 ? 8 : 16), 24 + 8 * (uint64_t)k);
 	qsort(blocks, (size_t)nblocks, sizeof(*blocks), by_start);
 }
 
@@ -130,6 +139,36 @@ static void test_find(struct hp_blocks *x)
 		hits += got;
 	}
 	ok(bad == 0, "the block that holds an address, as a sorted list finds it (%d of 400000 held)", hits);
+}
+
+/* The blocks at a chunk's last granule, found from their first byte and
+ * from their last (in the next chunk), marked or not. */
+static void test_edge(struct hp_blocks *x, int glibc)
+{
+	int bad = 0;
+
+	for (int k = 0; k < NEDGE; k++) {
+		uintptr_t start = EDGE + ((uintptr_t)(2 * k + 1) << 20) - (k % 2 ? 8 : 16);
+		uint64_t size = 24 + 8 * (uint64_t)k;
+		uintptr_t probes[] = { start, start + size / 2, start + size - 1 };
+		for (unsigned i = 0; i < 3; i++) {
+			struct hp_blocks_hit h;
+			int got = hp_blocks_find(x, probes[i], &h);
+			if (!got || h.start != start || h.size != size) {
+				diag("%s: %#lx in the block at %#lx: find gave %d %#lx", glibc ? "glibc" : "8-byte",
+				     (unsigned long)probes[i], (unsigned long)start, got, got ? (unsigned long)h.start : 0UL);
+				bad++;
+			}
+			got = hp_blocks_find_unmarked(x, probes[i], &h);
+			if (!got || h.start != start || h.size != size) {
+				diag("%s: %#lx in the block at %#lx: find_unmarked gave %d", glibc ? "glibc" : "8-byte",
+				     (unsigned long)probes[i], (unsigned long)start, got);
+				bad++;
+			}
+		}
+	}
+	ok(bad == 0, "%s: blocks that start at a chunk's last granule, found from both chunks",
+	   glibc ? "glibc" : "8-byte granules");
 }
 
 static void test_next(struct hp_blocks *x)
@@ -283,6 +322,7 @@ int main(void)
 		   round == 2 ? "glibc, a sparse table" : glibc ? "glibc" : "8-byte granules", nblocks, x.nchunks,
 		   (unsigned long long)x.nbig, x.near ? "chunks by key" : "chunks by hash");
 		test_find(&x);
+		test_edge(&x, glibc);
 		test_next(&x);
 		if (glibc)
 			test_run(&x);

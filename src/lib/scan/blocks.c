@@ -28,7 +28,7 @@
 #define SLAB_FIRST (4ul << 20)
 #define SLAB_MAX   (1ul << 30)
 #define CHUNK_BYTES (HP_BLOCKS_WORDS * (sizeof(struct hp_blocks_word) + sizeof(uint64_t) + sizeof(uint16_t)))
-#define NO_START 0xffffu
+#define NO_START 0xffffffffu   /* no granule: 65535 is the last one */
 #define HUGE_MIN (16ul << 20)   /* mappings this large ask for huge pages */
 
 /* The last answer of chunk_from: a walk of a heap in address order (the
@@ -306,13 +306,13 @@ static int count(struct hp_blocks *x)
 			return ENOMEM;
 		c->first = (uint32_t)rank;
 		uint32_t before = 0;
-		uint16_t last = NO_START;
+		uint32_t last = NO_START;
 		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
 			c->w[k].starts = c->bits[k];
 			c->w[k].before = c->counts[k] = (uint16_t)before;
 			before += (uint32_t)bits_in(c->w[k].starts);
 			if (c->w[k].starts)
-				last = (uint16_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts));
+				last = (uint32_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts));
 			c->w[k].last = last;
 		}
 		rank += before;

@@ -45,9 +45,11 @@ struct hp_blocks_word {
 	uint64_t starts;     /* a bit per granule where a block starts */
 	uint64_t marks;      /* the same bit when that block is marked */
 	uint16_t before;     /* the chunk's blocks before this word */
-	uint16_t last;       /* the granule of the chunk's last start up to
-			      * this word's end, or 0xffff */
-	uint32_t unused;     /* (32 bytes: never across a line) */
+	uint16_t unused;
+	uint32_t last;       /* the granule of the chunk's last start up to
+			      * this word's end, or 0xffffffff: not a
+			      * granule (a block may start at the last one,
+			      * 65535) */
 };
 
 struct hp_blocks_chunk {
