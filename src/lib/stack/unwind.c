@@ -838,6 +838,7 @@ void hp_unwind_memos_reset(struct hp_unwind_memos *s)
 	s->walks = 0;
 	s->review = HP_UNWIND_MEMOS_AFTER;
 	s->since = 0;
+	s->again = HP_UNWIND_MEMOS_AGAIN;
 	s->hits = 0;
 	s->first.fresh = s->fresh;
 	hp_unwind_memo_reset(&s->first);
@@ -863,12 +864,15 @@ static bool memos_grow(struct hp_unwind_memos *s)
 HP_COLD void hp_unwind_memos_review(struct hp_unwind_memos *s)
 {
 	if (!s->mask) {
-		s->review = s->walks + (memos_grow(s) ? HP_UNWIND_MEMOS_TRIAL : HP_UNWIND_MEMOS_AGAIN);
+		s->review = s->walks + (memos_grow(s) ? HP_UNWIND_MEMOS_TRIAL : s->again);
 	} else if (s->hits < s->walks - s->since) {
 		memos_one(s);   /* first's last walk stays */
-		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;
+		s->review = s->walks + s->again;
+		if (s->again < HP_UNWIND_MEMOS_AGAIN_MAX)
+			s->again *= 2;
 	} else {
 		s->review = s->walks + HP_UNWIND_MEMOS_AGAIN;   /* paying: looked at again later */
+		s->again = HP_UNWIND_MEMOS_AGAIN;
 	}
 	s->since = s->walks;
 	s->hits = 0;
