@@ -74,10 +74,12 @@ union rule {
 	struct {
 		int32_t cfa_off;
 		int16_t rbp_off;    /* caller's RBP at CFA + rbp_off */
-		uint8_t kind;
+		uint8_t kind;       /* enum rule_kind, and (<< RULE_HOW_SHIFT) the
+				     * frame's hp_unwind_frame.how, worked out once */
 		uint8_t rbp_how;
 	} f;
 };
+#define RULE_HOW_SHIFT 4
 
 struct cache {
 	uint32_t mask;
@@ -607,6 +609,8 @@ static void rule_of(const struct regs *r, union rule *out)
 	out->f.cfa_off = (int32_t)r->cfa_off;
 	out->f.rbp_how = (uint8_t)r->rbp_how;
 	out->f.rbp_off = (int16_t)r->rbp_off;
+	out->f.kind |= (uint8_t)(((r->cfa_reg == R_RBP ? HP_UNWIND_CFA_RBP : 0) |
+				  (r->rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0)) << RULE_HOW_SHIFT);
 }
 
 /* ---- every row of a long FDE, interpreted once ------------------------
@@ -811,7 +815,8 @@ HP_INLINE uint64_t rule_word(struct cache **c, uintptr_t pc)
 /* A rule word's fields (union rule, little-endian). */
 #define RW_CFA_OFF(w)  ((intptr_t)(int32_t)(uint32_t)(w))
 #define RW_RBP_OFF(w)  ((intptr_t)(int16_t)(uint16_t)((w) >> 32))
-#define RW_KIND(w)     ((unsigned)((w) >> 48) & 0xff)
+#define RW_KIND(w)     ((unsigned)((w) >> 48) & ((1u << RULE_HOW_SHIFT) - 1))
+#define RW_HOW(w)      ((uint8_t)((w) >> (48 + RULE_HOW_SHIFT)) & 3)
 #define RW_RBP_HOW(w)  ((unsigned)((w) >> 56))
 
 /* ---- the walk, and its memo (unwind.h) ------------------------------ */
@@ -976,7 +981,7 @@ static void memo_take(struct hp_unwind_memo *m, const struct hp_unwind_memo *fro
  * reached with n frames of its own: the frame count if every word the
  * memo's steps read still holds (m then keeps this walk), else -1 - k as
  * replay gives.  was_ok: from is m, and its last walk is whole. */
-static HP_NOINLINE int memo_join(struct hp_unwind_memo *m, const struct hp_unwind_memo *from, int j, uintptr_t *buf,
+HP_INLINE int memo_join(struct hp_unwind_memo *m, const struct hp_unwind_memo *from, int j, uintptr_t *buf,
 				 int n, int max, bool was_ok, int top, bool *same)
 {
 	/* The last walk again, if its words check: buf holds it. */
@@ -1085,8 +1090,7 @@ int hp_unwind_walk(uintptr_t *buf, int max, uintptr_t lo, uintptr_t hi, uintptr_
 			fr->ip = ip;
 			fr->bp = bp;
 			fr->bp_check = bp_at;
-			fr->how = (uint8_t)((kind == RULE_CFA_RBP ? HP_UNWIND_CFA_RBP : 0) |
-					    (rbp_how == REG_SAME ? HP_UNWIND_KEEPS_RBP : 0));
+			fr->how = RW_HOW(w);
 		}
 		n++;
 		ip = next_ip;
