@@ -940,6 +940,13 @@ HP_INLINE bool memo_keep(struct hp_unwind_memo *m, int j, int p, int max)
 		m->named = (uint32_t)(j + 1);
 	m->max = (uint32_t)max;
 	m->last_ok = true;
+	/* hp_unwind_again's bounds: f[0] is the outermost frame, or a
+	 * sentinel of return address 0 (also checked); a walk cut at max
+	 * checks no step past its last frame. */
+	int top = (int)m->n - 1, first = m->f[0].ip ? 0 : 1;
+	int last = top - first + 1 > max ? top + 1 - max : first;
+	m->again_low = last == first ? 0 : last;
+	m->again_n = top - last + 1;
 	return true;
 }
 

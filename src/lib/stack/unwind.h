@@ -85,6 +85,10 @@ struct hp_unwind_memo {
 	int32_t top;            /* its depth, its innermost frame in f[] (-1: not f[]'s), */
 	unsigned ranges;        /* and its own state then */
 	uint32_t sid;           /* the layer above's id of that stack (0: none) */
+	/* With last_ok, for hp_unwind_again: the frame its check of the
+	 * steps out stops at, and the frames it gives (the last walk's,
+	 * cut at max), worked out once when the walk was kept. */
+	int32_t again_low, again_n;
 	/* Scratch, this walk's frames, innermost first: shared by a
 	 * thread's memos (one walk at a time). */
 	struct hp_unwind_frame *fresh;
@@ -239,15 +243,9 @@ HP_INLINE int hp_unwind_again(const struct hp_unwind_memo *m, int max, uintptr_t
 	int j = (int)m->n - 1;   /* last_ok: n >= 1 */
 	if (f[j].sp != sp || f[j].ip != ip || (f[j].bp != bp && f[j].bp_used))
 		return -1;
-	/* f[0] is the outermost frame, or a sentinel of return address 0
-	 * (also checked); a walk cut at max checks no step past its last
-	 * frame. */
-	int first = f[0].ip ? 0 : 1;
-	int last = j - first + 1 > max ? j + 1 - max : first;
-	int low = last == first ? 0 : last;
-	if (hp_unwind_memo_check(f, j, low, NULL) >= 0)
+	if (hp_unwind_memo_check(f, j, m->again_low, NULL) >= 0)
 		return -1;
-	return j - last + 1;
+	return m->again_n;
 }
 
 /* Statistics, for the debug log and prof_unwinder:check.  Counted only
