@@ -8,22 +8,33 @@
 # valgrind, and for heapprof whichever bin the tail went to.  With
 # "longbin", another fast bin holds 70,000 chunks that heapprof freed
 # first (more than the scan keeps of the fast bins' chunks): they carry
-# heapprof's stamp and must not crowd the tails out of that list.
+# heapprof's stamp and must not crowd the tails out of that list.  With
+# "samebin", 70,000 chunks of the tails' own size are freed after them,
+# into their bin: the scan must walk that list to its end (it stopped
+# after 65,536 chunks, and took the tails for blocks in use).
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 12
 
 cat >tails.c <<'EOF2'
 #include <stdlib.h>
 #include <string.h>
-/* tails fast|tcache|longbin: ten 200-byte blocks filled with the one pointer to a
+/* tails fast|tcache|longbin|samebin: ten 200-byte blocks filled with the one pointer to a
  * 100-byte block, each shrunk to 120 bytes (an 80-byte tail freed by
- * glibc); with "fast" or "longbin", the 80-byte tcache bin is full
- * first; with "longbin", 70,000 32-byte chunks fill a fast bin before. */
+ * glibc); with "fast", "longbin" or "samebin", the 80-byte tcache bin is
+ * full first; with "longbin", 70,000 32-byte chunks fill a fast bin
+ * before; with "samebin", 70,000 80-byte chunks go to the tails' fast
+ * bin after them. */
 static void *hold[10];
 int main(int argc, char **argv)
 {
-	void *t[7], *leak = malloc(100);
+	enum { SAME = 70000 };
+	void *t[7], *leak = malloc(100), **same = NULL;
 	memset(leak, 7, 100);
+	if (argc > 1 && !strcmp(argv[1], "samebin")) {
+		same = calloc(SAME, sizeof(void *));
+		for (int i = 0; i < SAME; i++)
+			same[i] = malloc(72);
+	}
 	if (argc > 1 && !strcmp(argv[1], "longbin")) {
 		enum { LONG = 70000 };
 		void **many = calloc(LONG, sizeof(void *));
@@ -45,6 +56,11 @@ int main(int argc, char **argv)
 			p[k] = leak;
 		hold[i] = realloc(p, 120);
 	}
+	if (same) {
+		for (int i = 0; i < SAME; i++)
+			free(same[i]);
+		free(same);
+	}
 	void *volatile v = leak;
 	v = NULL;
 	leak = NULL;
@@ -56,7 +72,7 @@ EOF2
 cc -O0 -g -o tails tails.c || { echo "Bail out! cc cannot build tails.c"; exit 1; }
 command -v valgrind >/dev/null || { echo "Bail out! valgrind is missing: make deps installs it"; exit 1; }
 
-for bin in tcache fast longbin; do
+for bin in tcache fast longbin samebin; do
 	valgrind --leak-check=full ./tails $bin >/dev/null 2>vg.err
 	is "$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p' vg.err)" "100 1" \
 		"$bin: valgrind finds the 100-byte block definitely lost"

@@ -782,10 +782,17 @@ static int heap_chunk(const struct scan *s, uintptr_t c)
 static void find_fastbins(struct scan *s)
 {
 	const uintptr_t W = sizeof(uintptr_t);
+	/* The bins' chunks are distinct chunks of the heap, each at least
+	 * four words: more steps than that, over all bins, is a cycle (a
+	 * corrupted list).  No tighter bound: a bin walked only part of the
+	 * way leaves the chunks past it taken for blocks in use, and their
+	 * stale contents for roots (70,000 chunks freed through heapprof
+	 * into the bin of a realloc's tail hid the leak it pointed to). */
+	size_t budget = s->heap_hi > s->heap_lo ? (s->heap_hi - s->heap_lo) / (4 * W) : 0;
 
 	for (unsigned bin = 0; s->links_lo && bin < ARENA_FASTBINS; bin++) {
 		uintptr_t c = read_word(s, s->links_lo + bin * W);
-		for (size_t steps = 0; heap_chunk(s, c) && steps < s->fast_max; steps++) {
+		for (; heap_chunk(s, c) && budget; budget--) {
 			if ((read_word(s, c + W) & ~(uintptr_t)7) != (bin + 2) * 2 * W)
 				break;
 			uintptr_t fd = read_word(s, c + 2 * W);
