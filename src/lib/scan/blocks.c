@@ -474,7 +474,7 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 
 /* The granule of chunk c's nearest start at or below w's, which lies in
  * c's span; NO_START when none does. */
-static unsigned start_below_in(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t w)
+HP_INLINE unsigned start_below_in(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t w)
 {
 	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
 	uint64_t below = c->w[k].starts & (~0ULL >> (63 - (g & 63)));
