@@ -28,7 +28,7 @@
 #define SLAB_FIRST (4ul << 20)
 #define SLAB_MAX   (1ul << 30)
 #define CHUNK_BYTES (HP_BLOCKS_WORDS * (sizeof(struct hp_blocks_word) + sizeof(uint64_t) + sizeof(uint16_t)))
-#define NO_START 0xffffffffu   /* no granule: 65535 is the last one */
+#define NO_START HP_BLOCKS_NO_START   /* no granule: 65535 is the last one */
 #define HUGE_MIN (16ul << 20)   /* mappings this large ask for huge pages */
 
 /* The last answer of chunk_from: a walk of a heap in address order (the
