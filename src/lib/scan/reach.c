@@ -528,20 +528,65 @@ static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
 }
 
 /* [lo, hi) as a root, minus the recorded blocks in it (scanned only when
- * reached) and heapprof's own mappings. */
-static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
+ * reached) and heapprof's own mappings; gap: how what lies between them
+ * is scanned. */
+static void between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi,
+			   void (*gap)(struct scan *, uintptr_t, uintptr_t))
 {
 	uintptr_t start;
 	uint64_t size;
 
 	while (lo < hi && hp_blocks_next(&s->idx, lo, hi, &start, &size)) {
 		if (start > lo)
-			scan_root_not_ours(s, lo, start);
+			gap(s, lo, start);
 		if (start + size > lo)
 			lo = start + size;
 	}
 	if (lo < hi)
-		scan_root_not_ours(s, lo, hi);
+		gap(s, lo, hi);
+}
+
+static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	between_blocks(s, lo, hi, scan_root_not_ours);
+}
+
+/* A gap between recorded blocks in an anonymous mapping that may be
+ * glibc's (its main arena goes on in such mappings when the break cannot
+ * grow): its chunks known free -- by the stamp heapprof left in each
+ * block it freed, or the key glibc writes in a block in a tcache
+ * (record/stale.h) -- are stale memory, not roots, as the walk of [heap]
+ * (heap_roots) skips them; the rest is scanned.  Each 16-byte granule
+ * that may start a chunk's user memory is asked: one word read for every
+ * two scanned. */
+static void scan_root_gap_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	uintptr_t from = lo;
+
+	/* u - W, the chunk's size, is the first word the gap must hold (a
+	 * block before it may end mid-granule, over the chunk's first
+	 * word). */
+	for (uintptr_t u = (lo + W + 15) & ~(uintptr_t)15; u + 3 * W <= hi; u += 2 * W) {
+		if (!hp_stale_free(u, read_word(s, u + W), read_word(s, u + 2 * W)))
+			continue;
+		uintptr_t size = read_word(s, u - W) & ~(uintptr_t)7, end = u - 2 * W + size;
+		if (size < 4 * W || size % (2 * W) || end > hi || end <= u)
+			continue;
+		if (u > from)
+			scan_root_not_ours(s, from, u);
+		/* Its memory runs on over the next chunk's first word (glibc's
+		 * prev_size, the block's own while it is in use). */
+		from = end + W < hi ? end + W : hi;
+		u = end;   /* the next chunk's user memory is a granule on */
+	}
+	if (from < hi)
+		scan_root_not_ours(s, from, hi);
+}
+
+static void scan_root_between_blocks_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	between_blocks(s, lo, hi, s->glibc && hp_stale_on() ? scan_root_gap_glibc : scan_root_not_ours);
 }
 
 /* An anonymous mapping as a root, minus what the next allocator mapped for
@@ -550,10 +595,10 @@ static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
 static void scan_root_not_allocators(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
 	if (!s->exact || !s->alloc_known) {
-		scan_root_between_blocks(s, lo, hi);
+		scan_root_between_blocks_glibc(s, lo, hi);
 		return;
 	}
-	each_gap(s, s->alloc, s->nalloc, lo, hi, scan_root_between_blocks);
+	each_gap(s, s->alloc, s->nalloc, lo, hi, scan_root_between_blocks_glibc);
 }
 
 /* Calls scan on the parts of [lo, hi) that lie in readable mappings. */
