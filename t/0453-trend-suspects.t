@@ -49,9 +49,11 @@ for r in exact s1 s2; do
 		# half had 0 to 98.05%); this suite makes two such runs each
 		# time, so the cache is held to 99.9%, where a cache taken
 		# for a leak would still be (a growing series reads >99.99%).
+		# Its samples may also show no growth at all (then it is not
+		# among the growing stacks: seen once in a full suite's run).
 		"$BIN" trend --suspects --confidence 99.9 $r/*.heap >$r.t9 2>&1
-		ok $(! grep -q '^[0-9].*cache_request' $r.t9 && grep -q '^ .*  cache_request <- main' $r.t9
-		     echo $?) "$r: the cache is no suspect (at 99.9%)"
+		ok $(! grep -q '^[0-9].*cache_request' $r.t9 && grep -q '^[0-9].*lose_request' $r.t9
+		     echo $?) "$r: the cache is no suspect (at 99.9%), the leak is"
 	fi
 done
 diag "$(cat s1.t)"
@@ -65,10 +67,11 @@ s = j["suspects"]
 v = {k["label"].split(" ")[0]: k["verdict"] for k in j["ranked"]}
 top = j["ranked"][0]
 # Sampled, the cache's later half can wander up by chance: "levelled" or
-# "weak", never "suspect" (as the text's test above).
+# "weak", or its samples show no growth ("not-growing"), never "suspect"
+# (as the text's test above).
 cache = v.get("cache_request")
 print(s["suspects"], s["cumulative_counts"], s["confidence_level"], v.get("lose_request"),
-      "not-suspect" if cache in ("levelled", "weak") else cache, top["label"].split(" ")[0],
+      "not-suspect" if cache in ("levelled", "weak", "not-growing") else cache, top["label"].split(" ")[0],
       top["confidence"] >= 0.99)
 PYEOF
 is "$(cat jv)" "1 True 0.99 suspect not-suspect lose_request True" \
