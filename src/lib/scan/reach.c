@@ -496,7 +496,8 @@ static void sort_skip(struct scan *s)
 }
 
 /* [lo, hi) as a root, minus heapprof's own mappings. */
-static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
+/* Calls scan on the parts of [lo, hi) outside heapprof's own mappings. */
+static void not_ours(struct scan *s, uintptr_t lo, uintptr_t hi, void (*scan)(struct scan *, uintptr_t, uintptr_t))
 {
 	const struct hp_pages_range *own;
 	int complete;
@@ -520,11 +521,17 @@ static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
 		if (own[i].lo >= hi)
 			break;
 		if (own[i].lo > lo)
-			scan_root(s, lo, own[i].lo);
+			scan(s, lo, own[i].lo);
 		lo = own[i].hi;
 	}
 	if (lo < hi)
-		scan_root(s, lo, hi);
+		scan(s, lo, hi);
+}
+
+/* [lo, hi) as a root, minus heapprof's own mappings. */
+static void scan_root_not_ours(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	not_ours(s, lo, hi, scan_root);
 }
 
 /* [lo, hi) as a root, minus the recorded blocks in it (scanned only when
@@ -559,7 +566,7 @@ static void scan_root_between_blocks(struct scan *s, uintptr_t lo, uintptr_t hi)
  * (heap_roots) skips them; the rest is scanned.  Each 16-byte granule
  * that may start a chunk's user memory is asked: one word read for every
  * two scanned. */
-static void scan_root_gap_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
+static void scan_root_skipping_free(struct scan *s, uintptr_t lo, uintptr_t hi)
 {
 	const uintptr_t W = sizeof(uintptr_t);
 	uintptr_t from = lo;
@@ -574,14 +581,21 @@ static void scan_root_gap_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
 		if (size < 4 * W || size % (2 * W) || end > hi || end <= u)
 			continue;
 		if (u > from)
-			scan_root_not_ours(s, from, u);
+			scan_root(s, from, u);
 		/* Its memory runs on over the next chunk's first word (glibc's
 		 * prev_size, the block's own while it is in use). */
 		from = end + W < hi ? end + W : hi;
 		u = end;   /* the next chunk's user memory is a granule on */
 	}
 	if (from < hi)
-		scan_root_not_ours(s, from, hi);
+		scan_root(s, from, hi);
+}
+
+/* A gap as above, minus heapprof's own mappings, which are never read
+ * (the live table's pages lie between the blocks of any heap). */
+static void scan_root_gap_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	not_ours(s, lo, hi, scan_root_skipping_free);
 }
 
 static void scan_root_between_blocks_glibc(struct scan *s, uintptr_t lo, uintptr_t hi)
