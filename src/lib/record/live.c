@@ -59,6 +59,8 @@ struct slot {
 	uintptr_t key;
 	uint64_t val;   /* size in the low 40 bits, tctx in the high 24 */
 };
+_Static_assert(sizeof(struct slot) == sizeof(struct hp_live_slot) && SIZE_BITS == HP_LIVE_TCTX_SHIFT &&
+	       SLOT_EMPTY == 0, "hp_live_slot is a slot");
 
 struct shard {
 	struct hp_spin lock;
@@ -800,18 +802,11 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 	return found;
 }
 
-void hp_live_foreach_held(void (*fn)(uintptr_t, uint64_t, uint32_t, void *), void *arg)
+void hp_live_each_shard_held(void (*fn)(const struct hp_live_slot *, uint32_t, void *), void *arg)
 {
-	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++) {
-		struct shard *s = &shards[n];
-		for (uint32_t i = 0; i < s->cap; i++) {
-			uintptr_t k = s->slots[i].key;
-			if (k == SLOT_EMPTY)
-				continue;
-			uint64_t v = s->slots[i].val;
-			fn(k, v & HP_LIVE_SIZE_MAX, (uint32_t)(v >> SIZE_BITS), arg);
-		}
-	}
+	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++)
+		if (shards[n].live)
+			fn((const struct hp_live_slot *)shards[n].slots, shards[n].cap, arg);
 }
 
 void hp_live_each_aged(void (*fn)(uint64_t size, uint32_t tctx, uint32_t tick, void *arg),

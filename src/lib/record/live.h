@@ -76,12 +76,22 @@ enum hp_live_result hp_live_remove(const void *p, uint64_t *size, uint32_t *tctx
 /* Looks p up without removing it. */
 bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx);
 
-/* Calls fn for every live record; the caller holds every shard lock
- * (hp_live_prefork): the leak scan, which reads the table while the other
- * threads are stopped.  fn must not allocate through malloc or touch the
- * live table. */
-void hp_live_foreach_held(void (*fn)(uintptr_t p, uint64_t size, uint32_t tctx,
-				     void *arg), void *arg);
+/* A slot of the table as hp_live_each_shard_held hands it out: key 0 is
+ * an empty slot; else val holds the size (HP_LIVE_SIZE_MAX's bits) and,
+ * above HP_LIVE_TCTX_SHIFT, the counter context. */
+struct hp_live_slot {
+	uintptr_t key;
+	uint64_t val;
+};
+#define HP_LIVE_TCTX_SHIFT 40
+
+/* Calls fn with each shard's slots, empty ones among them; the caller
+ * holds every shard lock (hp_live_prefork): the leak scan, which reads
+ * the table while the other threads are stopped, millions of records
+ * with no call per record.  fn must not allocate through malloc or touch
+ * the live table. */
+void hp_live_each_shard_held(void (*fn)(const struct hp_live_slot *slots, uint32_t n, void *arg),
+			     void *arg);
 
 /* p's record, looked up without a lock: the caller holds every shard
  * lock (hp_live_prefork), as the leak scan does while it names the blocks

@@ -4,11 +4,15 @@
  * Owns the index between hp_blocks_build and hp_blocks_release, nothing
  * after.  Runs while the other threads are stopped and every live-table
  * shard lock and the pages registry's lock are held: it takes no lock and
- * maps its memory with hp_pages_alloc_held.  Two passes over the live
- * table: the first sets the start bits (and lists the big blocks and the
- * loader's), in a bitmap of their own, dense, since it sets them in the
- * table's order; the counts copy them into the index's slots; the second,
- * once the counts are summed, stores each small block's size at its rank.
+ * maps its memory with hp_pages_alloc_held.  One pass over the live
+ * table, which holds the blocks in its hash's order, at random: each
+ * small block is appended to its chunk's runs (a 32-bit granule and size;
+ * the big blocks and the loader's are listed); then, chunk by chunk, with
+ * its words in the cache, its runs set the start bits, the counts are
+ * summed, and each block's size is stored at its rank.  Random writes
+ * into the bitmaps and the sizes (the 1 GiB heap's: 8 + 20 MiB) would
+ * each miss the cache; appending to a chunk's run writes one line at a
+ * time.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,12 +26,26 @@
 #include "base/banned.h"
 
 #define HASH_MUL 0x9e3779b97f4a7c15ULL
-/* Chunks' bitmaps come from slabs of 4 MiB, then each twice the last (up
- * to 1 GiB: a few dozen mappings for any heap; what a slab's last chunk
- * leaves is never touched). */
+/* Chunks' words and runs come from slabs of 4 MiB, then each twice the
+ * last (up to 1 GiB: a few dozen mappings for any heap; what a slab's
+ * last piece leaves is never touched). */
 #define SLAB_FIRST (4ul << 20)
 #define SLAB_MAX   (1ul << 30)
-#define CHUNK_BYTES (HP_BLOCKS_WORDS * (sizeof(struct hp_blocks_word) + sizeof(uint64_t) + sizeof(uint16_t)))
+#define CHUNK_BYTES (HP_BLOCKS_WORDS * sizeof(struct hp_blocks_word))
+#define RUN_BYTES 4096
+#define RUN_ENTRIES ((RUN_BYTES - 16) / sizeof(uint32_t))
+
+/* A piece of a chunk's list of small blocks, in the order the live table
+ * gave them: each entry the block's granule (low 16 bits) and size.  All
+ * but the chunk's last are full; the chunk's count of blocks tells how
+ * full the last is, so that appending reads no line of the run but the
+ * one it writes (runs are page-aligned: their first lines share a few
+ * sets of the cache). */
+struct hp_blocks_run {
+	struct hp_blocks_run *next;
+	uint64_t unused;
+	uint32_t e[RUN_ENTRIES];
+};
 #define NO_START HP_BLOCKS_NO_START   /* no granule: 65535 is the last one */
 #define HUGE_MIN (16ul << 20)   /* mappings this large ask for huge pages */
 
@@ -96,6 +114,23 @@ void hp_blocks_release(struct hp_blocks *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* n bytes (at most SLAB_FIRST, a multiple of 16) of a slab, zeroed;
+ * NULL without memory. */
+static void *carve(struct hp_blocks *x, size_t n)
+{
+	if ((size_t)(x->slab_end - x->slab) < n) {
+		size_t want = x->slab_bytes ? x->slab_bytes * 2 : SLAB_FIRST;
+		x->slab_bytes = want < SLAB_MAX ? want : SLAB_MAX;
+		x->slab = map(x, x->slab_bytes);
+		if (!x->slab)
+			return NULL;
+		x->slab_end = x->slab + x->slab_bytes;
+	}
+	void *p = x->slab;
+	x->slab += n;
+	return p;
+}
+
 /* ---- the chunks' directory --------------------------------------------- */
 
 static uint32_t dir_home(const struct hp_blocks *x, uintptr_t key)
@@ -148,20 +183,12 @@ static struct hp_blocks_chunk *chunk_get(struct hp_blocks *x, uintptr_t key)
 		x->dir = dir;
 		x->dir_mask = slots - 1;
 	}
-	if ((size_t)(x->slab_end - x->slab) < CHUNK_BYTES) {
-		size_t n = x->slab_bytes ? x->slab_bytes * 2 : SLAB_FIRST;
-		x->slab_bytes = n < SLAB_MAX ? n : SLAB_MAX;
-		x->slab = map(x, x->slab_bytes);
-		if (!x->slab)
-			return NULL;
-		x->slab_end = x->slab + x->slab_bytes;
-	}
+	struct hp_blocks_word *w = carve(x, CHUNK_BYTES);
+	if (!w)
+		return NULL;
 	struct hp_blocks_chunk *c = &x->chunks[x->nchunks];
 	c->key = key;
-	c->w = (struct hp_blocks_word *)x->slab;
-	c->bits = (uint64_t *)(c->w + HP_BLOCKS_WORDS);
-	c->counts = (uint16_t *)(c->bits + HP_BLOCKS_WORDS);
-	x->slab += CHUNK_BYTES;
+	c->w = w;
 	dir_put(x->dir, x->dir_mask, key, x->nchunks);
 	x->nchunks++;
 	return c;
@@ -174,14 +201,6 @@ struct build {
 	uintptr_t gmask;
 	uintptr_t ld_lo, ld_hi;
 	uint8_t *loader_of;   /* per counter context: 0 not known, 1 no, 2 yes */
-	/* Over a sparse table, the small blocks the first pass met, which the
-	 * second reads instead of the table; NULL: the table again. */
-	struct small {
-		uintptr_t p;
-		uint64_t size;
-	} *smalls;
-	uint64_t nsmalls, smalls_cap;
-
 	uint32_t nctx;
 	int err;
 };
@@ -235,89 +254,117 @@ static int push_loader(struct hp_blocks *x, uintptr_t p)
 	return 0;
 }
 
-static void first_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
+/* Appends the small block at granule g, of size bytes, to chunk c's
+ * runs, and counts it: 0, or ENOMEM. */
+static int append(struct hp_blocks *x, struct hp_blocks_chunk *c, uint64_t g, uint64_t size)
+{
+	struct hp_blocks_run *r = c->run_last;
+	uint32_t at = c->n % RUN_ENTRIES;
+
+	if (!at) {
+		struct hp_blocks_run *fresh = carve(x, RUN_BYTES);
+		if (!fresh)
+			return ENOMEM;
+		if (r)
+			r->next = fresh;
+		else
+			c->runs = fresh;
+		c->run_last = r = fresh;
+	}
+	r->e[at] = (uint32_t)g | (uint32_t)size << 16;
+	c->n++;
+	return 0;
+}
+
+/* The live table's records, one shard's slots at a time. */
+static void each_record(const struct hp_live_slot *slots, uint32_t n, void *arg)
 {
 	struct build *b = arg;
 	struct hp_blocks *x = b->x;
+	uintptr_t lo = x->lo, hi = x->hi;
 
-	if (b->err)
-		return;
-	uintptr_t end = p + (size ? size : 1);
-	if (p < x->lo)
-		x->lo = p;
-	if (end > x->hi)
-		x->hi = end;
-	x->nblocks++;
-	if (loaders(b, tctx) && push_loader(x, p)) {
-		b->err = ENOMEM;
-		return;
-	}
-	if (size > HP_BLOCKS_SMALL_MAX || (p & b->gmask)) {
-		b->err = push_big(x, p, size, tctx);
-		return;
-	}
-	struct hp_blocks_chunk *c = chunk_get(x, p >> x->cshift);
-	if (!c) {
-		b->err = ENOMEM;
-		return;
-	}
-	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
-	c->bits[g >> 6] |= 1ULL << (g & 63);
-	c->n++;
-	if (b->smalls) {
-		if (b->nsmalls < b->smalls_cap) {
-			b->smalls[b->nsmalls].p = p;
-			b->smalls[b->nsmalls].size = size;
+	for (uint32_t i = 0; i < n && !b->err; i++) {
+		uintptr_t p = slots[i].key;
+		if (p == 0)
+			continue;
+		uint64_t size = slots[i].val & HP_LIVE_SIZE_MAX;
+		uint32_t tctx = (uint32_t)(slots[i].val >> HP_LIVE_TCTX_SHIFT);
+		uintptr_t end = p + (size ? size : 1);
+		lo = p < lo ? p : lo;
+		hi = end > hi ? end : hi;
+		x->nblocks++;
+		if (loaders(b, tctx) && push_loader(x, p)) {
+			b->err = ENOMEM;
+		} else if (size > HP_BLOCKS_SMALL_MAX || (p & b->gmask)) {
+			b->err = push_big(x, p, size, tctx);
+		} else {
+			struct hp_blocks_chunk *c = chunk_get(x, p >> x->cshift);
+			if (!c || append(x, c, (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1), size))
+				b->err = ENOMEM;
 		}
-		b->nsmalls++;   /* past the room: the table is read again */
 	}
+	x->lo = lo;
+	x->hi = hi;
 }
 
-/* The rank of the small block at p in chunk c (from the build's own
- * arrays). */
-static uint64_t rank_of(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uintptr_t p)
+/* The entries in run r of chunk c. */
+static uint32_t run_entries(const struct hp_blocks_chunk *c, const struct hp_blocks_run *r)
 {
-	uint64_t g = (p >> x->gshift) & (HP_BLOCKS_GRANULES - 1), k = g >> 6;
+	uint32_t rest = c->n % RUN_ENTRIES;
 
-	return (uint64_t)c->first + c->counts[k] + (uint64_t)bits_in(c->bits[k] & ((1ULL << (g & 63)) - 1));
+	return r->next || !rest ? RUN_ENTRIES : rest;
 }
 
-static void second_pass(uintptr_t p, uint64_t size, uint32_t tctx, void *arg)
+/* Chunk c's words from its runs: the start bits, the blocks before each
+ * word and the last start up to it; then each block's size at its rank
+ * (from first on, which the chunk's blocks fill in order). */
+static void fill_chunk(struct hp_blocks *x, struct hp_blocks_chunk *c, uint32_t first)
 {
-	struct build *b = arg;
-	const struct hp_blocks *x = b->x;
+	struct hp_blocks_word *w = c->w;
 
-	(void)tctx;
-	if (size > HP_BLOCKS_SMALL_MAX || (p & b->gmask))
-		return;
-	const struct hp_blocks_chunk *c = chunk_of(x, p >> x->cshift);
-	x->sizes[rank_of(x, c, p)] = (uint16_t)size;
+	for (const struct hp_blocks_run *r = c->runs; r; r = r->next)
+		for (uint32_t i = 0, n = run_entries(c, r); i < n; i++) {
+			uint32_t g = r->e[i] & (HP_BLOCKS_GRANULES - 1);
+			w[g >> 6].starts |= 1ULL << (g & 63);
+		}
+	c->first = first;
+	uint32_t before = 0, last = NO_START;
+	for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
+		w[k].before = (uint16_t)before;
+		if (w[k].starts) {
+			before += bits_in(w[k].starts);
+			last = (uint32_t)(k * 64 + 63 - (unsigned)__builtin_clzll(w[k].starts));
+		}
+		w[k].last = last;
+	}
+	uint16_t *sizes = x->sizes + first;
+	for (const struct hp_blocks_run *r = c->runs; r; r = r->next)
+		for (uint32_t i = 0, n = run_entries(c, r); i < n; i++) {
+			uint32_t g = r->e[i] & (HP_BLOCKS_GRANULES - 1);
+			const struct hp_blocks_word *sw = &w[g >> 6];
+			sizes[sw->before + bits_in(sw->starts & ((1ULL << (g & 63)) - 1))] = (uint16_t)(r->e[i] >> 16);
+		}
+	c->runs = c->run_last = NULL;
 }
 
-/* Each chunk's first rank, its counts before each word and its last
- * start up to each word. */
-static int count(struct hp_blocks *x)
+/* Every chunk's words and the blocks' sizes, the ranks in the order the
+ * chunks were made: 0, or ENOMEM. */
+static int fill(struct hp_blocks *x)
 {
 	uint64_t rank = 0;
 
-	for (uint32_t i = 0; i < x->nchunks; i++) {
-		struct hp_blocks_chunk *c = &x->chunks[i];
-		if (rank > UINT32_MAX)
-			return ENOMEM;
-		c->first = (uint32_t)rank;
-		uint32_t before = 0;
-		uint32_t last = NO_START;
-		for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
-			c->w[k].starts = c->bits[k];
-			c->w[k].before = c->counts[k] = (uint16_t)before;
-			before += (uint32_t)bits_in(c->w[k].starts);
-			if (c->w[k].starts)
-				last = (uint32_t)(k * 64 + 63 - (unsigned)__builtin_clzll(c->w[k].starts));
-			c->w[k].last = last;
-		}
-		rank += before;
-	}
+	for (uint32_t i = 0; i < x->nchunks; i++)
+		rank += x->chunks[i].n;
+	if (rank > UINT32_MAX)
+		return ENOMEM;
 	x->nsmall = rank;
+	if (rank && !(x->sizes = map(x, rank * sizeof(*x->sizes))))
+		return ENOMEM;
+	rank = 0;
+	for (uint32_t i = 0; i < x->nchunks; i++) {
+		fill_chunk(x, &x->chunks[i], (uint32_t)rank);
+		rank += x->chunks[i].n;
+	}
 	return 0;
 }
 
@@ -433,36 +480,17 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	b.nctx = ld_hi ? hp_counters_end() : 0;
 	if (b.nctx && !(b.loader_of = map(x, b.nctx)))
 		return ENOMEM;
-	/* A table that holds few records for its size (a program that freed
-	 * most of what it held before it exits: perl's hash, 16 MiB of table
-	 * for 5,800 blocks) is read once: the small blocks are listed on the
-	 * way, in a quarter of the table's bytes at most.  A full one (the
-	 * heap of 10 M blocks) is read twice, with no copy of it. */
-	uint64_t records = hp_live_records(), table, peak;
-	hp_live_table_bytes(&table, &peak);
-	if (records && records <= table / 4 / sizeof(*b.smalls)) {
-		b.smalls_cap = records;
-		b.smalls = map(x, records * sizeof(*b.smalls));   /* NULL: read twice */
-	}
-	hp_live_foreach_held(first_pass, &b);
+	hp_live_each_shard_held(each_record, &b);
 	if (b.err)
 		return b.err;
-
 	if (!x->nblocks) {
 		x->lo = x->hi = 0;
 		return 0;
 	}
-	if (count(x))
-		return ENOMEM;
-	if (x->nsmall && !(x->sizes = map(x, x->nsmall * sizeof(*x->sizes))))
+	if (fill(x))
 		return ENOMEM;
 	if (x->nchunks && !(x->sorted = map(x, x->nchunks * sizeof(*x->sorted))))
 		return ENOMEM;
-	if (b.smalls && b.nsmalls <= b.smalls_cap)
-		for (uint64_t i = 0; i < b.nsmalls; i++)
-			second_pass(b.smalls[i].p, b.smalls[i].size, 0, &b);
-	else
-		hp_live_foreach_held(second_pass, &b);
 	sort_big(x->big, x->nbig);
 	sort_chunks(x, x->sorted, x->nchunks);
 	count_bigs(x);

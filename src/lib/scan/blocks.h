@@ -12,8 +12,9 @@
  * which ranks a block among all of them: the rank indexes a 16-bit size,
  * and the last start up to each word, so that the nearest start below an
  * address is found in one step.  About 2 bytes per block and 4% (8% at
- * 8-byte granules) of the span the chunks cover.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that start
- * off a granule, are kept whole in a sorted side list ("big"), searched
+ * 8-byte granules) of the span the chunks cover, and while it is built 4
+ * bytes more per block.  Blocks larger than HP_BLOCKS_SMALL_MAX, or that
+ * start off a granule, are kept whole in a sorted side list ("big"), searched
  * by bisection.  The block containing w is the nearest start at or below
  * w, when w lies before its end (blocks never overlap): the nearest small
  * one, else the nearest big one.  Each chunk counts the big blocks over
@@ -52,14 +53,15 @@ struct hp_blocks_word {
 			      * 65535) */
 };
 
+struct hp_blocks_run;
+
 struct hp_blocks_chunk {
 	uintptr_t key;       /* its number: address >> cshift */
 	struct hp_blocks_word *w;   /* HP_BLOCKS_WORDS of them */
-	/* While the index is built, the start bits and the counts before
-	 * each word alone: the passes over the live table reach them in
-	 * its order, at random, and read fewer lines so. */
-	uint64_t *bits;
-	uint16_t *counts;
+	/* While the index is built: its small blocks as the pass over the
+	 * live table met them (blocks.c), filled in afterwards chunk by
+	 * chunk, where each chunk's words are in the cache. */
+	struct hp_blocks_run *runs, *run_last;
 	uint32_t first;      /* the rank of its first block */
 	uint32_t n;          /* blocks that start in it */
 	uint32_t bigs;       /* big blocks that overlap its span */
