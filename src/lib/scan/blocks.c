@@ -60,19 +60,6 @@ static struct {
 	uint64_t found;    /* the answer's granule; HP_BLOCKS_GRANULES: none */
 } memo;
 
-/* Bits set in x: the instruction where the build may use it, else the
- * bit-twiddling sum (libgcc's is a call). */
-static inline unsigned bits_in(uint64_t x)
-{
-#ifdef __POPCNT__
-	return (unsigned)__builtin_popcountll(x);
-#else
-	x = x - ((x >> 1) & 0x5555555555555555ULL);
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
-#endif
-}
 
 /* ---- memory ------------------------------------------------------------- */
 
@@ -332,7 +319,7 @@ static void fill_chunk(struct hp_blocks *x, struct hp_blocks_chunk *c, uint32_t 
 	for (unsigned k = 0; k < HP_BLOCKS_WORDS; k++) {
 		w[k].before = (uint16_t)before;
 		if (w[k].starts) {
-			before += bits_in(w[k].starts);
+			before += hp_blocks_bits_in(w[k].starts);
 			last = (uint32_t)(k * 64 + 63 - (unsigned)__builtin_clzll(w[k].starts));
 		}
 		w[k].last = last;
@@ -342,7 +329,7 @@ static void fill_chunk(struct hp_blocks *x, struct hp_blocks_chunk *c, uint32_t 
 		for (uint32_t i = 0, n = run_entries(c, r); i < n; i++) {
 			uint32_t g = r->e[i] & (HP_BLOCKS_GRANULES - 1);
 			const struct hp_blocks_word *sw = &w[g >> 6];
-			sizes[sw->before + bits_in(sw->starts & ((1ULL << (g & 63)) - 1))] = (uint16_t)(r->e[i] >> 16);
+			sizes[sw->before + hp_blocks_bits_in(sw->starts & ((1ULL << (g & 63)) - 1))] = (uint16_t)(r->e[i] >> 16);
 		}
 	c->runs = c->run_last = NULL;
 }
@@ -521,7 +508,7 @@ static void small_at(const struct hp_blocks *x, const struct hp_blocks_chunk *c,
 	uint64_t below = sw->starts & ((1ULL << bit) - 1);
 
 	h->start = (c->key << x->cshift) | ((uintptr_t)at << x->gshift);
-	h->size = x->sizes[(uint64_t)c->first + sw->before + (uint64_t)bits_in(below)];
+	h->size = x->sizes[(uint64_t)c->first + sw->before + (uint64_t)hp_blocks_bits_in(below)];
 	h->mark = &c->w[at >> 6].marks;
 	h->bit = 1ULL << bit;
 	h->big = NULL;
@@ -612,7 +599,7 @@ int hp_blocks_find_unmarked_slow(const struct hp_blocks *x, uintptr_t w, struct 
 				return 0;
 			h->start = (w & ~(((uintptr_t)64 << x->gshift) - 1)) | ((uintptr_t)bit << x->gshift);
 			h->size = x->sizes[(uint64_t)c->first + sw->before +
-					   (uint64_t)bits_in(below & ~(1ULL << bit))];
+					   (uint64_t)hp_blocks_bits_in(below & ~(1ULL << bit))];
 			h->mark = &sw->marks;
 			h->bit = 1ULL << bit;
 			h->big = NULL;
@@ -772,7 +759,7 @@ uintptr_t hp_blocks_glibc_run(const struct hp_blocks *x, uintptr_t c, uintptr_t 
 	/* The run stays in one chunk of the index: its blocks' ranks follow
 	 * each other when no start lies between two of them. */
 	uint64_t rank = (uint64_t)ch->first + ch->w[k].before +
-			bits_in(ch->w[k].starts & ((1ULL << (g & 63)) - 1));
+			hp_blocks_bits_in(ch->w[k].starts & ((1ULL << (g & 63)) - 1));
 	for (;;) {
 		uint64_t size = x->sizes[rank];
 		uintptr_t chunk = (size + W + 2 * W - 1) & ~(2 * W - 1);   /* request2size */

@@ -150,32 +150,52 @@ int hp_blocks_find_unmarked_slow(const struct hp_blocks *x, uintptr_t w, struct 
 
 #define HP_BLOCKS_NO_START 0xffffffffu   /* hp_blocks_word.last: none */
 
-/* Whether the nearest start at or below w, in a chunk of the near table
- * that no big block overlaps, is marked: then no block w may lie in is
- * unmarked.  Most of marking's look-ups end here, without a call. */
-HP_INLINE int hp_blocks_below_marked(const struct hp_blocks *x, uintptr_t w)
+/* Bits set in x: the instruction where the build may use it, else the
+ * bit-twiddling sum (libgcc's is a call). */
+HP_INLINE unsigned hp_blocks_bits_in(uint64_t x)
 {
-	uintptr_t key = w >> x->cshift;
-
-	if (key - x->near_lo >= x->near_n)
-		return 0;
-	const struct hp_blocks_chunk *c = x->near[key - x->near_lo];
-	if (!c || c->bigs)
-		return 0;
-	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
-	const struct hp_blocks_word *sw = &c->w[g >> 6];
-	uint64_t below = sw->starts & (~0ULL >> (63 - (g & 63)));
-	if (below)
-		return (sw->marks >> (63 - __builtin_clzll(below))) & 1;
-	uint32_t at = g >> 6 ? sw[-1].last : HP_BLOCKS_NO_START;
-	return at != HP_BLOCKS_NO_START && ((c->w[at >> 6].marks >> (at & 63)) & 1);
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
+/* hp_blocks_find_unmarked, inline for what most of marking's look-ups
+ * meet: a chunk of the near table that no big block overlaps, where the
+ * nearest start at or below w is the only block that may hold w.  When
+ * that start is marked, nothing is to do, and its size is not read (a
+ * second miss of the cache); when it lies in w's own word of the chunk,
+ * the block is read from there.  Else the call answers. */
 HP_INLINE int hp_blocks_find_unmarked(const struct hp_blocks *x, uintptr_t w, struct hp_blocks_hit *h)
 {
-	if (w - x->lo >= x->hi - x->lo || hp_blocks_below_marked(x, w))
+	if (w - x->lo >= x->hi - x->lo)
 		return 0;
-	return hp_blocks_find_unmarked_slow(x, w, h);
+	uintptr_t key = w >> x->cshift;
+	const struct hp_blocks_chunk *c = key - x->near_lo < x->near_n ? x->near[key - x->near_lo] : NULL;
+	if (!c || c->bigs)
+		return hp_blocks_find_unmarked_slow(x, w, h);
+	uint64_t g = (w >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
+	struct hp_blocks_word *sw = &c->w[g >> 6];
+	uint64_t below = sw->starts & (~0ULL >> (63 - (g & 63)));
+	if (!below) {
+		uint32_t at = g >> 6 ? sw[-1].last : HP_BLOCKS_NO_START;
+		if (at != HP_BLOCKS_NO_START && ((c->w[at >> 6].marks >> (at & 63)) & 1))
+			return 0;
+		return hp_blocks_find_unmarked_slow(x, w, h);
+	}
+	unsigned bit = 63 - (unsigned)__builtin_clzll(below);
+	if ((sw->marks >> bit) & 1)
+		return 0;
+	h->start = (w & ~(((uintptr_t)64 << x->gshift) - 1)) | ((uintptr_t)bit << x->gshift);
+	h->size = x->sizes[(uint64_t)c->first + sw->before + hp_blocks_bits_in(below & ~(1ULL << bit))];
+	h->mark = &sw->marks;
+	h->bit = 1ULL << bit;
+	h->big = NULL;
+	return w - h->start < (h->size ? h->size : 1);
 }
 
 HP_INLINE int hp_blocks_marked(const struct hp_blocks_hit *h)

@@ -349,6 +349,25 @@ static void visit(struct scan *s, uintptr_t w, uint8_t kind, int64_t skip)
 		visit_lost(s, w, skip);
 }
 
+/* Marks what [lo, hi) points to as reachable, read directly (every
+ * thread is stopped): the loop that reads the heap, most of whose words
+ * point nowhere near a block. */
+HP_INLINE void scan_reachable(struct scan *s, uintptr_t lo, uintptr_t hi)
+{
+	const uintptr_t W = sizeof(uintptr_t);
+	const uintptr_t base = s->idx.lo, span = s->idx.hi - s->idx.lo;
+
+	for (uintptr_t a = (lo + W - 1) & ~(W - 1); a + W <= hi; a += W) {
+		uintptr_t w = *(const uintptr_t *)a;
+		if (HP_UNLIKELY(w - base < span)) {
+			/* What it points to is likely next: its miss overlaps
+			 * the index's. */
+			__builtin_prefetch((const void *)w);
+			visit_reachable(s, w);
+		}
+	}
+}
+
 /* Marks what [lo, hi) points to with kind, pushing newly marked blocks;
  * skip is a block not to mark (the one being scanned).  When some thread
  * still runs, memory can be unmapped under us: words are then copied
@@ -357,22 +376,11 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
 {
 	const uintptr_t W = sizeof(uintptr_t);
 
-	lo = (lo + W - 1) & ~(W - 1);
 	if (!s->careful && kind == HP_REACH_REACHABLE) {
-		/* The loop that reads the heap: most words point nowhere near
-		 * a block. */
-		const uintptr_t base = s->idx.lo, span = s->idx.hi - s->idx.lo;
-		for (uintptr_t a = lo; a + W <= hi; a += W) {
-			uintptr_t w = *(const uintptr_t *)a;
-			if (HP_UNLIKELY(w - base < span)) {
-				/* What it points to is likely next: its miss
-				 * overlaps the index's. */
-				__builtin_prefetch((const void *)w);
-				visit_reachable(s, w);
-			}
-		}
+		scan_reachable(s, lo, hi);
 		return;
 	}
+	lo = (lo + W - 1) & ~(W - 1);
 	if (!s->careful) {
 		for (uintptr_t a = lo; a + W <= hi; a += W)
 			visit(s, *(const uintptr_t *)a, kind, skip);
@@ -403,6 +411,9 @@ static void drain(struct scan *s, uint8_t kind, int64_t leader)
 {
 	struct grey queue[DRAIN_AHEAD];
 	unsigned head = 0, n = 0;
+	/* Marking with every thread stopped, most of the scan's time: the
+	 * loop that reads the heap inline. */
+	const int direct = !s->careful && kind == HP_REACH_REACHABLE;
 
 	for (;;) {
 		while (n < DRAIN_AHEAD && s->nstack) {
@@ -415,7 +426,10 @@ static void drain(struct scan *s, uint8_t kind, int64_t leader)
 		struct grey t = queue[head];
 		head = (head + 1) % DRAIN_AHEAD;
 		n--;
-		scan_range(s, t.lo, t.hi, kind, leader);
+		if (direct)
+			scan_reachable(s, t.lo, t.hi);
+		else
+			scan_range(s, t.lo, t.hi, kind, leader);
 	}
 }
 
