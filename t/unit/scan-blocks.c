@@ -13,6 +13,7 @@
 #include "base/pages.h"
 #include "record/live.h"
 #include "scan/blocks.h"
+#include "scan/pair.h"
 
 #include "tap.h"
 
@@ -23,8 +24,12 @@
 #define EDGE   0x7e01c0000000ULL   /* blocks at the last granule of a chunk
 				    * (7 GiB above: glibc's chunks still
 				    * looked up by key) */
+#define DENSE  0x7e0400000000ULL   /* 300,000 blocks 48 bytes apart: a table
+				    * large enough for the index's second
+				    * thread (scan/pair.h) */
+#define NDENSE 300000
 #define NEDGE  8
-#define MAXB   40000
+#define MAXB   (40000 + NDENSE)
 
 struct blk {
 	uintptr_t start;
@@ -303,24 +308,39 @@ static int make_sparse(void)
 	return !bad && hp_live_records() == (uint64_t)nblocks && hp_live_records() * 16 <= table / 4;
 }
 
+/* The dense region's blocks, into the table and the sorted list. */
+static void add_dense(void)
+{
+	for (uintptr_t i = 0; i < NDENSE; i++)
+		add(DENSE + 48 * i, 24 + next_rand() % 17);
+	qsort(blocks, (size_t)nblocks, sizeof(*blocks), by_start);
+}
+
 int main(void)
 {
 	layout();
 	/* Over glibc (16-byte granules), then another allocator (8), then
-	 * glibc again over a sparse table. */
-	for (int round = 0; round < 3; round++) {
+	 * glibc again over a sparse table, then over a table large enough
+	 * for two threads. */
+	for (int round = 0; round < 4; round++) {
 		int glibc = round != 1;
 		if (round == 2)
 			ok(make_sparse(), "the table made sparse: %d records in it", nblocks);
+		if (round == 3)
+			add_dense();
 		struct hp_blocks x;
 		hp_live_prefork();
 		hp_pages_registry_lock();
-		int err = hp_blocks_build(&x, glibc, 0, 0);
+		int err = hp_blocks_build(&x, glibc, 0, 0, 1);
 		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1 &&
-		   (x.near != NULL) == glibc,
+		   (x.near != NULL) == (glibc && round != 3),
 		   "%s: built over %d blocks: %u chunks, %llu big, %s",
-		   round == 2 ? "glibc, a sparse table" : glibc ? "glibc" : "8-byte granules", nblocks, x.nchunks,
+		   round == 3 ? "glibc, a large table" : round == 2 ? "glibc, a sparse table" : glibc ? "glibc" : "8-byte granules",
+		   nblocks, x.nchunks,
 		   (unsigned long long)x.nbig, x.near ? "chunks by key" : "chunks by hash");
+		if (round == 3)
+			ok(x.threads == (hp_pair_possible() ? 2u : 1u), "%d blocks: the index built on %u thread(s)",
+			   nblocks, x.threads);
 		test_find(&x);
 		test_edge(&x, glibc);
 		test_next(&x);

@@ -802,9 +802,10 @@ bool hp_live_find(const void *p, uint64_t *size, uint32_t *tctx)
 	return found;
 }
 
-void hp_live_each_shard_held(void (*fn)(const struct hp_live_slot *, uint32_t, void *), void *arg)
+void hp_live_each_shard_held(unsigned from, unsigned to, void (*fn)(const struct hp_live_slot *, uint32_t, void *),
+			     void *arg)
 {
-	for (unsigned n = 0; n < HP_LIVE_SHARDS; n++)
+	for (unsigned n = from; n < to && n < HP_LIVE_SHARDS; n++)
 		if (shards[n].live)
 			fn((const struct hp_live_slot *)shards[n].slots, shards[n].cap, arg);
 }

@@ -85,13 +85,14 @@ struct hp_live_slot {
 };
 #define HP_LIVE_TCTX_SHIFT 40
 
-/* Calls fn with each shard's slots, empty ones among them; the caller
+/* Calls fn with the slots of each shard in [from, to) (of
+ * HP_LIVE_SHARDS), empty ones among them; the caller
  * holds every shard lock (hp_live_prefork): the leak scan, which reads
  * the table while the other threads are stopped, millions of records
  * with no call per record.  fn must not allocate through malloc or touch
  * the live table. */
-void hp_live_each_shard_held(void (*fn)(const struct hp_live_slot *slots, uint32_t n, void *arg),
-			     void *arg);
+void hp_live_each_shard_held(unsigned from, unsigned to,
+			     void (*fn)(const struct hp_live_slot *slots, uint32_t n, void *arg), void *arg);
 
 /* p's record, looked up without a lock: the caller holds every shard
  * lock (hp_live_prefork), as the leak scan does while it names the blocks

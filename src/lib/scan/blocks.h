@@ -60,8 +60,10 @@ struct hp_blocks_chunk {
 	struct hp_blocks_word *w;   /* HP_BLOCKS_WORDS of them */
 	/* While the index is built: its small blocks as the pass over the
 	 * live table met them (blocks.c), filled in afterwards chunk by
-	 * chunk, where each chunk's words are in the cache. */
-	struct hp_blocks_run *runs, *run_last;
+	 * chunk, where each chunk's words are in the cache; a list from
+	 * each thread of the pass, and the entries in each. */
+	struct hp_blocks_run *runs[2], *run_last;
+	uint32_t nrun[2];
 	uint32_t first;      /* the rank of its first block */
 	uint32_t n;          /* blocks that start in it */
 	uint32_t bigs;       /* big blocks that overlap its span */
@@ -100,13 +102,16 @@ struct hp_blocks {
 	struct hp_blocks_big *big;       /* sorted by start */
 	uint64_t nbig, big_cap;
 	uint64_t nblocks, nmarked;
+	unsigned threads;                /* that built it (scan/pair.h) */
 	uintptr_t *loader;               /* blocks the dynamic loader made */
 	uint64_t nloader, loader_cap;
 	/* private: the memory, for hp_blocks_release */
 	char *slab, *slab_end;
 	size_t slab_bytes;
-	struct { void *p; size_t n; } maps[96];
+	struct { void *p; size_t n; } maps[128];
 	unsigned nmaps;
+	struct hp_blocks *owner;         /* a second thread's share of the
+					  * build: maps into owner's */
 };
 
 /* The block at an address, as hp_blocks_find gives it. */
@@ -121,9 +126,10 @@ struct hp_blocks_hit {
 /* Builds the index from the live table; the caller holds every shard
  * lock and the pages registry's lock.  glibc: the blocks are glibc's
  * (16-aligned).  ld_lo, ld_hi: the dynamic loader's text; the blocks
- * whose stack's first frame lies there are listed in x->loader.  Returns
- * 0, or ENOMEM (then hp_blocks_release frees what was mapped). */
-int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi);
+ * whose stack's first frame lies there are listed in x->loader.  pair: a
+ * large table's may be read on two threads (scan/pair.h).  Returns 0, or
+ * ENOMEM (then hp_blocks_release frees what was mapped). */
+int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi, int pair);
 
 /* Unmaps everything; the caller no longer holds the registry's lock. */
 void hp_blocks_release(struct hp_blocks *x);

@@ -63,6 +63,7 @@ struct mapping {
 
 struct scan {
 	struct hp_reach *r;
+	int at_exit;                   /* hp_reach_run's */
 	struct hp_world world;
 	char *maps_text;
 	size_t maps_cap;
@@ -1244,13 +1245,14 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	uint64_t t0 = now_us();
 	/* Each block is pushed at most once while marking, and at most once
 	 * more while the lost ones form their cliques. */
-	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi) ||
+	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi, s->at_exit || s->world.n) ||
 	    !(s->stack = hp_pages_alloc_held((s->idx.nblocks + 1) * sizeof(*s->stack)))) {
 		s->err = ENOMEM;
 		s->why = "no memory for the scan";
 		return;
 	}
 	r->recorded = s->idx.nblocks;
+	r->index_threads = s->idx.threads;
 	uint64_t t1 = now_us();
 	/* This thread: its stack from where the program's call entered us,
 	 * and the registers it had there, not from here: heapprof's deeper
@@ -1387,7 +1389,7 @@ static void self_object(struct scan *s)
 	s->self_hi = hi;
 }
 
-int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry,
+int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry, int at_exit,
 		 const char **why)
 {
 	struct scan s;
@@ -1396,6 +1398,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
 	s.r = r;
+	s.at_exit = at_exit;
 	*why = NULL;
 	hp_sampled_settle();   /* the blocks this thread freed leave the table first */
 	/* Everything is mapped before any lock is taken: room for the blocks

@@ -82,6 +82,7 @@ struct hp_reach {
 	uint64_t us_paused;                  /* from the first stop signal to the
 					      * threads' release */
 	uint64_t root_bytes;                 /* bytes of roots scanned */
+	unsigned index_threads;              /* threads that built the index */
 	uint32_t us_index, us_roots, us_other, us_lost;   /* the phases' times, for the
 							    * debug log: the index built,
 							    * stacks, TLS, data, the loader's
@@ -108,8 +109,11 @@ struct hp_reach {
  * never from a signal handler.  When some allocation went unrecorded (a
  * sampled rate, a pause: hp_switches.missed), glibc's thread arenas are
  * roots too, between the recorded blocks: what is unrecorded there may
- * hold the only pointer to a recorded block.  r->exact says which. */
-int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry,
+ * hold the only pointer to a recorded block.  r->exact says which.
+ * at_exit: the process is exiting; a large heap's index is then built on
+ * two threads (scan/pair.h) even in a single-threaded program, which
+ * otherwise stays single-threaded. */
+int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry, int at_exit,
 		 const char **why);
 
 /* Regions the program registered through the API (heapprof.h's

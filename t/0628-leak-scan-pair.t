@@ -1,0 +1,180 @@
+#!/bin/sh
+# A large heap's leak scan builds its index of the recorded blocks on two
+# threads (scan/pair.h): half the live table's shards each, then half the
+# chunks each.  The verdict must not depend on it: the same leaks, byte
+# for byte, as valgrind's, on two threads, on one CPU (taskset: one
+# thread), and where no thread can start (a limit on the user's
+# processes: the second half then runs on the scanning thread).  The fixture
+# holds 340,000 blocks of mixed sizes (some past 64 KiB) in the main arena
+# and a thread's, two chains with segments dropped from them.
+. "$(dirname "$0")/lib.sh"
+plan 18
+
+cat >pairheap.c <<'EOF2'
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <heapprof.h>
+/* A heap of blocks of mixed sizes, some past 64 KiB, in the main arena and
+ * in a thread's: two chains held by globals, each block also pointing to
+ * an earlier block of its own segment (start or interior).  The chains
+ * are cut in places, each cut dropping a segment: its first block lost
+ * directly, the rest indirectly (their pointers stay within it). */
+struct node { struct node *next, *back; };
+static struct node *volatile heads[2];
+static uint64_t seed = 88172645463325252ULL;
+static uint64_t rnd(void) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed; }
+static size_t size_of(long i)
+{
+	uint64_t r = rnd() % 1000;
+	if (i % 20000 == 7)
+		return 70000 + rnd() % 300000;          /* big */
+	return r < 700 ? 16 + rnd() % 112 : r < 950 ? 128 + rnd() % 3968 : 4096 + rnd() % 20000;
+}
+static void chain(int which, long n, long cut_every, long seg)
+{
+	struct node *last = NULL, *lost_prev = NULL;
+	long lost_left = 0;
+
+	for (long i = 0; i < n; i++) {
+		size_t sz = size_of(i);
+		struct node *b = malloc(sz);
+		memset(b, 0, sz);
+		if (!lost_left && i % cut_every == cut_every / 2) {
+			lost_left = seg;
+			lost_prev = NULL;
+		}
+		if (lost_left) {   /* a dropped segment, chained */
+			if (lost_prev)
+				lost_prev->next = b;
+			lost_prev = b;
+			lost_left--;
+			continue;
+		}
+		/* Also a pointer inside the block before it. */
+		b->back = last ? (struct node *)((char *)last + 8) : NULL;
+		if (last)
+			last->next = b;
+		else
+			heads[which] = b;
+		last = b;
+	}
+}
+/* The second thread builds its chain, then waits, still there at the
+ * exit (one process more for the user). */
+static int ready[2], never[2];
+static void *second(void *arg)
+{
+	char c = 1;
+	(void)arg;
+	chain(1, 60000, 15000, 5);
+	if (write(ready[1], &c, 1) != 1)
+		return NULL;
+	while (read(never[0], &c, 1) < 0)
+		;
+	return NULL;
+}
+/* argv: "alone", no second thread (its chain neither); "check", a leak
+ * check before the exit (heapprof_leak_check), its figures printed. */
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	char c;
+	int alone = 0, check = 0;
+	for (int i = 1; i < argc; i++) {
+		alone |= !strcmp(argv[i], "alone");
+		check |= !strcmp(argv[i], "check");
+	}
+	if (pipe(ready) || pipe(never))
+		return 2;
+	if (!alone && (pthread_create(&t, NULL, second, NULL) || read(ready[0], &c, 1) != 1))
+		return 2;
+	chain(0, 280000, 40000, 3);
+	struct heapprof_leaks l;
+	if (check && heapprof_leak_check(&l) == 0)
+		printf("check: %llu %llu / %llu %llu\n", l.direct_bytes, l.direct_objects, l.indirect_bytes,
+		       l.indirect_objects);
+	printf("built\n");
+	return 0;
+}
+EOF2
+cc -O1 -pthread -I"$SRC/include" -o pairheap pairheap.c || { echo "Bail out! cc cannot build pairheap.c"; exit 1; }
+command -v valgrind >/dev/null || { echo "Bail out! valgrind is missing: make deps installs it"; exit 1; }
+command -v prlimit >/dev/null && command -v taskset >/dev/null ||
+	{ echo "Bail out! prlimit and taskset (util-linux) are missing"; exit 1; }
+[ "$(nproc --all)" -gt 1 ] || { echo "Bail out! one CPU: the index's second thread needs two"; exit 1; }
+
+REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:true,log_level:debug
+sum_of() {   # sum_of KIND FILE: "bytes objects" of heapprof's KIND leaks
+	sed -n "s/.*$1 leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p" "$2" |
+		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
+}
+vg_of() {    # vg_of KIND FILE: "bytes objects" from valgrind's summary
+	sed -n "s/.*$1 lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p" "$2" | tr -d , |
+		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
+}
+threads_of() {   # the index's threads in the debug line of the scan
+	sed -n 's/.*leak scan: .* index [0-9]* ms (\([0-9]*\) threads*).*/\1/p' "$1"
+}
+leaks_of() {     # the report's leak lines, sorted
+	grep -E '(Direct|Indirect) leak of|SUMMARY' "$1" | sort
+}
+
+valgrind --leak-check=full ./pairheap >/dev/null 2>vg.err
+want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
+is "$want" "47208 11 / 34537 30" "valgrind: 11 blocks definitely lost, 30 indirectly"
+
+prof "$REACH" ./pairheap >out 2>two.err
+is "$?" 1 "two threads: the gate fails the program"
+is "$(sum_of Direct two.err) / $(sum_of Indirect two.err)" "$want" \
+	"two threads: heapprof's direct / indirect leaks are valgrind's"
+is "$(threads_of two.err)" 2 "the index was built on two threads"
+like "$(cat two.err)" 'leak scan: 340[0-9]{3} blocks,' "the scan read all 340,000 blocks"
+
+prof "$REACH" taskset -c 0 ./pairheap >out 2>one.err
+is "$?" 1 "one CPU: the gate fails the program"
+is "$(threads_of one.err)" 1 "one CPU: the index is built on one thread"
+is "$(leaks_of one.err)" "$(leaks_of two.err)" "one CPU: the same leaks, line for line"
+
+# No thread can start: two processes for the user, which the program's
+# two threads take (root is not held to it: nobody then).
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$T_DIR"
+	set -- setpriv --reuid=65534 --regid=65534 --clear-groups prlimit --nproc=2
+else
+	set -- prlimit --nproc=2
+fi
+HEAPPROF_CONF=$REACH LD_PRELOAD=$LIB "$@" ./pairheap >out 2>none.err
+is "$?" 1 "no thread can start: the gate fails the program"
+is "$(threads_of none.err)" 1 "no thread can start: the index is built on one thread"
+is "$(leaks_of none.err)" "$(leaks_of two.err)" "no thread can start: the same leaks, line for line"
+
+# A check of the running process: on two threads when the program has
+# threads of its own; a single-threaded program stays single-threaded
+# until its exit, whose scan may take two.
+prof "$REACH" ./pairheap check >out 2>live.err
+is "$(threads_of live.err | tr '\n' ' ')" "2 2 " "a check of a threaded process, then its exit: two threads each"
+is "$(sed -n 's/^check: //p' out)" "$(sum_of Direct two.err) / $(sum_of Indirect two.err)" \
+	"the check finds the leaks the exit does"
+prof "$REACH" ./pairheap alone check >out 2>alone.err
+is "$(threads_of alone.err | tr '\n' ' ')" "1 2 " \
+	"a single-threaded program: its check on one thread, its exit's scan on two"
+like "$(sed -n 's/^check: //p' out)" '^[0-9]+ 7 / [0-9]+ 14$' "its check: 7 blocks lost, 14 of them indirectly"
+
+prof "$REACH,helper_thread:never" ./pairheap >out 2>never.err
+is "$(threads_of never.err):$(leaks_of never.err | grep -c "leak of")" "1:4" \
+	"helper_thread:never: no thread of heapprof's, not even for the exit's scan; the same four leak records"
+
+# A program nobody here wrote: perl's hash of 150,000 entries, kept in a
+# global, 300,000 blocks at exit (PERL_HASH_SEED: the same run twice).
+export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0
+perl_hash='our %h; $h{$_} = "x" x 20 for 1..150000'
+valgrind --leak-check=full perl -e "$perl_hash" >/dev/null 2>vg.err
+want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
+prof "$REACH" perl -e "$perl_hash" >out 2>perl.err
+is "$?:$(sum_of Direct perl.err) / $(sum_of Indirect perl.err)" "1:$want" \
+	"perl: heapprof's direct / indirect leaks are valgrind's definitely / indirectly lost ($want)"
+is "$(threads_of perl.err)" 2 "perl: the index was built on two threads"
