@@ -52,7 +52,9 @@ int hp_pair_start(struct hp_pair *p, void *stack, size_t n, void (*fn)(void *), 
 
 	p->fn = fn;
 	p->arg = arg;
-	p->tid = 0;
+	/* Not 0 until the thread has ended, whether or not the thread id is
+	 * written first (valgrind does not write it before clone returns). */
+	p->tid = -1;
 	sigfillset(&all);
 	/* The thread starts with the mask in force here: every signal. */
 	if (hp_sys_raw(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, _NSIG / 8, 0, 0) < 0)

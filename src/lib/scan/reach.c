@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "base/compiler.h"
 #include "base/file.h"
 #include "base/pages.h"
+#include "base/sys.h"
 #include "next/next.h"
 #include "next/nextmaps.h"
 #include "stack/entry.h"
@@ -53,7 +55,7 @@
 /* A mapping of /proc/self/maps. */
 struct mapping {
 	uintptr_t lo, hi;
-	unsigned readable : 1, writable : 1, shared : 1, named : 1;
+	unsigned readable : 1, writable : 1, exec : 1, shared : 1, named : 1;
 	unsigned heap : 1;     /* [heap] */
 	unsigned device : 1;   /* a file under /dev other than /dev/zero */
 	unsigned special : 1;  /* [vvar], [vdso], [vsyscall]... */
@@ -64,6 +66,7 @@ struct mapping {
 struct scan {
 	struct hp_reach *r;
 	int at_exit;                   /* hp_reach_run's */
+	int valgrind;                  /* the program runs under valgrind */
 	struct hp_world world;
 	char *maps_text;
 	size_t maps_cap;
@@ -78,6 +81,11 @@ struct scan {
 	uint64_t nstack;
 	int wait_ms;
 	int careful;         /* some thread still runs: read without faulting */
+	/* careful: the page read_word copied last (COPIED_WORDS) */
+	uintptr_t *copied;
+	uintptr_t copied_page;
+	size_t copied_n;
+	int copied_valid;
 	int exact;           /* every allocation since start-up is recorded */
 	const struct hp_stack_entry *entry;
 	int glibc;           /* the blocks are glibc's chunks */
@@ -149,6 +157,7 @@ static void parse_maps(struct scan *s, const char *text, size_t len)
 		if (p + 5 < eol) {
 			m->readable = p[1] == 'r';
 			m->writable = p[2] == 'w';
+			m->exec = p[3] == 'x';
 			m->shared = p[4] == 's';
 		}
 		/* the path: after the fifth field */
@@ -263,15 +272,35 @@ static size_t copy_words(uintptr_t a, uintptr_t *buf, size_t n)
 	return got > 0 ? (size_t)got / sizeof(*buf) : 0;
 }
 
-/* One word, without faulting when careful; 0 if unreadable. */
-HP_INLINE uintptr_t read_word(const struct scan *s, uintptr_t a)
-{
-	uintptr_t w = 0;
+#define COPIED_WORDS 512   /* 4 KiB */
 
+/* The word at a, copied: from the copy of its page, which is taken
+ * once for the words read there one at a time (the walks of glibc's
+ * chunks ask for a header, then the next): a copy of a page costs what a
+ * copy of a word does.  0 if unreadable. */
+static HP_NOINLINE uintptr_t read_word_copied(struct scan *s, uintptr_t a)
+{
+	uintptr_t w = 0, page = a & ~(uintptr_t)(COPIED_WORDS * sizeof(w) - 1);
+
+	if (a & (sizeof(w) - 1)) {
+		copy_words(a, &w, 1);
+		return w;
+	}
+	if (page != s->copied_page || !s->copied_valid) {
+		s->copied_n = copy_words(page, s->copied, COPIED_WORDS);
+		s->copied_page = page;
+		s->copied_valid = 1;
+	}
+	size_t i = (a - page) / sizeof(w);
+	return i < s->copied_n ? s->copied[i] : 0;
+}
+
+/* One word, without faulting when careful; 0 if unreadable. */
+HP_INLINE uintptr_t read_word(struct scan *s, uintptr_t a)
+{
 	if (HP_LIKELY(!s->careful))
 		return *(const uintptr_t *)a;
-	copy_words(a, &w, 1);
-	return w;
+	return read_word_copied(s, a);
 }
 
 /* glibc's own pointers into a block: the chunk after a block starts 8
@@ -283,7 +312,7 @@ HP_INLINE uintptr_t read_word(const struct scan *s, uintptr_t a)
  * Such a word is taken for glibc's, not for a reference to the block: a
  * program whose only pointer to a block is to that very byte (n - 8 to
  * n - 1, 16-aligned) has it reported as leaked. */
-static int glibc_next_chunk(const struct scan *s, uintptr_t start, uint64_t n, uintptr_t w)
+static int glibc_next_chunk(struct scan *s, uintptr_t start, uint64_t n, uintptr_t w)
 {
 	const uintptr_t W = sizeof(uintptr_t);
 
@@ -709,7 +738,7 @@ static void scan_tls(struct scan *s, uintptr_t tp)
  * arena's top: it holds a chunk of the main heap that ends where the heap
  * does (the last chunk, as a walk of the heap finds it), and the words
  * before it, the fast bins, each hold nothing or a chunk of the heap. */
-static int arena_top(const struct scan *s, uintptr_t a, uintptr_t lo)
+static int arena_top(struct scan *s, uintptr_t a, uintptr_t lo)
 {
 	const uintptr_t W = sizeof(uintptr_t);
 	uintptr_t top = read_word(s, a);
@@ -813,7 +842,7 @@ static int find_loader(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* glibc's thread arenas: mappings aligned to 64 MiB whose first word (the
  * heap_info's arena pointer) points into the mapping itself. */
-static int glibc_arena(const struct scan *s, const struct mapping *m)
+static int glibc_arena(struct scan *s, const struct mapping *m)
 {
 	uintptr_t first;
 
@@ -854,7 +883,7 @@ static void sort_words(uintptr_t *a, size_t n)
 }
 
 /* A chunk header of the main heap, as a fast bin may hold one. */
-static int heap_chunk(const struct scan *s, uintptr_t c)
+static int heap_chunk(struct scan *s, uintptr_t c)
 {
 	return c >= s->heap_lo && c + 4 * sizeof(uintptr_t) <= s->heap_hi && !(c & 15);
 }
@@ -906,7 +935,7 @@ static void find_fastbins(struct scan *s)
  * is known to be in use without the walk of the bins, which follows a
  * cache miss per chunk (65536 of them, 10 ms, at perl's exit: its hash's
  * entries freed). */
-static int may_be_in_fastbin(const struct scan *s, uintptr_t c, uintptr_t size)
+static int may_be_in_fastbin(struct scan *s, uintptr_t c, uintptr_t size)
 {
 	const uintptr_t W = sizeof(uintptr_t);
 
@@ -1222,6 +1251,24 @@ static void scan_stopped_stack(struct scan *s, const struct hp_world_thread *t, 
 	}
 }
 
+/* Under valgrind, the mappings listed hold valgrind's own too, which it
+ * maps and unmaps as it goes (its translations, its heap), even while
+ * the program's threads are stopped: they are not the program's memory,
+ * and reading one unmapped since faults.  valgrind refuses the program
+ * an mprotect of its memory (ENOMEM), and lets one of the program's own
+ * through, where the same protection again changes nothing. */
+static void drop_valgrinds(struct scan *s)
+{
+	for (size_t i = 0; i < s->nmaps; i++) {
+		struct mapping *m = &s->maps[i];
+		if (!m->readable || !m->writable || m->special)
+			continue;
+		long prot = PROT_READ | PROT_WRITE | (m->exec ? PROT_EXEC : 0);
+		if (hp_sys_raw(SYS_mprotect, (long)m->lo, (long)(m->hi - m->lo), prot, 0, 0, 0) < 0)
+			m->special = 1;
+	}
+}
+
 static HP_NOINLINE void scan_stopped(struct scan *s)
 {
 	struct hp_reach *r = s->r;
@@ -1233,6 +1280,8 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		return;
 	}
 	parse_maps(s, s->maps_text, (size_t)len);
+	if (s->valgrind)
+		drop_valgrinds(s);
 	s->alloc_known = hp_nextmaps_complete();
 	s->nalloc = s->alloc_known ? hp_nextmaps_list(s->alloc, HP_NEXTMAPS_MAX) : 0;
 	s->r->alloc_ranges = s->alloc_known ? (int)s->nalloc : -1;
@@ -1245,7 +1294,9 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	uint64_t t0 = now_us();
 	/* Each block is pushed at most once while marking, and at most once
 	 * more while the lost ones form their cliques. */
-	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi, s->at_exit || s->world.n) ||
+	/* Two threads for the index, not under valgrind: it runs one at a
+	 * time. */
+	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi, !s->valgrind && (s->at_exit || s->world.n)) ||
 	    !(s->stack = hp_pages_alloc_held((s->idx.nblocks + 1) * sizeof(*s->stack)))) {
 		s->err = ENOMEM;
 		s->why = "no memory for the scan";
@@ -1389,6 +1440,14 @@ static void self_object(struct scan *s)
 	s->self_hi = hi;
 }
 
+/* valgrind loads its core's preload object into every program it runs. */
+static int valgrind_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	return info->dlpi_name && strstr(info->dlpi_name, "/vgpreload_core-") != NULL;
+}
+
 int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *entry, int at_exit,
 		 const char **why)
 {
@@ -1399,6 +1458,7 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	memset(&s, 0, sizeof(s));
 	s.r = r;
 	s.at_exit = at_exit;
+	s.valgrind = dl_iterate_phdr(valgrind_object, NULL);
 	*why = NULL;
 	hp_sampled_settle();   /* the blocks this thread freed leave the table first */
 	/* Everything is mapped before any lock is taken: room for the blocks
@@ -1414,10 +1474,11 @@ int hp_reach_run(struct hp_reach *r, int wait_ms, const struct hp_stack_entry *e
 	s.maps = hp_pages_alloc(s.maps_max * sizeof(*s.maps));
 	s.alloc = hp_pages_alloc(HP_NEXTMAPS_MAX * sizeof(*s.alloc));
 	s.skip = hp_pages_alloc(SKIP_MAX * sizeof(*s.skip));
+	s.copied = hp_pages_alloc(COPIED_WORDS * sizeof(*s.copied));
 	s.fast_max = FASTBIN_CHUNKS_MAX;
 	s.fast = hp_pages_alloc(s.fast_max * sizeof(*s.fast));
 	int err = hp_world_prepare(&s.world);
-	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !s.skip || err) {
+	if (!s.maps_text || !s.maps || !s.alloc || !s.fast || !s.skip || !s.copied || err) {
 		*why = "no memory for the scan";
 		err = ENOMEM;
 		goto out;
@@ -1439,6 +1500,7 @@ out:
 	hp_pages_free(s.alloc, HP_NEXTMAPS_MAX * sizeof(*s.alloc));
 	hp_pages_free(s.fast, FASTBIN_CHUNKS_MAX * sizeof(*s.fast));
 	hp_pages_free(s.skip, SKIP_MAX * sizeof(*s.skip));
+	hp_pages_free(s.copied, COPIED_WORDS * sizeof(*s.copied));
 	hp_world_release(&s.world);
 	if (s.stack)
 		hp_pages_free(s.stack, (s.idx.nblocks + 1) * sizeof(*s.stack));
