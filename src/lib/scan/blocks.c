@@ -55,12 +55,14 @@ struct hp_blocks_run {
  * leak scan's roots at a sampled rate, where a chunk's bitmap is mostly
  * zeros) asks for the next start from one granule after another of the
  * same chunk, and each answer holds until the walk passes it.  Reset by
- * hp_blocks_build; the scan is single-threaded. */
-static struct {
+ * hp_blocks_build; the scan's own thread's (a second thread asks with
+ * none: hp_blocks_starts_in_beside). */
+struct chunk_memo {
 	const struct hp_blocks_chunk *c;
 	uint64_t g;        /* asked from this granule */
 	uint64_t found;    /* the answer's granule; HP_BLOCKS_GRANULES: none */
-} memo;
+};
+static struct chunk_memo memo;
 
 
 /* ---- memory ------------------------------------------------------------- */
@@ -748,23 +750,28 @@ static uint32_t sorted_from(const struct hp_blocks *x, uintptr_t key)
 }
 
 
-/* The first start in chunk c from granule g on, or 0. */
-static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uint64_t g)
+/* The first start in chunk c from granule g on, or 0; m: the memo of
+ * the last answer, or NULL. */
+static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_chunk *c, uint64_t g,
+			    struct chunk_memo *m)
 {
 	uintptr_t base = c->key << x->cshift;
+	struct chunk_memo none;
 
-	if (memo.c == c && g >= memo.g && g <= memo.found)
-		return memo.found < HP_BLOCKS_GRANULES ? base | (memo.found << x->gshift) : 0;
-	memo.c = c;
-	memo.g = g;
-	memo.found = HP_BLOCKS_GRANULES;
+	if (!m)
+		m = &none;
+	else if (m->c == c && g >= m->g && g <= m->found)
+		return m->found < HP_BLOCKS_GRANULES ? base | (m->found << x->gshift) : 0;
+	m->c = c;
+	m->g = g;
+	m->found = HP_BLOCKS_GRANULES;
 	for (uint64_t k = g >> 6; k < HP_BLOCKS_WORDS && g < HP_BLOCKS_GRANULES; k++) {
 		uint64_t bits = c->w[k].starts;
 		if (k == g >> 6)
 			bits &= ~0ULL << (g & 63);
 		if (bits) {
-			memo.found = k * 64 + (unsigned)__builtin_ctzll(bits);
-			return base | (memo.found << x->gshift);
+			m->found = k * 64 + (unsigned)__builtin_ctzll(bits);
+			return base | (m->found << x->gshift);
 		}
 	}
 	return 0;
@@ -772,7 +779,7 @@ static uintptr_t chunk_from(const struct hp_blocks *x, const struct hp_blocks_ch
 
 /* The first small start in [a, hi), or 0 (no block starts at 0): in a's
  * chunk, found by its hash, then in the chunks after it, in order. */
-static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi)
+static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, struct chunk_memo *m)
 {
 	uintptr_t key = a >> x->cshift, s = 0;
 	const struct hp_blocks_chunk *c = chunk_of(x, key);
@@ -781,13 +788,13 @@ static uintptr_t small_from(const struct hp_blocks *x, uintptr_t a, uintptr_t hi
 		uint64_t g = (a >> x->gshift) & (HP_BLOCKS_GRANULES - 1);
 		if (a & (((uintptr_t)1 << x->gshift) - 1))
 			g++;   /* a start is on a granule: the next one */
-		s = chunk_from(x, c, g);
+		s = chunk_from(x, c, g, m);
 	}
 	for (uint32_t i = s ? x->nchunks : sorted_from(x, key + 1); i < x->nchunks && !s; i++) {
 		c = &x->chunks[x->sorted[i]];
 		if ((c->key << x->cshift) >= hi)
 			return 0;
-		s = chunk_from(x, c, 0);
+		s = chunk_from(x, c, 0, m);
 	}
 	return s < hi ? s : 0;
 }
@@ -814,7 +821,7 @@ int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr
 		return 1;
 	}
 	/* Else the first to start after a. */
-	uintptr_t s = x->nchunks ? small_from(x, a, hi) : 0;
+	uintptr_t s = x->nchunks ? small_from(x, a, hi, &memo) : 0;
 	const struct hp_blocks_big *b = x->nbig ? big_from(x, a + 1) : NULL;
 	if (b && b->start < hi && (!s || b->start < s)) {
 		*start = b->start;
@@ -832,14 +839,24 @@ int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr
 	return 1;
 }
 
-int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi)
+static int starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi, struct chunk_memo *m)
 {
 	if (!x->nblocks || lo >= x->hi || hi <= x->lo || lo >= hi)
 		return 0;
-	if (x->nchunks && small_from(x, lo, hi))
+	if (x->nchunks && small_from(x, lo, hi, m))
 		return 1;
 	const struct hp_blocks_big *b = x->nbig ? big_from(x, lo) : NULL;
 	return b && b->start < hi;
+}
+
+int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi)
+{
+	return starts_in(x, lo, hi, &memo);
+}
+
+int hp_blocks_starts_in_beside(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi)
+{
+	return starts_in(x, lo, hi, NULL);
 }
 
 /* Whether a block starts strictly between granules g and g2 of ch. */

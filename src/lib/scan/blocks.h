@@ -226,6 +226,12 @@ int hp_blocks_next(const struct hp_blocks *x, uintptr_t a, uintptr_t hi, uintptr
 
 /* Whether a block starts in [lo, hi). */
 int hp_blocks_starts_in(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi);
+/* The same from a second thread beside the scan's (scan/pair.h): without
+ * the memo of the last answer, which is the scan's thread's (a walk of a
+ * heap where few blocks are recorded, at a sampled rate, asks it of the
+ * same chunk again and again; in exact mode, most chunks are recorded
+ * blocks, which hp_blocks_glibc_run passes by). */
+int hp_blocks_starts_in_beside(const struct hp_blocks *x, uintptr_t lo, uintptr_t hi);
 
 /* glibc's main heap, walked from chunk c (below hi): the first chunk of
  * the run of recorded blocks laid end to end from c on that is not

@@ -49,6 +49,7 @@
 #include "record/threads.h"
 #include "scan/blocks.h"
 #include "scan/reach.h"
+#include "scan/pair.h"
 #include "scan/world.h"
 #include "base/banned.h"
 
@@ -61,6 +62,7 @@ struct mapping {
 	unsigned special : 1;  /* [vvar], [vdso], [vsyscall]... */
 	unsigned stack : 1;    /* holds a scanned thread's stack pointer */
 	unsigned dead : 1;     /* an exited thread's stack */
+	unsigned walked : 1;   /* [heap], walked beside the marking */
 };
 
 struct scan {
@@ -84,6 +86,8 @@ struct scan {
 	/* careful: the page read_word copied last (COPIED_WORDS) */
 	uintptr_t *copied;
 	uintptr_t copied_page;
+	/* the walk of [heap] beside the marking: its roots and stack */
+	void *walk_found, *walk_stack;
 	size_t copied_n;
 	int copied_valid;
 	int exact;           /* every allocation since start-up is recorded */
@@ -1046,10 +1050,43 @@ static void find_arena(struct scan *s)
  * they hold is stale.  The walk follows glibc's chunk headers (size and
  * PREV_INUSE of the next chunk) and checks every step; at anything
  * unexpected it scans the rest between blocks, conservatively. */
-static void heap_roots(struct scan *s, const struct mapping *m)
+/* A walk of [heap], on the scan's thread, or on a second one beside it
+ * (scan/pair.h) while the scan's marks from the other roots: that one
+ * lists the roots it finds, which the scan marks from once it is done. */
+struct heap_walk {
+	struct scan *s;
+	const struct mapping *m;
+	int beside;                /* on a second thread: the roots listed */
+	struct heap_range {
+		uintptr_t lo, hi;
+	} *found;
+	size_t n, cap;
+	uintptr_t rest;            /* the chunk where the list ran out of room,
+				    * from which the scan's thread goes on */
+};
+
+/* A root the walk found, [lo, hi) between the recorded blocks in it:
+ * marked from, or listed; 0, or 1 when the list is full (then the walk
+ * stops before it). */
+static int heap_found(struct heap_walk *hw, uintptr_t lo, uintptr_t hi)
+{
+	if (!hw->beside) {
+		scan_root_between_blocks(hw->s, lo, hi);
+		return 0;
+	}
+	if (hw->n == hw->cap)
+		return 1;
+	hw->found[hw->n].lo = lo;
+	hw->found[hw->n].hi = hi;
+	hw->n++;
+	return 0;
+}
+
+static void walk_heap(struct heap_walk *hw, uintptr_t c)
 {
 	const uintptr_t W = sizeof(uintptr_t);
-	uintptr_t c = m->lo;
+	struct scan *s = hw->s;
+	const struct mapping *m = hw->m;
 
 	while (c + 4 * W <= m->hi) {
 		/* Each header is found from the one before: a chain of loads
@@ -1064,7 +1101,8 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		uintptr_t size = read_word(s, c + W) & ~(uintptr_t)7;
 		uintptr_t next = c + size;
 		if (size < 4 * W || size % (2 * W) || next > m->hi || next < c) {
-			scan_root_between_blocks(s, c, m->hi);
+			if (heap_found(hw, c, m->hi))
+				hw->rest = c;
 			return;
 		}
 		if (next + 2 * W > m->hi)
@@ -1077,10 +1115,84 @@ static void heap_roots(struct scan *s, const struct mapping *m)
 		 * such chunks (perl's hash entries), each of which would
 		 * otherwise cost a search of the index. */
 		if (in_use && !hp_stale_free(user, read_word(s, user + W), read_word(s, user + 2 * W)) &&
-		    !hp_blocks_starts_in(&s->idx, user, next + W) &&
-		    !(may_be_in_fastbin(s, c, size) && in_fastbin(s, c)))
-			scan_root_between_blocks(s, user, next + W);
+		    !(hw->beside ? hp_blocks_starts_in_beside(&s->idx, user, next + W)
+				 : hp_blocks_starts_in(&s->idx, user, next + W)) &&
+		    !(may_be_in_fastbin(s, c, size) && in_fastbin(s, c)) &&
+		    heap_found(hw, user, next + W)) {
+			hw->rest = c;
+			return;
+		}
 		c = next;
+	}
+}
+
+static void heap_roots(struct scan *s, const struct mapping *m)
+{
+	struct heap_walk hw = { .s = s, .m = m };
+
+	walk_heap(&hw, m->lo);
+}
+
+/* Whether m is glibc's main heap, walked for its chunks (heap_roots).
+ * Over another allocator [heap] is that allocator's (tcmalloc takes it
+ * with sbrk, which next/nextmaps records): not glibc's chunks; scanned as
+ * any anonymous mapping. */
+static int heap_walked(const struct scan *s, const struct mapping *m)
+{
+	return m->heap && m->readable && !(s->exact && s->alloc_known);
+}
+
+/* The walk of [heap] beside the marking from the other roots. */
+static void walk_beside(void *arg)
+{
+	struct heap_walk *hw = arg;
+
+	walk_heap(hw, hw->m->lo);
+}
+
+#define WALK_FOUND (64u << 10)   /* roots listed; past them, the walk goes
+				  * on on the scan's thread */
+#define WALK_STACK (64u << 10)
+
+/* Starts the walk of [heap] on a second thread, when the index was built
+ * on two (a large heap; scan/pair.h) and every thread is stopped (the
+ * walk reads the heap directly): 1, or 0 (other_roots walks it). */
+static int walk_beside_start(struct scan *s, struct heap_walk *hw, struct hp_pair *pair)
+{
+	struct mapping *m = NULL;
+
+	if (s->idx.threads < 2 || s->careful)
+		return 0;
+	for (size_t i = 0; i < s->nmaps && !m; i++)
+		if (heap_walked(s, &s->maps[i]))
+			m = &s->maps[i];
+	if (!m)
+		return 0;
+	if (!s->walk_found)
+		s->walk_found = hp_pages_alloc_held(WALK_FOUND * sizeof(*hw->found));
+	if (!s->walk_stack)
+		s->walk_stack = hp_pages_alloc_held(WALK_STACK);
+	if (!s->walk_found || !s->walk_stack)
+		return 0;
+	hw->m = m;
+	hw->found = s->walk_found;
+	hw->cap = WALK_FOUND;
+	if (hp_pair_start(pair, s->walk_stack, WALK_STACK, walk_beside, hw))
+		return 0;
+	m->walked = 1;
+	return 1;
+}
+
+/* Once the walk is done: marks from the roots it found, and walks the
+ * rest of the heap here if its list ran out of room. */
+static void walk_beside_end(struct scan *s, struct heap_walk *hw, struct hp_pair *pair)
+{
+	hp_pair_join(pair);
+	for (size_t i = 0; i < hw->n; i++)
+		scan_root_between_blocks(s, hw->found[i].lo, hw->found[i].hi);
+	if (hw->rest) {
+		hw->beside = 0;
+		walk_heap(hw, hw->rest);
 	}
 }
 
@@ -1125,11 +1237,9 @@ static void other_roots(struct scan *s)
 		mark_dead_stacks(s);
 	for (size_t i = 0; i < s->nmaps; i++) {
 		struct mapping *m = &s->maps[i];
-		/* Over another allocator [heap] is that allocator's (tcmalloc
-		 * takes it with sbrk, which next/nextmaps records): not
-		 * glibc's chunks; scanned below as any anonymous mapping. */
-		if (m->heap && m->readable && !(s->exact && s->alloc_known)) {
-			heap_roots(s, m);
+		if (heap_walked(s, m)) {
+			if (!m->walked)
+				heap_roots(s, m);
 			continue;
 		}
 		if (!m->readable || !m->writable || m->special || m->device || m->stack || m->dead)
@@ -1292,10 +1402,9 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 		s->careful = copy_words((uintptr_t)&probe, &got, 1) == 1 && got == 1;
 	}
 	uint64_t t0 = now_us();
-	/* Each block is pushed at most once while marking, and at most once
-	 * more while the lost ones form their cliques. */
 	/* Two threads for the index, not under valgrind: it runs one at a
-	 * time. */
+	 * time.  Each block is pushed at most once while marking, and at most
+	 * once more while the lost ones form their cliques. */
 	if (hp_blocks_build(&s->idx, s->glibc, s->ld_lo, s->ld_hi, !s->valgrind && (s->at_exit || s->world.n)) ||
 	    !(s->stack = hp_pages_alloc_held((s->idx.nblocks + 1) * sizeof(*s->stack)))) {
 		s->err = ENOMEM;
@@ -1311,6 +1420,9 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	find_arena(s);
 	skip_allocator(s);
 	sort_skip(s);
+	struct heap_walk hw = { .s = s, .beside = 1 };
+	struct hp_pair pair;
+	int walking = walk_beside_start(s, &hw, &pair);
 	__builtin_unwind_init();
 	volatile uintptr_t here = 0;
 	const struct hp_stack_entry *e = s->entry;
@@ -1343,6 +1455,8 @@ static HP_NOINLINE void scan_stopped(struct scan *s)
 	/* Last: what no allocator we see hands out, including the stacks of
 	 * threads that did not stop, whole. */
 	uint64_t t2 = now_us();
+	if (walking)
+		walk_beside_end(s, &hw, &pair);
 	other_roots(s);
 	uint64_t t3 = now_us();
 	if (list_lost(s)) {
@@ -1501,6 +1615,8 @@ out:
 	hp_pages_free(s.fast, FASTBIN_CHUNKS_MAX * sizeof(*s.fast));
 	hp_pages_free(s.skip, SKIP_MAX * sizeof(*s.skip));
 	hp_pages_free(s.copied, COPIED_WORDS * sizeof(*s.copied));
+	hp_pages_free(s.walk_found, WALK_FOUND * sizeof(struct heap_range));
+	hp_pages_free(s.walk_stack, WALK_STACK);
 	hp_world_release(&s.world);
 	if (s.stack)
 		hp_pages_free(s.stack, (s.idx.nblocks + 1) * sizeof(*s.stack));
