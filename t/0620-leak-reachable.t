@@ -141,14 +141,6 @@ is "$?:$(grep -c 'leak of' err)" "0:0" "perl -e 1 with PERL_DESTRUCT_LEVEL=2: no
 # shims are bash scripts, one of which really leaks: valgrind agrees).
 python=/usr/bin/python3
 [ -x "$python" ] || python=$(command -v python3)
-sum_of() {   # sum_of KIND FILE: "bytes objects" of heapprof's KIND leaks
-	sed -n "s/.*$1 leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p" "$2" |
-		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
-}
-vg_of() {    # vg_of KIND FILE: "bytes objects" from valgrind's summary
-	sed -n "s/.*$1 lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p" "$2" | tr -d , |
-		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
-}
 against_valgrind() {
 	name=$1
 	shift

@@ -127,14 +127,6 @@ command -v prlimit >/dev/null && command -v taskset >/dev/null ||
 [ "$(nproc --all)" -gt 1 ] || { echo "Bail out! one CPU: the index's second thread needs two"; exit 1; }
 
 REACH=lg_prof_sample:0,prof_leak:true,leak_check:reachable,prof_leak_error:true,log_level:debug
-sum_of() {   # sum_of KIND FILE: "bytes objects" of heapprof's KIND leaks
-	sed -n "s/.*$1 leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p" "$2" |
-		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
-}
-vg_of() {    # vg_of KIND FILE: "bytes objects" from valgrind's summary
-	sed -n "s/.*$1 lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p" "$2" | tr -d , |
-		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
-}
 threads_of() {   # the index's threads in the debug line of the scan
 	sed -n 's/.*leak scan: .* index [0-9]* ms (\([0-9]*\) threads*).*/\1/p' "$1"
 }

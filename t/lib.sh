@@ -133,6 +133,20 @@ jeprof_bytes() {
 		awk -v fn="$_fn" '$6 == fn { print $1; found = 1 } END { if (!found) print 0 }'
 }
 
+# sum_of KIND FILE: "bytes objects" of heapprof's KIND (Direct, Indirect)
+# leaks in FILE, summed over its records.
+sum_of() {
+	sed -n "s/.*$1 leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p" "$2" |
+		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
+}
+
+# vg_of KIND FILE: "bytes objects" from valgrind's summary in FILE (KIND:
+# definitely, indirectly).
+vg_of() {
+	sed -n "s/.*$1 lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/\1 \2/p" "$2" | tr -d , |
+		awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }'
+}
+
 # one_file GLOB: the single file matching GLOB, or nothing.
 one_file() {
 	set -- $1
