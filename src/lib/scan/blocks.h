@@ -21,7 +21,10 @@
  * its span: in one with none, marking answers from the chunk's slot alone
  * whenever the nearest start is marked (hp_blocks_find_unmarked).
  *
- * Not thread-safe: one scan builds, reads and marks it.  Everything is
+ * Not thread-safe: one scan builds (on a second thread too, which the
+ * build starts and joins: scan/pair.h), reads and marks it; a second
+ * thread beside it may ask hp_blocks_starts_in_beside and
+ * hp_blocks_glibc_run, which read the starts and sizes alone.  Everything is
  * mapped with hp_pages_alloc_held (the caller holds the pages registry's
  * lock) and freed with hp_blocks_release once that lock is released.
  */

@@ -86,10 +86,10 @@ struct scan {
 	/* careful: the page read_word copied last (COPIED_WORDS) */
 	uintptr_t *copied;
 	uintptr_t copied_page;
-	/* the walk of [heap] beside the marking: its roots and stack */
-	void *walk_found, *walk_stack;
 	size_t copied_n;
 	int copied_valid;
+	/* the walk of [heap] beside the marking: its roots and stack */
+	void *walk_found, *walk_stack;
 	int exact;           /* every allocation since start-up is recorded */
 	const struct hp_stack_entry *entry;
 	int glibc;           /* the blocks are glibc's chunks */
@@ -543,7 +543,6 @@ static void sort_skip(struct scan *s)
 	s->nskip = out;
 }
 
-/* [lo, hi) as a root, minus heapprof's own mappings. */
 /* Calls scan on the parts of [lo, hi) outside heapprof's own mappings. */
 static void not_ours(struct scan *s, uintptr_t lo, uintptr_t hi, void (*scan)(struct scan *, uintptr_t, uintptr_t))
 {
@@ -1042,14 +1041,6 @@ static void find_arena(struct scan *s)
 		dl_iterate_phdr(arena_links, s);
 }
 
-/* glibc's main heap ([heap]): its in-use chunks that are not recorded
- * blocks are roots.  They were allocated before heapprof began to record
- * (by the C runtime and the dynamic loader at start-up) or inside
- * heapprof's guard, and they may hold the only pointer to a block (the
- * C library's dlerror state, for one).  Free chunks are skipped: what
- * they hold is stale.  The walk follows glibc's chunk headers (size and
- * PREV_INUSE of the next chunk) and checks every step; at anything
- * unexpected it scans the rest between blocks, conservatively. */
 /* A walk of [heap], on the scan's thread, or on a second one beside it
  * (scan/pair.h) while the scan's marks from the other roots: that one
  * lists the roots it finds, which the scan marks from once it is done. */
@@ -1082,6 +1073,15 @@ static int heap_found(struct heap_walk *hw, uintptr_t lo, uintptr_t hi)
 	return 0;
 }
 
+/* glibc's main heap ([heap]): its in-use chunks that are not recorded
+ * blocks are roots.  They were allocated before heapprof began to record
+ * (by the C runtime and the dynamic loader at start-up) or inside
+ * heapprof's guard, and they may hold the only pointer to a block (the
+ * C library's dlerror state, for one).  Free chunks are skipped: what
+ * they hold is stale.  The walk follows glibc's chunk headers (size and
+ * PREV_INUSE of the next chunk) and checks every step; at anything
+ * unexpected it scans the rest between blocks, conservatively.
+ * The walk goes from chunk c on; its roots go to heap_found. */
 static void walk_heap(struct heap_walk *hw, uintptr_t c)
 {
 	const uintptr_t W = sizeof(uintptr_t);
