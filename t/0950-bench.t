@@ -5,7 +5,7 @@
 # callgrind, dumps and the report
 # comparison, with the Markdown results and the SVG chart written.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 M=$HP_BUILD/bench/measure
 [ -x "$M" ] || { echo "Bail out! $M is missing: run make check"; exit 1; }
@@ -32,6 +32,9 @@ like "$(cat out)" '^\| hp \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+
 	"heapprof's row has a ratio for each of the five workloads"
 like "$(cat out)" '^\| churn \(2 x 1 M\) \| [0-9,]+ \| [0-9,]+ \| [+-][0-9.]+% \| [0-9,]+ \| [0-9,]+ \| [+-][0-9.]+% \|$' \
 	"callgrind counted churn's instructions with and without heapprof, over glibc and jemalloc"
+like "$(sed -n '/^### Instructions with sampling paused/,/^Paused/p' out)" \
+	'^\| churn \(2 x 1 M\) \| [0-9,]+ \| [0-9,]+ \| [+-][0-9.]+% \| [+-][0-9.]+% \| [0-9,]+ \| [0-9,]+ \| [+-][0-9.]+% \| [+-][0-9.]+% \|$' \
+	"callgrind counted churn with sampling paused, over glibc and jemalloc, beside the default rate"
 like "$(cat out)" '^\| 1,000 \| [0-9.]+ \| [0-9.]+ MB \| [0-9.]+ \| [0-9.]+ MB \|$' \
 	"dump latency, heapprof and jemalloc, with the dump sizes"
 like "$(cat out)" '^\| signal \| [0-9,]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [1-9][0-9]* \|$' "malloc stalls while the helper writes dumps"
