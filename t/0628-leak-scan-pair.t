@@ -8,7 +8,7 @@
 # holds 340,000 blocks of mixed sizes (some past 64 KiB) in the main arena
 # and a thread's, two chains with segments dropped from them.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 24
 
 cat >pairheap.c <<'EOF2'
 #include <pthread.h>
@@ -27,8 +27,11 @@ struct node { struct node *next, *back; };
 static struct node *volatile heads[2];
 static uint64_t seed = 88172645463325252ULL;
 static uint64_t rnd(void) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; return seed; }
+static size_t fixed_size;   /* "few": every block this size */
 static size_t size_of(long i)
 {
+	if (fixed_size)
+		return fixed_size;
 	uint64_t r = rnd() % 1000;
 	if (i % 20000 == 7)
 		return 70000 + rnd() % 300000;          /* big */
@@ -96,22 +99,30 @@ static __attribute__((noinline)) void odd_ones(void)
 	free(holder);
 }
 /* argv: "alone", no second thread (its chain neither); "check", a leak
- * check before the exit (heapprof_leak_check), its figures printed. */
+ * check before the exit (heapprof_leak_check), its figures printed;
+ * "few", the main chain of 2,500 blocks of 8 KiB (20 MiB of [heap], too
+ * few blocks for the index's second thread). */
 int main(int argc, char **argv)
 {
 	pthread_t t;
 	char c;
-	int alone = 0, check = 0;
+	int alone = 0, check = 0, few = 0;
 	for (int i = 1; i < argc; i++) {
 		alone |= !strcmp(argv[i], "alone");
 		check |= !strcmp(argv[i], "check");
+		few |= !strcmp(argv[i], "few");
 	}
 	if (pipe(ready) || pipe(never))
 		return 2;
 	if (!alone && (pthread_create(&t, NULL, second, NULL) || read(ready[0], &c, 1) != 1))
 		return 2;
 	odd_ones();
-	chain(0, 280000, 40000, 3);
+	if (few) {
+		fixed_size = 8192;
+		chain(0, 2500, 1000, 3);
+	} else {
+		chain(0, 280000, 40000, 3);
+	}
 	struct heapprof_leaks l;
 	if (check && heapprof_leak_check(&l) == 0)
 		printf("check: %llu %llu / %llu %llu\n", l.direct_bytes, l.direct_objects, l.indirect_bytes,
@@ -178,6 +189,23 @@ like "$(sed -n 's/^check: //p' out)" '^[0-9]+ 8 / [0-9]+ 14$' "its check: 8 bloc
 prof "$REACH,helper_thread:never" ./pairheap >out 2>never.err
 is "$(threads_of never.err):$(leaks_of never.err | grep -c "leak of")" "1:5" \
 	"helper_thread:never: no thread of heapprof's, not even for the exit's scan; the same five leak records"
+
+# A large main heap of few blocks: the index on one thread, the walk of
+# [heap] (for the chunks heapprof never saw, the 300-byte block's only
+# holder among them) on a second one beside the marking.
+beside_of() {   # 1 when the scan walked the main heap beside the marking
+	grep -c 'leak scan: .*(the main heap walked beside the marking)' "$1"
+}
+valgrind --leak-check=full ./pairheap alone few >/dev/null 2>vg.err
+want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
+prof "$REACH" ./pairheap alone few >out 2>few.err
+is "$?:$(sum_of Direct few.err) / $(sum_of Indirect few.err)" "1:$want" \
+	"20 MiB in 2,500 blocks: heapprof's direct / indirect leaks are valgrind's ($want)"
+is "$(threads_of few.err):$(beside_of few.err)" "1:1" \
+	"20 MiB in 2,500 blocks: the index on one thread, the main heap walked beside the marking"
+prof "$REACH" taskset -c 0 ./pairheap alone few >out 2>fewone.err
+is "$(threads_of fewone.err):$(beside_of fewone.err)" "1:0" "one CPU: the main heap walked after the marking"
+is "$(leaks_of fewone.err)" "$(leaks_of few.err)" "one CPU: the same leaks, line for line"
 
 # A program nobody here wrote: perl's hash of 150,000 entries, kept in a
 # global, 300,000 blocks at exit (PERL_HASH_SEED: the same run twice).

@@ -678,12 +678,13 @@ static int verdict(struct hp_verdict *v, int wait_ms, int status, const struct h
 		return err;
 	}
 	hp_log(HP_LOG_DEBUG, "leak scan: %llu blocks, %llu bytes of roots (%s, %d ranges of the next allocator's), "
-	       "%u of %u other threads stopped, %u lost; index %u ms (%u thread%s), roots %u ms, other mappings %u ms, "
+	       "%u of %u other threads stopped, %u lost; index %u ms (%u thread%s), roots %u ms, other mappings %u ms%s, "
 	       "cliques %u ms; "
 	       "paused %llu us; %lld ms",
 	       (unsigned long long)r.recorded, (unsigned long long)r.root_bytes, r.exact ? "exact" : "sampled",
 	       r.alloc_ranges, r.threads_stopped, r.threads, (unsigned)r.nblocks, r.us_index / 1000,
-	       r.index_threads, r.index_threads == 1 ? "" : "s", r.us_roots / 1000, r.us_other / 1000, r.us_lost / 1000, (unsigned long long)r.us_paused,
+	       r.index_threads, r.index_threads == 1 ? "" : "s", r.us_roots / 1000, r.us_other / 1000,
+	       r.heap_beside ? " (the main heap walked beside the marking)" : "", r.us_lost / 1000, (unsigned long long)r.us_paused,
 	       (long long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	v->threads = r.threads;
 	v->threads_stopped = r.threads_stopped;

@@ -83,6 +83,8 @@ struct hp_reach {
 					      * threads' release */
 	uint64_t root_bytes;                 /* bytes of roots scanned */
 	unsigned index_threads;              /* threads that built the index */
+	int heap_beside;                     /* glibc's main heap was walked on a
+					      * second thread, beside the marking */
 	uint32_t us_index, us_roots, us_other, us_lost;   /* the phases' times, for the
 							    * debug log: the index built,
 							    * stacks, TLS, data, the loader's
