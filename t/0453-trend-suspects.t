@@ -47,13 +47,20 @@ for r in exact s1 s2; do
 		# test at 99% calls a flat series a suspect once in a hundred
 		# runs by construction (in 18 runs of s2's, the cache's later
 		# half had 0 to 98.05%); this suite makes two such runs each
-		# time, so the cache is held to 99.9%, where a cache taken
-		# for a leak would still be (a growing series reads >99.99%).
-		# Its samples may also show no growth at all (then it is not
-		# among the growing stacks: seen once in a full suite's run).
+		# time, so the cache is held to 99.9%.  The leak, there, is a
+		# suspect or growing at 99% or more: on its few dozen samples
+		# its confidence varies from run to run, and read 99.69% to
+		# >99.99% in 24 runs of s1's and s2's (12 of them beside two
+		# busy loops), once below 99.9%, as in a whole suite's run
+		# that failed.
+		# The cache's samples may also show no growth at all (then it
+		# is not among the growing stacks: seen once in a full
+		# suite's run).
 		"$BIN" trend --suspects --confidence 99.9 $r/*.heap >$r.t9 2>&1
-		ok $(! grep -q '^[0-9].*cache_request' $r.t9 && grep -q '^[0-9].*lose_request' $r.t9
-		     echo $?) "$r: the cache is no suspect (at 99.9%), the leak is"
+		leak9=$(sed -n 's/^[0-9 ]* \(>*[0-9.]*\)% .*  lose_request <- main.*/\1/p' $r.t9 | tr -d '>')
+		ok $(! grep -q '^[0-9].*cache_request' $r.t9 &&
+		     awk -v c="$leak9" 'BEGIN { exit !(c != "" && c + 0 >= 99) }'
+		     echo $?) "$r: the cache is no suspect (at 99.9%), the leak grows at 99% or more (${leak9:-none}%)"
 	fi
 done
 diag "$(cat s1.t)"
