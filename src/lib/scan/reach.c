@@ -450,7 +450,6 @@ static void scan_range(struct scan *s, uintptr_t lo, uintptr_t hi, uint8_t kind,
  * before it are scanned: over a heap whose pointers jump about, the
  * misses overlap (the order changes nothing: each block's clique is its
  * leader's). */
-
 static void drain(struct scan *s, uint8_t kind, int64_t leader)
 {
 	struct grey queue[DRAIN_AHEAD];
@@ -1166,8 +1165,8 @@ static void walk_beside(void *arg)
 
 /* [heap] from this size on is walked beside the marking even when the
  * index, of fewer blocks, was built on one thread: perl's hash freed at
- * exit leaves 45 MB of heap, 600,000 free chunks around 5,700 blocks,
- * whose walk took 6-14 ms after the marking. */
+ * exit leaves 45 MB of heap around 5,700 blocks (600,000 frees), whose
+ * walk took 6-14 ms after the marking. */
 #define WALK_BESIDE_MIN (8u << 20)
 
 /* Starts the walk of [heap] on a second thread, when one may help (the
