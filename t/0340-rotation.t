@@ -86,20 +86,10 @@ alike="z.txt z.heap z.1.0.f.heap z.abc.0.f.20200101T000000Z.heap z.1.0.f.2020130
 for f in $alike; do echo keep >"$f"; done
 touch -d 2001-01-01 $alike
 start z dump_keep:1
-# An earlier process's dump named in the second of this one's first dump,
-# written before it: taken from that dump's name, with the dump made well
-# inside a second.  (Named from date(1) before the dump, as it was, the
-# file could be a second ahead of the library's coarse clock, which
-# reads a few ms late: then it passed for this process's own, and for
-# the oldest of its kind, and its real first dump was deleted, once in a
-# suite's run.)
-while ms=$(date +%3N | sed 's/^0*//'); [ "${ms:-0}" -lt 100 ] || [ "${ms:-0}" -gt 500 ]; do sleep 0.05; done
-signal_dumps z 1
-second=$(ls z.$pid.0.s0.*.heap | sed 's/.*\.\([0-9]*T[0-9]*Z\)\.heap$/\1/')
-earlier="z.$pid.0.f.20200101T000000Z.heap z.$pid.3.s2.$second.heap"
+earlier="z.$pid.0.f.20200101T000000Z.heap z.$pid.3.s2.$(date -u +%Y%m%dT%H%M%SZ).heap"
 for f in $earlier; do echo keep >"$f"; done
 touch -d '1 minute ago' $earlier
-signal_dumps z 2
+signal_dumps z 3
 stop
 gone=
 for f in $alike; do [ -f "$f" ] || gone="$gone $f"; done

@@ -33,11 +33,15 @@ static unsigned letter_seq[26];
 /* The latest time in a name, and whether the clock is behind it now. */
 static int64_t last_utc;
 static int behind;
-/* When this process named its first dump (CLOCK_REALTIME_COARSE, which
- * file times are taken from, in ns); 0 before.  Retention takes a file of
- * this pid written before for an earlier process's: one whose pid the
- * kernel gave this process again, or the program before an exec. */
-static int64_t born_ns;
+/* When this process named its first dump, by the two clocks retention
+ * compares files with: CLOCK_REALTIME_COARSE, which file times are taken
+ * from (born_ns, in ns), and CLOCK_REALTIME's second, which names are
+ * (born_utc, name_time); 0 before.  Retention takes a file of this pid
+ * written before for an earlier process's: one whose pid the kernel gave
+ * this process again, or the program before an exec.  (The coarse clock
+ * reads a few ms late: its second alone, against a name's, once took an
+ * earlier file named just after a second began for this process's own.) */
+static int64_t born_ns, born_utc;
 
 void hp_dumpname_postfork_child(void)
 {
@@ -45,18 +49,22 @@ void hp_dumpname_postfork_child(void)
 	 * we (names differ by pid anyway).  The child's dumps are its own
 	 * from its first. */
 	HP_STORE(&born_ns, 0);
+	HP_STORE(&born_utc, 0);
 }
 
 /* Notes the time of the process's first dump, before it is named. */
 static void note_birth(void)
 {
-	struct timespec now;
+	struct timespec coarse, now;
 	int64_t zero = 0;
 
 	if (HP_LOAD(&born_ns))
 		return;
-	clock_gettime(CLOCK_REALTIME_COARSE, &now);
-	int64_t ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	clock_gettime(CLOCK_REALTIME_COARSE, &coarse);
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t ns = (int64_t)coarse.tv_sec * 1000000000 + coarse.tv_nsec;
+	(void)HP_CAS(&born_utc, &zero, (int64_t)now.tv_sec);
+	zero = 0;
 	(void)HP_CAS(&born_ns, &zero, ns ? ns : 1);
 }
 
@@ -311,16 +319,18 @@ static void sort_newest_first(struct entry *e, size_t n)
 
 /* Whether a file of this prefix is this process's own dump: its pid, and
  * written since the process's first dump.  The time in the name never
- * goes back (name_time) and is taken after born_ns: a later second is
- * ours; in the same second, the file's modification time decides, which
- * an earlier process with the same pid could not have reached. */
+ * goes back (name_time) and is taken after born_utc, by the same clock: a
+ * later second is ours; in the same second, the file's modification time
+ * decides, against born_ns, by the clock file times come from, which an
+ * earlier process with the same pid could not have reached. */
 static int is_mine(int pid, int64_t utc, int64_t mtime_ns)
 {
-	int64_t born = HP_LOAD(&born_ns);
+	int64_t born = HP_LOAD(&born_ns), born_s = HP_LOAD(&born_utc);
 
 	if (pid != (int)getpid() || !born)
 		return 0;
-	int64_t born_s = born / 1000000000;
+	if (!born_s)
+		born_s = born / 1000000000;
 	return utc > born_s || (utc == born_s && mtime_ns >= born);
 }
 
