@@ -6,7 +6,7 @@
 # with the same pid; only files named like this prefix's dumps are ever
 # deleted.  A full disk fails a dump cleanly.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 19
 
 export HEAPPROF_RUNTIME_DIR=$T_DIR/run
 run() { prof "lg_prof_sample:0,prof_final:true,prof_prefix:$1,$2" "$TP/seed" >/dev/null 2>>err; }
@@ -100,6 +100,29 @@ gone=
 for f in $earlier; do [ -f "$f" ] || gone="$gone $f"; done
 is "$gone" "" "dumps of an earlier process with the same pid survive"
 is "$(ls z.$pid.*.heap | wc -l)" 4 "of the process's three dumps, the first and the newest are kept (and the earlier process's two)"
+
+# A dump an earlier program of this pid named in the first ms of a second,
+# when this process's first dump comes in those same ms: its birth by the
+# coarse clock may still read the second before, and the earlier dump
+# then passed for this process's first, which was deleted (kept 2, not 3;
+# in 30 tries timed so, 14 before the fix).  Six tries, each timed to the
+# start of a second; each waits for the retention of its third dump,
+# which runs after the dump's line: the second dump's deletion, whichever
+# first dump is kept.
+bad=
+for try in 1 2 3 4 5 6; do
+	start y$try dump_keep:1
+	while ms=$(date +%3N | sed 's/^0*//'); [ "${ms:-0}" -gt 1 ]; do :; done
+	e="y$try.$pid.3.s2.$(date -u +%Y%m%dT%H%M%SZ).heap"
+	echo keep >"$e"
+	touch -d '1 minute ago' "$e"
+	signal_dumps y$try 3
+	_n=0
+	while ls y$try.$pid.1.s1.*.heap >/dev/null 2>&1 && [ $_n -lt 500 ]; do sleep 0.01; _n=$((_n + 1)); done
+	stop
+	[ "$(ls y$try.$pid.*.heap | wc -l)" = 3 ] || bad="$bad $try:$(ls y$try.$pid.*.heap | wc -l)"
+done
+is "$bad" "" "a same-pid dump named in the first ms of a second is not taken for the process's first (six tries)"
 
 # A full disk: the dump fails cleanly, the program carries on.
 mkdir full
