@@ -331,7 +331,7 @@ int main(void)
 		struct hp_blocks x;
 		hp_live_prefork();
 		hp_pages_registry_lock();
-		int err = hp_blocks_build(&x, glibc, 0, 0, 1);
+		int err = hp_blocks_build(&x, glibc, 0, 0, hp_pair_possible());
 		ok(err == 0 && x.nblocks == (uint64_t)nblocks && x.nbig > 0 && x.nchunks > 1 &&
 		   (x.near != NULL) == (glibc && round != 3),
 		   "%s: built over %d blocks: %u chunks, %llu big, %s",

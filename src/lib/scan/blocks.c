@@ -570,7 +570,7 @@ int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t l
 	struct hp_blocks y;
 	struct build by = b;
 	void *stack = NULL;
-	if (pair && hp_live_records() >= PAIR_MIN && hp_pair_possible())
+	if (pair && hp_live_records() >= PAIR_MIN)
 		stack = map(x, PAIR_STACK);
 	if (stack) {
 		memset(&y, 0, sizeof(y));

@@ -130,7 +130,8 @@ struct hp_blocks_hit {
  * lock and the pages registry's lock.  glibc: the blocks are glibc's
  * (16-aligned).  ld_lo, ld_hi: the dynamic loader's text; the blocks
  * whose stack's first frame lies there are listed in x->loader.  pair: a
- * large table's may be read on two threads (scan/pair.h).  Returns 0, or
+ * large table's may be read on two threads (the caller found that
+ * hp_pair_possible, scan/pair.h).  Returns 0, or
  * ENOMEM (then hp_blocks_release frees what was mapped). */
 int hp_blocks_build(struct hp_blocks *x, int glibc, uintptr_t ld_lo, uintptr_t ld_hi, int pair);
 
