@@ -212,12 +212,16 @@ is "$(leaks_of fewone.err)" "$(leaks_of few.err)" "one CPU: the same leaks, line
 # perl's lexical hash of 100,000 entries (freed at exit; perl's own
 # arenas stay), against valgrind; python3 with every object through
 # malloc, its list of 300,000 strings deleted: no leak, as valgrind says.
+# (PERL_HASH_SEED: the same run twice.)
 export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0
-perl_freed='my %h; $h{$_} = "x" x 20 for 1..100000'
-valgrind --leak-check=full perl -e "$perl_freed" >/dev/null 2>vg.err
-want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
-prof "$REACH" perl -e "$perl_freed" >out 2>pfreed.err
-is "$?:$(sum_of Direct pfreed.err) / $(sum_of Indirect pfreed.err):$(beside_of pfreed.err)" "1:$want:1" \
+perl_leaks() {   # perl_leaks PROGRAM ERR: $want from valgrind, $got from heapprof
+	valgrind --leak-check=full perl -e "$1" >/dev/null 2>vg.err
+	want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
+	prof "$REACH" perl -e "$1" >out 2>"$2"
+	got="$?:$(sum_of Direct "$2") / $(sum_of Indirect "$2")"
+}
+perl_leaks 'my %h; $h{$_} = "x" x 20 for 1..100000' pfreed.err
+is "$got:$(beside_of pfreed.err)" "1:$want:1" \
 	"perl's freed hash: heapprof's leaks are valgrind's ($want), the main heap walked beside the marking"
 python=/usr/bin/python3   # not a shim on PATH: those are bash scripts
 [ -x "$python" ] || python=$(command -v python3)
@@ -229,13 +233,9 @@ is "$?:$(sum_of Direct pyfreed.err) / $(sum_of Indirect pyfreed.err):$(beside_of
 	"python3's deleted list: no leak, as valgrind says, the main heap walked beside the marking"
 
 # A program nobody here wrote: perl's hash of 150,000 entries, kept in a
-# global, 300,000 blocks at exit (PERL_HASH_SEED: the same run twice).
-export PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0
-perl_hash='our %h; $h{$_} = "x" x 20 for 1..150000'
-valgrind --leak-check=full perl -e "$perl_hash" >/dev/null 2>vg.err
-want="$(vg_of definitely vg.err) / $(vg_of indirectly vg.err)"
-prof "$REACH" perl -e "$perl_hash" >out 2>perl.err
-is "$?:$(sum_of Direct perl.err) / $(sum_of Indirect perl.err)" "1:$want" \
+# global, 300,000 blocks at exit.
+perl_leaks 'our %h; $h{$_} = "x" x 20 for 1..150000' perl.err
+is "$got" "1:$want" \
 	"perl: heapprof's direct / indirect leaks are valgrind's definitely / indirectly lost ($want)"
 is "$(threads_of perl.err)" 2 "perl: the index was built on two threads"
 
